@@ -1,0 +1,125 @@
+/**
+ * CDNA coherence scopes (gfx942, and gfx950 which shares the `gfx9-4-generic` memory model).
+ *
+ * What each scope costs follows the GFX942 code sequences in LLVM's AMDGPUUsage (S14) and
+ * the MI300X cache behaviour measured by MrRoy09 (S6); no public timing of a fence or an
+ * atomic exists (hardware.md §7.1), so every fixed cost below is an assumption built from
+ * the measured load latencies, and its provenance string says which.
+ */
+import type { CoherenceScope } from '@fleet/core';
+import { cyclesToNs, type CdnaLatencyCycles } from './latency.js';
+
+export interface CdnaCoherenceParams {
+  clockGHz: number;
+  latencyCycles: CdnaLatencyCycles;
+  /**
+   * Where the cycle counts come from, prefixed by its tag, e.g.
+   * `'MEAS MI300X cycles (S7/S6) at 2.1 GHz'`; appended to every provenance string.
+   */
+  latencyOrigin: string;
+  /** A measured chiplet-scope (XCD-local) atomic latency that replaces the L2-latency estimate. */
+  chipletAtomic?: { ns: number; source: string };
+}
+
+interface ScopeSpec {
+  scope: CoherenceScope;
+  sources: { atomicLatencyNs: string; releaseFixedNs: string; acquireFixedNs: string };
+}
+
+function scopeSpecs(p: CdnaCoherenceParams): ScopeSpec[] {
+  const c = p.latencyCycles;
+  const ns = (cycles: number) => cyclesToNs(cycles, p.clockGHz);
+  const at = `; ${p.latencyOrigin}`;
+  const chipletAtomicNs = p.chipletAtomic?.ns ?? ns(c.l2);
+  return [
+    {
+      scope: {
+        scope: 'wave',
+        atomicResolvesAt: 'l1',
+        atomicLatencyNs: ns(c.l1),
+        release: { fixedNs: 0, writeBackDirty: false },
+        acquire: { fixedNs: 0, invalidates: false },
+      },
+      sources: {
+        atomicLatencyNs: `UNC one vL1D hit (${c.l1} cycles)${at}; no atomic timing exists (hardware.md §7.1)`,
+        releaseFixedNs: 'DS S14 AMDGPUUsage GFX942: wavefront-scope release emits no code',
+        acquireFixedNs: 'DS S14 AMDGPUUsage GFX942: wavefront-scope acquire emits no code',
+      },
+    },
+    {
+      scope: {
+        scope: 'group',
+        atomicResolvesAt: 'l1',
+        atomicLatencyNs: ns(c.l1),
+        release: { fixedNs: 0, writeBackDirty: false },
+        acquire: { fixedNs: 0, invalidates: false },
+      },
+      sources: {
+        atomicLatencyNs: `UNC one vL1D hit (${c.l1} cycles)${at}; no atomic timing exists (hardware.md §7.1)`,
+        releaseFixedNs: 'UNC S14: a workgroup (one CU, not tgsplit) release is only s_waitcnt; its wait overlaps other work, counted as 0',
+        acquireFixedNs: 'UNC S14: a workgroup acquire on one CU needs no invalidate (not tgsplit), counted as 0',
+      },
+    },
+    {
+      // chiplet = one XCD ("agent" in CPX mode): every CU of it shares the XCD's L2.
+      scope: {
+        scope: 'chiplet',
+        atomicResolvesAt: 'l2',
+        atomicLatencyNs: chipletAtomicNs,
+        release: { fixedNs: ns(c.l2), writeBackDirty: false },
+        acquire: { fixedNs: ns(c.l1), invalidates: true },
+      },
+      sources: {
+        atomicLatencyNs: p.chipletAtomic
+          ? p.chipletAtomic.source
+          : `UNC one local-L2 hit (${c.l2} cycles)${at}; FLEET (seeds §1) resolves XCD-local counters in the L2; S4 says MI300 routes all atomics to the MALL — we follow FLEET's design`,
+        releaseFixedNs: `UNC s_waitcnt vmcnt(0) until the stores are acked by the shared XCD L2: one L2 round trip (${c.l2} cycles)${at}; no write-back, the XCD's L2 is coherent for its own CUs (S6)`,
+        acquireFixedNs: `UNC buffer_inv sc0 (L1 invalidate, S14), assumed one vL1D round trip (${c.l1} cycles)${at}`,
+      },
+    },
+    {
+      scope: {
+        scope: 'device',
+        atomicResolvesAt: 'llc',
+        atomicLatencyNs: ns(c.mall),
+        release: { fixedNs: ns(c.hbm), writeBackDirty: true },
+        acquire: { fixedNs: ns(c.l2), invalidates: true },
+      },
+      sources: {
+        atomicLatencyNs: `UNC lower bound: one MALL round trip (${c.mall} cycles)${at}; S4: atomics bypass L2 and execute at the MALL, no timing published`,
+        releaseFixedNs: `UNC buffer_wbl2 sc1 + s_waitcnt vmcnt(0) (S14): fixed part assumed one HBM round trip (${c.hbm} cycles)${at} for the memory side to ack the last write-back; dirty bytes are charged on top (writeBackDirty). If the L2 walks every set (2048 per channel) it could reach ~1 µs; RCCL calls it expensive (S15)`,
+        acquireFixedNs: `UNC buffer_inv sc1 (invalidates L1 and non-local L2 lines, S14): assumed one L2 round trip (${c.l2} cycles)${at}`,
+      },
+    },
+    {
+      scope: {
+        scope: 'system',
+        atomicResolvesAt: 'llc',
+        atomicLatencyNs: ns(c.mall),
+        release: { fixedNs: ns(2 * c.hbm), writeBackDirty: true },
+        acquire: { fixedNs: ns(2 * c.l2), invalidates: true },
+      },
+      sources: {
+        atomicLatencyNs: `UNC as device scope: one MALL round trip (${c.mall} cycles)${at}; S4 (all atomics at the MALL)`,
+        releaseFixedNs: `UNC buffer_wbl2 sc0 sc1 (S14): assumed twice the device-scope fixed part (2 × ${c.hbm} cycles)${at}`,
+        acquireFixedNs: `UNC buffer_inv sc0 sc1 (S14): assumed twice the device-scope fixed part (2 × ${c.l2} cycles)${at}`,
+      },
+    },
+  ];
+}
+
+/** The five CDNA coherence scopes, in order wave, group, chiplet, device, system. */
+export function cdnaCoherenceScopes(p: CdnaCoherenceParams): CoherenceScope[] {
+  return scopeSpecs(p).map((s) => s.scope);
+}
+
+/** Provenance of every number in `cdnaCoherenceScopes(p)`, keyed by JSON pointer (`/coherence/i/...`). */
+export function cdnaCoherenceSources(p: CdnaCoherenceParams): Record<string, string> {
+  const out: Record<string, string> = {};
+  scopeSpecs(p).forEach((s, i) => {
+    out[`/coherence/${i}/atomicLatencyNs`] = s.sources.atomicLatencyNs;
+    out[`/coherence/${i}/release/fixedNs`] = s.sources.releaseFixedNs;
+    out[`/coherence/${i}/acquire/fixedNs`] = s.sources.acquireFixedNs;
+  });
+  return out;
+}

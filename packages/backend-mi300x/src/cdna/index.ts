@@ -1,0 +1,6 @@
+/** Reusable CDNA pieces: MI350 (CDNA4) and other CDNA parts build on these. */
+export { MI300X_LATENCY_CYCLES, cyclesToNs, type CdnaLatencyCycles } from './latency.js';
+export { cdnaCoherenceScopes, cdnaCoherenceSources, type CdnaCoherenceParams } from './coherence.js';
+export { cdnaLevels, cdnaLevelSources } from './levels.js';
+export { cdnaPolicies } from './policies.js';
+export { cdnaRuntimeCosts, type CdnaRuntimeCosts } from './runtime-costs.js';

@@ -1,0 +1,13 @@
+/**
+ * @fleet/backend-mi350 — AMD Instinct MI350X (CDNA4) for Fleet, built on the CDNA pieces of
+ * `@fleet/backend-mi300x`.
+ */
+import { API_VERSION, defineBackend } from '@fleet/core';
+import { module } from './module.js';
+
+export { topology, MI350X_CLOCK_GHZ } from './topology.js';
+export { params } from './cost-params.js';
+export { policies, WORKERS_PER_XCD } from './policies.js';
+export { module } from './module.js';
+
+export default defineBackend({ name: 'mi350', apiVersion: API_VERSION, module });

@@ -1,0 +1,55 @@
+import type { OpKind } from '../graph/op-graph.js';
+import type { Tile } from '../graph/task-graph.js';
+import type { CostModel, HardwareDispatch } from '../plugin/contract.js';
+import type { Topology } from '../topology/topology.js';
+
+/** Parameters of the first-order cost model; backends supply them with their provenance. */
+export interface RooflineParams {
+  /** Fraction of the per-CU matrix peak a GEMV/GEMM tile reaches, 0..1. */
+  matrixEfficiency: number;
+  /** Fraction of the per-CU vector peak an elementwise tile reaches, 0..1. */
+  vectorEfficiency: number;
+  /** Fixed per-tile cost (pipeline fill, epilogue), ns; `default` for kinds not listed. */
+  tileOverheadNs: Partial<Record<OpKind, number>> & { default: number };
+  dispatchNs: number;
+  fetchNs: number;
+  launch: { eagerNs: number; graphNodeNs: number };
+  endOfKernel: { barrierNs: number; writeBackL2: boolean };
+  hardwareDispatch: HardwareDispatch;
+}
+
+/**
+ * A vendor-neutral roofline: a tile's compute time is its FLOPs over the CU's peak times an
+ * efficiency. Its memory time is not here — the simulated memory system supplies it — so a
+ * tile costs max(compute, memory) once the runtime overlaps the two.
+ */
+export class RooflineCostModel implements CostModel {
+  readonly dispatchNs: number;
+  readonly fetchNs: number;
+  readonly launch: { eagerNs: number; graphNodeNs: number };
+  readonly endOfKernel: { barrierNs: number; writeBackL2: boolean };
+  readonly hardwareDispatch: HardwareDispatch;
+  private readonly matrixRate: number;
+  private readonly vectorRate: number;
+
+  constructor(
+    topology: Topology,
+    private readonly params: RooflineParams,
+  ) {
+    this.dispatchNs = params.dispatchNs;
+    this.fetchNs = params.fetchNs;
+    this.launch = params.launch;
+    this.endOfKernel = params.endOfKernel;
+    this.hardwareDispatch = params.hardwareDispatch;
+    this.matrixRate = topology.computeUnit.matrixFlopsPerNs.bf16 * params.matrixEfficiency;
+    this.vectorRate = topology.computeUnit.vectorFlopsPerNs * params.vectorEfficiency;
+  }
+
+  tileComputeNs(tile: Tile): number {
+    return tile.flops / (tile.unit === 'matrix' ? this.matrixRate : this.vectorRate);
+  }
+
+  tileOverheadNs(op: OpKind): number {
+    return this.params.tileOverheadNs[op] ?? this.params.tileOverheadNs.default;
+  }
+}

@@ -1,0 +1,83 @@
+import type { TaskLevel } from '../levels/task-level.js';
+import type { AccessPolicy } from '../topology/topology.js';
+import type { OpKind } from './op-graph.js';
+
+/**
+ * A byte range of a buffer touched by a tile: `rows` runs of `bytes` bytes, `strideBytes`
+ * apart (a 2-D slice of a row-major tensor). `rows` defaults to 1.
+ */
+export interface Region {
+  buffer: number;
+  offset: number;
+  bytes: number;
+  rows?: number;
+  strideBytes?: number;
+  policy: AccessPolicy;
+}
+
+/** The unit of work one worker does at a time. */
+export interface Tile {
+  reads: Region[];
+  writes: Region[];
+  flops: number;
+  /** Matrix pipe (GEMM/GEMV tiles) or vector ALU (elementwise, softmax). */
+  unit: 'matrix' | 'vector';
+}
+
+export interface Task {
+  id: number;
+  name: string;
+  opId: string;
+  kind: OpKind;
+  layer: number;
+  level: TaskLevel;
+  /**
+   * Chiplet-tasks: the partition that runs it (its tiles are strided over that partition's
+   * workers). Other levels: `null` (the runtime or the hardware picks a worker).
+   */
+  partition: number | null;
+  tiles: Tile[];
+  /** Events this task waits on before it may start. */
+  waits: number[];
+  /** The event it signals (adds 1 to) once done, or `null`. */
+  signal: number | null;
+  /** Kernel-per-op graphs: the kernel this task (a workgroup) belongs to. */
+  kernel?: number;
+}
+
+/** An event counter: fires once `threshold` producer tasks have signalled it. */
+export interface EventCounterSpec {
+  id: number;
+  name: string;
+  threshold: number;
+}
+
+export interface BufferSpec {
+  id: number;
+  name: string;
+  bytes: number;
+  kind: 'weight' | 'activation' | 'kv-cache' | 'sync';
+}
+
+export interface KernelSpec {
+  id: number;
+  name: string;
+  opIds: string[];
+  layer: number;
+  tasks: number[];
+}
+
+/** Execution style of a compiled graph; selects the runtime. */
+export type ExecutionStyle = 'persistent' | 'kernel-per-op';
+
+export interface TaskGraph {
+  policy: string;
+  style: ExecutionStyle;
+  buffers: BufferSpec[];
+  tasks: Task[];
+  events: EventCounterSpec[];
+  /** Kernel-per-op graphs: kernels in launch order. */
+  kernels: KernelSpec[];
+  /** Layer indices present in the graph (policies may compile a sample of layers). */
+  layers: number[];
+}

@@ -1,0 +1,44 @@
+/**
+ * @fleet/core — Fleet's execution model.
+ *
+ * - `levels/`     task levels (wavefront, CU, chiplet, device)
+ * - `topology/`   hardware description as data, its JSON Schema and validation
+ * - `graph/`      op graphs (from the model loader) and task graphs (from a policy)
+ * - `engine/`     the deterministic discrete-event engine (binary-heap clock)
+ * - `memory/`     caches, shared bandwidth resources, the memory system
+ * - `runtime/`    persistent megakernel and kernel-per-op runtimes
+ * - `protocol/`   the event protocol and the RxJS event bus; metrics as subscribers
+ * - `plugin/`     the backend plugin API: tokens, descriptors, loading, discovery
+ * - `model/`      presets, Hugging Face config.json and safetensors headers, decode op graphs
+ * - `cost/`       a vendor-neutral roofline cost model backends parameterise
+ */
+import 'reflect-metadata';
+
+export * from './levels/task-level.js';
+export * from './errors/fleet-error.js';
+export * from './topology/topology.js';
+export { topologySchema } from './topology/schema.js';
+export { validateTopology, describeAjvError } from './topology/validate.js';
+export * from './graph/op-graph.js';
+export * from './graph/task-graph.js';
+export * from './protocol/events.js';
+export * from './plugin/contract.js';
+export * from './plugin/tokens.js';
+export * from './plugin/load-backend.js';
+export * from './plugin/discover.js';
+export * from './cost/roofline-cost-model.js';
+export * from './model/model-spec.js';
+export * from './model/index.js';
+/** One copy of inversify for every plugin: backends import these from here. */
+export { ContainerModule, Container, inject, injectable, multiInject, optional } from 'inversify';
+export { Engine, type Handler } from './engine/engine.js';
+export { EventQueue } from './engine/event-queue.js';
+export { Cache, type AccessResult } from './memory/cache.js';
+export { BandwidthResource } from './memory/bandwidth-resource.js';
+export * from './memory/memory-system.js';
+export { EventBus } from './protocol/event-bus.js';
+export { EventCounters, checkTaskGraph } from './runtime/event-counters.js';
+export { PersistentRuntime, type PersistentOptions } from './runtime/persistent-runtime.js';
+export { KernelRuntime, type KernelRuntimeOptions } from './runtime/kernel-runtime.js';
+export { Machine, bucketOf } from './runtime/machine.js';
+export * from './simulation/simulate.js';

@@ -1,0 +1,120 @@
+import type { Engine } from '../engine/engine.js';
+
+/**
+ * A shared bandwidth resource (an HBM interface, an LLC, one L2) modelled as egalitarian
+ * processor sharing: the `n` transfers in flight each get `min(perFlowCap, bandwidth / n)`.
+ * Concurrent transfers really split the bandwidth; a lone transfer is limited by what one
+ * compute unit can pull.
+ *
+ * Implementation: a virtual clock `v` counts the bytes each active flow has received so far;
+ * a flow of `b` bytes started at virtual time `v0` finishes when `v` reaches `v0 + b`. Only
+ * the earliest finisher needs an engine event, so arrivals and departures cost O(log n).
+ */
+export class BandwidthResource {
+  private v = 0;
+  private last = 0;
+  private active = 0;
+  private generation = 0;
+  /** Min-heap of finish virtual times, parallel to `ids`. */
+  private finish: number[] = [];
+  private ids: number[] = [];
+  private readonly kind: number;
+  /** Bytes served in total. */
+  bytes = 0;
+  /** Integral of (flows active > 0) over time, ns: how long the resource was busy. */
+  busyNs = 0;
+
+  constructor(
+    readonly name: string,
+    private readonly engine: Engine,
+    readonly bandwidthBytesPerNs: number,
+    private readonly perFlowCap: number,
+    /** Called with the flow id when a flow completes. */
+    private readonly onDone: (flowId: number) => void,
+  ) {
+    this.kind = engine.register(`bw:${name}`, (gen) => this.wake(gen));
+  }
+
+  private rate(): number {
+    return this.active === 0 ? 0 : Math.min(this.perFlowCap, this.bandwidthBytesPerNs / this.active);
+  }
+
+  private advance(): void {
+    const now = this.engine.now;
+    if (this.active > 0) {
+      this.v += this.rate() * (now - this.last);
+      this.busyNs += now - this.last;
+    }
+    this.last = now;
+  }
+
+  /** Start a transfer of `bytes`; `onDone(flowId)` fires when it has been served. */
+  start(bytes: number, flowId: number): void {
+    this.advance();
+    this.bytes += bytes;
+    this.heapPush(this.v + bytes, flowId);
+    this.active++;
+    this.reschedule();
+  }
+
+  private reschedule(): void {
+    this.generation++;
+    if (this.active === 0) return;
+    const dt = Math.max(0, (this.finish[0]! - this.v) / this.rate());
+    this.engine.after(dt, this.kind, this.generation);
+  }
+
+  private wake(gen: number): void {
+    if (gen !== this.generation) return; // superseded by a later arrival or departure
+    this.advance();
+    // Everything within rounding of the virtual clock is done.
+    const eps = 1e-9 * Math.max(1, this.v);
+    const done: number[] = [];
+    while (this.active > 0 && this.finish[0]! <= this.v + eps) {
+      done.push(this.heapPop());
+      this.active--;
+    }
+    this.reschedule();
+    for (const id of done) this.onDone(id);
+  }
+
+  private heapPush(f: number, id: number): void {
+    const fin = this.finish;
+    const ids = this.ids;
+    let i = fin.length;
+    fin.push(f);
+    ids.push(id);
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (fin[p]! <= f) break;
+      fin[i] = fin[p]!;
+      ids[i] = ids[p]!;
+      i = p;
+    }
+    fin[i] = f;
+    ids[i] = id;
+  }
+
+  private heapPop(): number {
+    const fin = this.finish;
+    const ids = this.ids;
+    const top = ids[0]!;
+    const f = fin.pop()!;
+    const id = ids.pop()!;
+    const n = fin.length;
+    if (n === 0) return top;
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= n) break;
+      const c = l + 1 < n && fin[l + 1]! < fin[l]! ? l + 1 : l;
+      if (f <= fin[c]!) break;
+      fin[i] = fin[c]!;
+      ids[i] = ids[c]!;
+      i = c;
+    }
+    fin[i] = f;
+    ids[i] = id;
+    return top;
+  }
+}

@@ -1,0 +1,235 @@
+import type { Engine } from '../engine/engine.js';
+import type { BufferSpec, Region, Tile } from '../graph/task-graph.js';
+import type { LevelCounters } from '../protocol/events.js';
+import type { Topology } from '../topology/topology.js';
+import { BandwidthResource } from './bandwidth-resource.js';
+import { Cache } from './cache.js';
+
+/** Traffic of one tile, resolved against the caches at the moment it starts. */
+export interface TileTraffic {
+  /** Bytes through the requester's L2 (hits, fills and writes). */
+  l2Bytes: number;
+  /** Bytes the memory-side LLC serves or absorbs. */
+  llcBytes: number;
+  /** Bytes read from / written to HBM. */
+  hbmBytes: number;
+  /** Latency of the slowest level touched, ns. */
+  latencyNs: number;
+}
+
+export interface MemoryCounters {
+  l2: LevelCounters;
+  llc: LevelCounters;
+  hbmReadBytes: number;
+  hbmWriteBytes: number;
+}
+
+function zeroLevel(): LevelCounters {
+  return { hitBytes: 0, missBytes: 0, bypassBytes: 0, writeBackBytes: 0 };
+}
+
+export function zeroCounters(): MemoryCounters {
+  return { l2: zeroLevel(), llc: zeroLevel(), hbmReadBytes: 0, hbmWriteBytes: 0 };
+}
+
+export function addCounters(into: MemoryCounters, c: MemoryCounters, scale = 1): void {
+  for (const lvl of ['l2', 'llc'] as const) {
+    into[lvl].hitBytes += c[lvl].hitBytes * scale;
+    into[lvl].missBytes += c[lvl].missBytes * scale;
+    into[lvl].bypassBytes += c[lvl].bypassBytes * scale;
+    into[lvl].writeBackBytes += c[lvl].writeBackBytes * scale;
+  }
+  into.hbmReadBytes += c.hbmReadBytes * scale;
+  into.hbmWriteBytes += c.hbmWriteBytes * scale;
+}
+
+/** L2 hit rate over all L2 accesses (reads and writes) that the L2 looked up. */
+export function l2HitRate(c: MemoryCounters): number {
+  const total = c.l2.hitBytes + c.l2.missBytes;
+  return total === 0 ? 0 : c.l2.hitBytes / total;
+}
+
+export interface MemorySystemOptions {
+  /** Simulation granularity: caches track blocks of this many bytes (≥ the line size). */
+  granularityBytes: number;
+}
+
+/**
+ * The memory hierarchy below the compute units: one L2 per partition (or one shared L2
+ * with near/far halves), an optional memory-side LLC, HBM; caches decide hits, bandwidth
+ * resources decide how long the bytes take. Counters are kept per bucket (the runtime
+ * buckets by layer) so sampled layers can be extrapolated.
+ */
+export class MemorySystem {
+  readonly l2: Cache[];
+  readonly llc: Cache | null;
+  readonly l2Bandwidth: BandwidthResource[];
+  readonly llcBandwidth: BandwidthResource | null;
+  readonly hbmBandwidth: BandwidthResource;
+  readonly blockBytes: number;
+  private readonly bases: number[];
+  private readonly shared: boolean;
+  private readonly halves: number;
+  private readonly partitions: number;
+  private readonly counters: MemoryCounters[] = [];
+
+  constructor(
+    engine: Engine,
+    private readonly topology: Topology,
+    buffers: readonly BufferSpec[],
+    options: MemorySystemOptions,
+    onFlowDone: (flowId: number) => void,
+  ) {
+    const { l2, llc, hbm } = topology.memory;
+    this.partitions = topology.partitions.computeUnits.length;
+    this.blockBytes = Math.max(options.granularityBytes, l2.lineBytes, llc?.lineBytes ?? 0);
+    this.shared = l2.organisation === 'shared';
+    this.halves = this.shared ? (l2.halves ?? 1) : 1;
+    const instances = this.shared ? 1 : this.partitions;
+    this.l2 = Array.from({ length: instances }, (_, i) => new Cache(`l2.${i}`, l2.capacityBytes, this.blockBytes, l2.associativity));
+    this.llc = llc ? new Cache('llc', llc.capacityBytes, this.blockBytes, llc.associativity) : null;
+    const cap = topology.computeUnit.maxBandwidthBytesPerNs;
+    this.l2Bandwidth = Array.from(
+      { length: instances },
+      (_, i) => new BandwidthResource(`l2.${i}`, engine, l2.bandwidthBytesPerNs, cap, onFlowDone),
+    );
+    this.llcBandwidth = llc ? new BandwidthResource('llc', engine, llc.bandwidthBytesPerNs, cap, onFlowDone) : null;
+    this.hbmBandwidth = new BandwidthResource('hbm', engine, hbm.achievableBandwidthBytesPerNs, cap, onFlowDone);
+    // Buffers laid out one after another, each starting on a fresh block.
+    this.bases = [];
+    let addr = 0;
+    for (const b of buffers) {
+      this.bases[b.id] = addr;
+      addr += Math.ceil(Math.max(1, b.bytes) / this.blockBytes) * this.blockBytes;
+    }
+  }
+
+  /** The L2 instance a compute unit of `partition` uses. */
+  l2Index(partition: number): number {
+    return this.shared ? 0 : partition;
+  }
+
+  countersOf(bucket: number): MemoryCounters {
+    while (this.counters.length <= bucket) this.counters.push(zeroCounters());
+    return this.counters[bucket]!;
+  }
+
+  /** All buckets, indexed by bucket. */
+  allCounters(): readonly MemoryCounters[] {
+    return this.counters;
+  }
+
+  /**
+   * Resolve a tile's accesses against the caches now (so concurrent workers' accesses
+   * interleave in simulated time) and return its traffic per level.
+   */
+  resolveTile(tile: Tile, partition: number, bucket: number, out: TileTraffic): void {
+    out.l2Bytes = 0;
+    out.llcBytes = 0;
+    out.hbmBytes = 0;
+    out.latencyNs = 0;
+    const c = this.countersOf(bucket);
+    for (const r of tile.reads) this.region(r, false, partition, c, out);
+    for (const r of tile.writes) this.region(r, true, partition, c, out);
+  }
+
+  private region(r: Region, write: boolean, partition: number, c: MemoryCounters, out: TileTraffic): void {
+    const rows = r.rows ?? 1;
+    const stride = r.strideBytes ?? r.bytes;
+    const base = this.bases[r.buffer]! + r.offset;
+    const G = this.blockBytes;
+    for (let row = 0; row < rows; row++) {
+      const start = base + row * stride;
+      const end = start + r.bytes;
+      for (let b = Math.floor(start / G); b * G < end; b++) {
+        const bytes = Math.min(end, (b + 1) * G) - Math.max(start, b * G);
+        this.block(b, bytes, write, r.policy, partition, c, out);
+      }
+    }
+  }
+
+  private block(
+    block: number,
+    bytes: number,
+    write: boolean,
+    policy: Region['policy'],
+    partition: number,
+    c: MemoryCounters,
+    out: TileTraffic,
+  ): void {
+    const l2 = this.topology.memory.l2;
+    if (policy === 'nontemporal') {
+      // Bypasses L2: goes straight to the memory side.
+      c.l2.bypassBytes += bytes;
+      this.memorySide(block, bytes, write, c, out);
+      return;
+    }
+    out.l2Bytes += bytes;
+    const res = this.l2[this.l2Index(partition)]!.access(block, write ? bytes : 0, policy);
+    const evicted = res.evictedDirtyBytes;
+    let lat = l2.latencyNs;
+    if (this.shared && this.halfOf(block) !== Math.floor((partition * this.halves) / this.partitions)) {
+      lat += l2.farExtraLatencyNs ?? 0;
+    }
+    if (res.hit) {
+      c.l2.hitBytes += bytes;
+    } else {
+      c.l2.missBytes += bytes;
+      if (!write) lat = Math.max(lat, this.memorySide(block, bytes, false, c, out));
+    }
+    if (evicted > 0) {
+      c.l2.writeBackBytes += evicted;
+      this.memorySide(res.evictedBlock, evicted, true, c, out);
+    }
+    if (lat > out.latencyNs) out.latencyNs = lat;
+  }
+
+  /** A read or write that reaches the memory side (LLC if any, else HBM); returns its latency. */
+  private memorySide(block: number, bytes: number, write: boolean, c: MemoryCounters, out: TileTraffic): number {
+    const { llc, hbm } = this.topology.memory;
+    if (!this.llc || !llc) {
+      out.hbmBytes += bytes;
+      if (write) c.hbmWriteBytes += bytes;
+      else c.hbmReadBytes += bytes;
+      return hbm.latencyNs;
+    }
+    out.llcBytes += bytes;
+    const res = this.llc.access(block, write ? bytes : 0, 'default');
+    if (res.evictedDirtyBytes > 0) {
+      c.llc.writeBackBytes += res.evictedDirtyBytes;
+      c.hbmWriteBytes += res.evictedDirtyBytes;
+      out.hbmBytes += res.evictedDirtyBytes;
+    }
+    if (res.hit) {
+      c.llc.hitBytes += bytes;
+      return llc.latencyNs;
+    }
+    c.llc.missBytes += bytes;
+    if (write) return llc.latencyNs;
+    c.hbmReadBytes += bytes;
+    out.hbmBytes += bytes;
+    return hbm.latencyNs;
+  }
+
+  private halfOf(block: number): number {
+    return Math.floor(((block * 0.7548776662466927) % 1) * this.halves);
+  }
+
+  /**
+   * Write back every dirty line of one L2 instance (a CDNA `buffer_wbl2`, or the
+   * end-of-kernel write-back); returns the bytes and accounts them in `bucket`.
+   */
+  writeBackL2(instance: number, bucket: number, out: TileTraffic): number {
+    const c = this.countersOf(bucket);
+    out.l2Bytes = 0;
+    out.llcBytes = 0;
+    out.hbmBytes = 0;
+    out.latencyNs = 0;
+    const bytes = this.l2[instance]!.writeBackAll((block, dirty) => {
+      out.latencyNs = Math.max(out.latencyNs, this.memorySide(block, dirty, true, c, out));
+    });
+    c.l2.writeBackBytes += bytes;
+    out.l2Bytes = bytes;
+    return bytes;
+  }
+}

@@ -1,0 +1,163 @@
+import * as fs from 'node:fs';
+import type { DType } from '../graph/op-graph.js';
+import { inputError } from '../errors/fleet-error.js';
+import type { ModelSpec } from './model-spec.js';
+import { oneLine, showValue } from './messages.js';
+import { parameterCount } from './parameters.js';
+
+/**
+ * Reading a Hugging Face `config.json` into a `ModelSpec`. Only decoder-only architectures
+ * whose decode step `buildDecodeGraph` models faithfully are accepted; anything else is
+ * rejected rather than silently simulated as something it is not.
+ */
+
+/** `model_type` values whose layers match the op graph of `buildDecodeGraph`. */
+export const SUPPORTED_MODEL_TYPES = ['llama', 'mistral', 'qwen2', 'qwen3', 'gemma2'] as const;
+
+/** `torch_dtype` / `dtype` values and the Fleet dtype they map to. */
+const HF_DTYPES: Record<string, DType> = { float32: 'fp32', bfloat16: 'bf16', float16: 'fp16' };
+
+/** `hidden_act` / `hidden_activation` values and the activation they are. */
+const HF_ACTIVATIONS: Record<string, ModelSpec['activation']> = {
+  silu: 'silu',
+  swish: 'silu',
+  gelu_pytorch_tanh: 'gelu-tanh',
+  gelu_tanh: 'gelu-tanh',
+  gelu_new: 'gelu-tanh',
+};
+
+/** Any single dimension above this is a corrupt file, not a model. */
+export const MAX_DIMENSION = 1_000_000;
+export const MAX_LAYERS = 1000;
+export const MAX_PARAMETERS = 1e13;
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** `null` in a config means "not set" (e.g. Mistral's `head_dim: null`). */
+function present(cfg: Record<string, unknown>, field: string): boolean {
+  return cfg[field] !== undefined && cfg[field] !== null;
+}
+
+function dimension(cfg: Record<string, unknown>, field: string, origin: string, max: number): number {
+  if (!present(cfg, field)) throw inputError(`${origin}: missing field '${field}' (a positive integer)`);
+  const v = cfg[field];
+  if (typeof v !== 'number' || !Number.isInteger(v) || v <= 0) {
+    throw inputError(`${origin}: field '${field}' (${showValue(v)}) must be a positive integer`);
+  }
+  if (v > max) throw inputError(`${origin}: field '${field}' (${v}) is absurdly large (at most ${max})`);
+  return v;
+}
+
+function optionalBoolean(cfg: Record<string, unknown>, field: string, origin: string, dflt: boolean): boolean {
+  if (!present(cfg, field)) return dflt;
+  const v = cfg[field];
+  if (typeof v !== 'boolean') throw inputError(`${origin}: field '${field}' (${showValue(v)}) must be true or false`);
+  return v;
+}
+
+function optionalChoice<T>(
+  cfg: Record<string, unknown>,
+  fields: readonly string[],
+  table: Record<string, T>,
+  origin: string,
+  dflt: T,
+): T {
+  const field = fields.find((f) => present(cfg, f));
+  if (field === undefined) return dflt;
+  const v = cfg[field];
+  if (typeof v !== 'string' || !Object.hasOwn(table, v)) {
+    throw inputError(`${origin}: field '${field}' (${showValue(v)}) is not supported (allowed: ${Object.keys(table).join(', ')})`);
+  }
+  return table[v];
+}
+
+/**
+ * Normalise a parsed Hugging Face `config.json`. `origin` names the file in error messages;
+ * it is also the spec's `name`.
+ */
+export function parseHfConfig(json: unknown, origin: string): ModelSpec {
+  if (!isObject(json)) throw inputError(`${origin}: must be a JSON object, found ${showValue(json)}`);
+  const cfg = json;
+  const supported = SUPPORTED_MODEL_TYPES.join(', ');
+  if (!present(cfg, 'model_type')) throw inputError(`${origin}: missing field 'model_type' (supported: ${supported})`);
+  const modelType = cfg.model_type;
+  if (typeof modelType !== 'string' || !(SUPPORTED_MODEL_TYPES as readonly string[]).includes(modelType)) {
+    throw inputError(`${origin}: field 'model_type' (${showValue(modelType)}) is not supported (supported: ${supported})`);
+  }
+
+  const hiddenSize = dimension(cfg, 'hidden_size', origin, MAX_DIMENSION);
+  const numLayers = dimension(cfg, 'num_hidden_layers', origin, MAX_LAYERS);
+  const numHeads = dimension(cfg, 'num_attention_heads', origin, MAX_DIMENSION);
+  const numKvHeads = present(cfg, 'num_key_value_heads') ? dimension(cfg, 'num_key_value_heads', origin, MAX_DIMENSION) : numHeads;
+  let headDim: number;
+  if (present(cfg, 'head_dim')) {
+    headDim = dimension(cfg, 'head_dim', origin, MAX_DIMENSION);
+  } else {
+    if (hiddenSize % numHeads !== 0) {
+      throw inputError(
+        `${origin}: field 'num_attention_heads' (${numHeads}) must divide 'hidden_size' (${hiddenSize}) when 'head_dim' is absent`,
+      );
+    }
+    headDim = hiddenSize / numHeads;
+  }
+  if (numHeads % numKvHeads !== 0) {
+    throw inputError(`${origin}: field 'num_key_value_heads' (${numKvHeads}) must divide 'num_attention_heads' (${numHeads})`);
+  }
+  const intermediateSize = dimension(cfg, 'intermediate_size', origin, MAX_DIMENSION);
+  const vocabSize = dimension(cfg, 'vocab_size', origin, MAX_DIMENSION);
+
+  const isGemma = modelType === 'gemma2';
+  // Gemma 2 ties embeddings by default and its MLP reads `hidden_activation`.
+  const tieWordEmbeddings = optionalBoolean(cfg, 'tie_word_embeddings', origin, isGemma);
+  const attentionBias = optionalBoolean(cfg, 'attention_bias', origin, false);
+  const activation = optionalChoice(
+    cfg,
+    isGemma ? ['hidden_activation', 'hidden_act'] : ['hidden_act'],
+    HF_ACTIVATIONS,
+    origin,
+    isGemma ? 'gelu-tanh' : 'silu',
+  );
+  // Newer transformers write `dtype`, older ones `torch_dtype`; absent means the usual bf16.
+  const dtype = optionalChoice(cfg, ['torch_dtype', 'dtype'], HF_DTYPES, origin, 'bf16');
+
+  const spec: ModelSpec = {
+    name: origin,
+    hiddenSize,
+    numLayers,
+    numHeads,
+    numKvHeads,
+    headDim,
+    intermediateSize,
+    vocabSize,
+    qkNorm: modelType === 'qwen3',
+    qkvBias: modelType === 'qwen2' || attentionBias,
+    tieWordEmbeddings,
+    activation,
+    normsPerLayer: isGemma ? 4 : 2,
+    dtype,
+  };
+  const params = parameterCount(spec);
+  if (params > MAX_PARAMETERS) {
+    throw inputError(`${origin}: total parameter count (${params.toExponential(2)}) is absurdly large (at most 1e13)`);
+  }
+  return spec;
+}
+
+/** Read and parse a `config.json` file; I/O and JSON errors become one-line `FleetError`s. */
+export function readHfConfig(path: string): ModelSpec {
+  let text: string;
+  try {
+    text = fs.readFileSync(path, 'utf8');
+  } catch (e) {
+    throw inputError(`${path}: cannot read: ${oneLine(e)}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    throw inputError(`${path}: invalid JSON: ${oneLine(e)}`);
+  }
+  return parseHfConfig(json, path);
+}

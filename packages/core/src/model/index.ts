@@ -1,0 +1,16 @@
+/** The model loader: presets, Hugging Face configs, safetensors headers, decode op graphs. */
+export type { ModelSpec } from './model-spec.js';
+export { MODEL_PRESETS, listPresets } from './presets.js';
+export { parameterCount } from './parameters.js';
+export { parseHfConfig, readHfConfig, SUPPORTED_MODEL_TYPES, MAX_DIMENSION, MAX_LAYERS, MAX_PARAMETERS } from './hf-config.js';
+export {
+  readSafetensorsHeader,
+  SAFETENSORS_DTYPE_BYTES,
+  MAX_SAFETENSORS_HEADER_BYTES,
+  type SafetensorsDType,
+  type SafetensorsHeader,
+  type SafetensorsTensor,
+} from './safetensors.js';
+export { crossCheckTensors, checkpointTensors, expectedTensors, type CheckpointTensor } from './cross-check.js';
+export { loadModel, describeModel } from './load-model.js';
+export { buildDecodeGraph, MAX_DECODE_BATCH, MAX_CONTEXT_LEN, type DecodeGraphOptions } from './decode-graph.js';

@@ -1,0 +1,25 @@
+import type { DType } from '../graph/op-graph.js';
+
+/**
+ * A decoder-only transformer, normalised from a preset or a Hugging Face `config.json`
+ * (and cross-checked with safetensors headers when a directory is given).
+ */
+export interface ModelSpec {
+  /** Preset name or the directory/file it came from. */
+  name: string;
+  hiddenSize: number;
+  numLayers: number;
+  numHeads: number;
+  numKvHeads: number;
+  headDim: number;
+  intermediateSize: number;
+  vocabSize: number;
+  /** Qwen3-style RMSNorm on q and k per head. */
+  qkNorm: boolean;
+  qkvBias: boolean;
+  tieWordEmbeddings: boolean;
+  activation: 'silu' | 'gelu-tanh';
+  /** RMSNorms per layer: 2 (Llama, Qwen) or 4 (Gemma 2: pre and post norms). */
+  normsPerLayer: 2 | 4;
+  dtype: DType;
+}

@@ -1,0 +1,108 @@
+import { DeadlockError } from '../errors/fleet-error.js';
+import type { TaskGraph } from '../graph/task-graph.js';
+import type { EventBus } from '../protocol/event-bus.js';
+
+/**
+ * Event counters with thresholds. A task becomes ready once every event it waits on has
+ * fired; an event fires when its count reaches its threshold — exactly once.
+ */
+export class EventCounters {
+  private readonly count: Int32Array;
+  private readonly fired: Uint8Array;
+  private readonly waiting: number[][];
+  private readonly unmet: Int32Array;
+  fires = 0;
+
+  constructor(
+    private readonly graph: TaskGraph,
+    private readonly onReady: (taskIds: number[]) => void,
+  ) {
+    const E = graph.events.length;
+    this.count = new Int32Array(E);
+    this.fired = new Uint8Array(E);
+    this.waiting = Array.from({ length: E }, () => []);
+    this.unmet = new Int32Array(graph.tasks.length);
+    for (const t of graph.tasks) {
+      this.unmet[t.id] = t.waits.length;
+      for (const e of t.waits) this.waiting[e]!.push(t.id);
+    }
+  }
+
+  initiallyReady(): number[] {
+    return this.graph.tasks.filter((t) => t.waits.length === 0).map((t) => t.id);
+  }
+
+  /** Add one to `event`; fires it (and readies its waiters) when the threshold is reached. */
+  signal(event: number, now: number, bus: EventBus): void {
+    const c = ++this.count[event]!;
+    const spec = this.graph.events[event]!;
+    if (c !== spec.threshold) return;
+    this.fired[event] = 1;
+    this.fires++;
+    bus.emit({ type: 'event-fire', t: now, event });
+    const ready: number[] = [];
+    for (const id of this.waiting[event]!) if (--this.unmet[id]! === 0) ready.push(id);
+    if (ready.length > 0) this.onReady(ready);
+  }
+
+  /** Events that have not reached their threshold, as `name count/threshold`. */
+  pendingEvents(): string[] {
+    return this.graph.events.filter((e) => !this.fired[e.id]).map((e) => `${e.name} ${this.count[e.id]}/${e.threshold}`);
+  }
+}
+
+/**
+ * Static checks before a graph runs: every waited event has producers, thresholds match the
+ * producers' count, event ids are in range, chiplet-tasks name an existing partition, and the
+ * dependency graph is acyclic. A violation is a `DeadlockError` naming the culprits.
+ */
+export function checkTaskGraph(graph: TaskGraph, partitions: number): void {
+  const E = graph.events.length;
+  const producers = new Int32Array(E);
+  for (const t of graph.tasks) {
+    for (const e of [...t.waits, ...(t.signal === null ? [] : [t.signal])]) {
+      if (!(e >= 0 && e < E)) throw new DeadlockError(`task graph '${graph.policy}': task ${t.name} refers to event ${e}, which does not exist`, [t.name], []);
+    }
+    if (t.signal !== null) producers[t.signal]!++;
+    if (t.partition !== null && !(t.partition >= 0 && t.partition < partitions)) {
+      throw new DeadlockError(`task graph '${graph.policy}': chiplet-task ${t.name} is bound to partition ${t.partition}, but the device has ${partitions}`, [t.name], []);
+    }
+  }
+  for (const t of graph.tasks) {
+    for (const e of t.waits) {
+      const spec = graph.events[e]!;
+      if (producers[e] === 0) {
+        throw new DeadlockError(`task graph '${graph.policy}': task ${t.name} waits on event ${spec.name}, which no task signals`, [t.name], [spec.name]);
+      }
+    }
+  }
+  for (const spec of graph.events) {
+    if (producers[spec.id]! > 0 && producers[spec.id] !== spec.threshold) {
+      throw new DeadlockError(
+        `task graph '${graph.policy}': event ${spec.name} has threshold ${spec.threshold} but ${producers[spec.id]} producer tasks`,
+        [],
+        [spec.name],
+      );
+    }
+  }
+  // Kahn's algorithm over task → event → task edges.
+  const indeg = new Int32Array(graph.tasks.length);
+  const consumers: number[][] = Array.from({ length: E }, () => []);
+  for (const t of graph.tasks) {
+    indeg[t.id] = t.waits.length;
+    for (const e of t.waits) consumers[e]!.push(t.id);
+  }
+  const eventLeft = Int32Array.from(graph.events.map((e) => e.threshold));
+  const stack = graph.tasks.filter((t) => t.waits.length === 0).map((t) => t.id);
+  let seen = 0;
+  while (stack.length > 0) {
+    const id = stack.pop()!;
+    seen++;
+    const s = graph.tasks[id]!.signal;
+    if (s !== null && --eventLeft[s]! === 0) for (const c of consumers[s]!) if (--indeg[c]! === 0) stack.push(c);
+  }
+  if (seen < graph.tasks.length) {
+    const stuck = graph.tasks.filter((t) => indeg[t.id]! > 0).map((t) => t.name);
+    throw new DeadlockError(`task graph '${graph.policy}': dependency cycle; ${stuck.length} tasks can never start (e.g. ${stuck.slice(0, 3).join(', ')})`, stuck, []);
+  }
+}

@@ -1,0 +1,111 @@
+import type { Engine } from '../engine/engine.js';
+import type { Task, TaskGraph, Tile } from '../graph/task-graph.js';
+import { MemorySystem, type TileTraffic } from '../memory/memory-system.js';
+import type { CostModel } from '../plugin/contract.js';
+import type { EventBus } from '../protocol/event-bus.js';
+import type { Topology } from '../topology/topology.js';
+
+/** Counter bucket of a layer: 0 before the layers, `layer + 1` for a layer (the head is `layers + 1`). */
+export function bucketOf(layer: number): number {
+  return layer + 1;
+}
+
+/**
+ * What both runtimes share: the engine, the memory system, and compute units that execute
+ * "operations" — a tile, a fence's write-back, a fixed delay — each taking
+ * max(memory, compute) + overhead, where memory time comes from the shared bandwidth
+ * resources and compute time from the backend's cost model.
+ */
+export class Machine {
+  readonly memory: MemorySystem;
+  /** Partition of each compute unit slot (a worker or a hardware workgroup slot). */
+  readonly partitionOf: Int32Array;
+  private readonly pending: Int32Array;
+  private readonly computeEnd: Float64Array;
+  private readonly extra: Float64Array;
+  private readonly traffic: TileTraffic = { l2Bytes: 0, llcBytes: 0, hbmBytes: 0, latencyNs: 0 };
+  private readonly doneKind: number;
+
+  constructor(
+    readonly engine: Engine,
+    readonly topology: Topology,
+    readonly cost: CostModel,
+    readonly bus: EventBus,
+    graph: TaskGraph,
+    slotPartitions: readonly number[],
+    granularityBytes: number,
+    /** Called when the operation a slot started has completed. */
+    private readonly onOpDone: (slot: number) => void,
+  ) {
+    this.partitionOf = Int32Array.from(slotPartitions);
+    const n = slotPartitions.length;
+    this.pending = new Int32Array(n);
+    this.computeEnd = new Float64Array(n);
+    this.extra = new Float64Array(n);
+    this.memory = new MemorySystem(engine, topology, graph.buffers, { granularityBytes }, (slot) => this.flowDone(slot));
+    this.doneKind = engine.register('op-done', (slot) => this.onOpDone(slot));
+  }
+
+  get slots(): number {
+    return this.partitionOf.length;
+  }
+
+  /** Run one tile of `task` on `slot`. */
+  runTile(slot: number, task: Task, tile: Tile): void {
+    const t = this.traffic;
+    this.memory.resolveTile(tile, this.partitionOf[slot]!, bucketOf(task.layer), t);
+    const compute = this.cost.tileComputeNs(tile, task.kind, task.level);
+    this.startOp(slot, t, compute, this.cost.tileOverheadNs(task.kind));
+  }
+
+  /**
+   * Release fence of `slot`'s L2 at device scope: write back its dirty lines if the scope
+   * demands it. Returns the dirty bytes written back.
+   */
+  runRelease(slot: number, layer: number, fixedNs: number, writeBackDirty: boolean): number {
+    const t = this.traffic;
+    let bytes = 0;
+    if (writeBackDirty) {
+      bytes = this.memory.writeBackL2(this.memory.l2Index(this.partitionOf[slot]!), bucketOf(layer), t);
+    } else {
+      t.l2Bytes = t.llcBytes = t.hbmBytes = t.latencyNs = 0;
+    }
+    this.startOp(slot, t, 0, fixedNs);
+    return bytes;
+  }
+
+  /** A fixed delay on `slot` (an atomic, a poll, a fetch). */
+  runDelay(slot: number, ns: number): void {
+    this.engine.after(ns, this.doneKind, slot);
+  }
+
+  private startOp(slot: number, t: TileTraffic, computeNs: number, overheadNs: number): void {
+    const now = this.engine.now;
+    this.computeEnd[slot] = now + computeNs;
+    this.extra[slot] = t.latencyNs + overheadNs;
+    const m = this.memory;
+    const part = m.l2Index(this.partitionOf[slot]!);
+    let flows = 0;
+    if (t.l2Bytes > 0) flows++;
+    if (t.llcBytes > 0 && m.llcBandwidth) flows++;
+    if (t.hbmBytes > 0) flows++;
+    this.pending[slot] = flows;
+    if (flows === 0) {
+      this.finish(slot, now);
+      return;
+    }
+    if (t.l2Bytes > 0) m.l2Bandwidth[part]!.start(t.l2Bytes, slot);
+    if (t.llcBytes > 0 && m.llcBandwidth) m.llcBandwidth.start(t.llcBytes, slot);
+    if (t.hbmBytes > 0) m.hbmBandwidth.start(t.hbmBytes, slot);
+  }
+
+  private flowDone(slot: number): void {
+    if (--this.pending[slot]! === 0) this.finish(slot, this.engine.now);
+  }
+
+  private finish(slot: number, memoryDone: number): void {
+    // Memory latency is paid once per operation (accesses pipeline); compute overlaps memory.
+    const end = Math.max(memoryDone + this.extra[slot]!, this.computeEnd[slot]! + this.extra[slot]!);
+    this.engine.at(end, this.doneKind, slot);
+  }
+}

@@ -1,0 +1,271 @@
+import type { Task, TaskGraph } from '../graph/task-graph.js';
+import { coherenceScope } from '../topology/topology.js';
+import type { Machine } from './machine.js';
+import { EventCounters } from './event-counters.js';
+
+/** How a persistent megakernel is organised on the device. */
+export interface PersistentOptions {
+  /** Workers on each partition. */
+  workersPerPartition: number;
+  /**
+   * Chiplet-aware: each partition has its own scheduler owning that partition's workers
+   * (FLEET). Otherwise `schedulers` schedulers own contiguous ranges of worker ids, which
+   * the hardware spread round-robin over partitions (MPK).
+   */
+  chipletAware: boolean;
+  /** Schedulers when not chiplet-aware. */
+  schedulers: number;
+  /**
+   * Chiplet-tasks count completion in an L2-local counter and only the last worker of a
+   * partition fences and signals the global event (FLEET). Otherwise every worker does.
+   */
+  twoLevelCounting: boolean;
+}
+
+const IDLE = 0;
+const FETCH = 1;
+const TILE = 2;
+const LOCAL_SIGNAL = 3;
+const RELEASE = 4;
+const GLOBAL_SIGNAL = 5;
+
+/**
+ * The persistent megakernel: schedulers dispatch ready tasks into per-worker queues
+ * (CU-tasks to one worker, chiplet-tasks broadcast to every worker of their partition);
+ * workers run tiles (a chiplet-task's tiles strided over the partition's workers) and
+ * signal event counters; an event firing makes its waiting tasks ready.
+ */
+export class PersistentRuntime {
+  private readonly queues: number[][];
+  private readonly phase: Uint8Array;
+  private readonly current: Int32Array;
+  private readonly nextTile: Int32Array;
+  /** Worker's rank within its partition and the partition's worker count. */
+  private readonly rank: Int32Array;
+  private readonly partitionWorkers: number[][];
+  /** Scheduler state: when each is free again, and its round-robin cursor. */
+  private readonly schedFree: Float64Array;
+  private readonly schedCursor: Int32Array;
+  private readonly schedWorkers: number[][];
+  /** Per (task, partition): workers of a chiplet-task still running it. */
+  private readonly outstanding = new Map<number, number>();
+  private readonly dispatchKind: number;
+  readonly counters: EventCounters;
+  private readonly layerOfTask: Int32Array;
+  private finished = 0;
+  private readonly completedFlags: Uint8Array;
+  dispatches = 0;
+  fences = 0;
+
+  constructor(
+    private readonly m: Machine,
+    private readonly graph: TaskGraph,
+    private readonly opts: PersistentOptions,
+  ) {
+    const W = m.slots;
+    this.completedFlags = new Uint8Array(graph.tasks.length);
+    this.queues = Array.from({ length: W }, () => []);
+    this.phase = new Uint8Array(W);
+    this.current = new Int32Array(W).fill(-1);
+    this.nextTile = new Int32Array(W);
+    this.rank = new Int32Array(W);
+    const P = m.topology.partitions.computeUnits.length;
+    this.partitionWorkers = Array.from({ length: P }, () => []);
+    for (let w = 0; w < W; w++) {
+      const p = m.partitionOf[w]!;
+      this.rank[w] = this.partitionWorkers[p]!.length;
+      this.partitionWorkers[p]!.push(w);
+    }
+    const S = opts.chipletAware ? P : Math.max(1, opts.schedulers);
+    this.schedFree = new Float64Array(S);
+    this.schedCursor = new Int32Array(S);
+    this.schedWorkers = opts.chipletAware
+      ? this.partitionWorkers
+      : Array.from({ length: S }, (_, s) => range(Math.floor((s * W) / S), Math.floor(((s + 1) * W) / S)));
+    this.layerOfTask = Int32Array.from(graph.tasks.map((t) => t.layer));
+    this.counters = new EventCounters(graph, (ids) => this.onReady(ids));
+    this.dispatchKind = m.engine.register('dispatch', (task) => this.deliver(task));
+  }
+
+  /** Launch: every task without waits is ready at time 0. */
+  start(): void {
+    this.m.bus.emit({ type: 'launch', t: 0, kernel: 0, name: `persistent:${this.graph.policy}`, mode: 'persistent', costNs: 0 });
+    this.onReady(this.counters.initiallyReady());
+  }
+
+  get done(): boolean {
+    return this.finished === this.graph.tasks.length;
+  }
+
+  /** 1 for each task that has completed. */
+  get completed(): Uint8Array {
+    return this.completedFlags;
+  }
+
+  get finishedTasks(): number {
+    return this.finished;
+  }
+
+  /** Ready tasks go to schedulers: chiplet-tasks to their partition's, CU-tasks spread over all. */
+  private onReady(ids: readonly number[]): void {
+    const S = this.schedFree.length;
+    let k = 0;
+    const cuTasks = ids.filter((id) => this.graph.tasks[id]!.partition === null).length;
+    for (const id of ids) {
+      const task = this.graph.tasks[id]!;
+      let s: number;
+      if (task.partition !== null) s = this.opts.chipletAware ? task.partition : task.partition % S;
+      else s = this.opts.chipletAware ? k++ % S : Math.floor((k++ * S) / Math.max(1, cuTasks));
+      const free = Math.max(this.m.engine.now, this.schedFree[s]!) + this.m.cost.dispatchNs;
+      this.schedFree[s] = free;
+      this.dispatches++;
+      this.pendingScheduler.set(id, s);
+      this.m.engine.at(free, this.dispatchKind, id);
+    }
+  }
+
+  private readonly pendingScheduler = new Map<number, number>();
+
+  /** The scheduler's queue write becomes visible: enqueue at the worker(s). */
+  private deliver(id: number): void {
+    const task = this.graph.tasks[id]!;
+    const s = this.pendingScheduler.get(id)!;
+    this.pendingScheduler.delete(id);
+    let targets: number[];
+    if (task.partition !== null) {
+      targets = this.partitionWorkers[task.partition]!;
+      if (targets.length === 0) throw new Error(`task ${task.name}: partition ${task.partition} has no workers`);
+      this.outstanding.set(id, targets.length);
+    } else {
+      const own = this.schedWorkers[s]!;
+      targets = [own[this.schedCursor[s]!++ % own.length]!];
+    }
+    this.m.bus.emit({
+      type: 'dispatch',
+      t: this.m.engine.now,
+      task: id,
+      workers: targets.length,
+      partition: task.partition ?? this.m.partitionOf[targets[0]!]!,
+      scheduler: s,
+    });
+    for (const w of targets) {
+      this.queues[w]!.push(id);
+      if (this.phase[w] === IDLE) this.fetch(w);
+    }
+  }
+
+  private fetch(w: number): void {
+    const q = this.queues[w]!;
+    if (q.length === 0) {
+      this.phase[w] = IDLE;
+      return;
+    }
+    const id = q.shift()!;
+    this.current[w] = id;
+    this.phase[w] = FETCH;
+    const task = this.graph.tasks[id]!;
+    // A dependent task acquires at device scope before reading its inputs.
+    const acquire = task.waits.length > 0 ? coherenceScope(this.m.topology, 'device').acquire.fixedNs : 0;
+    this.m.runDelay(w, this.m.cost.fetchNs + acquire);
+  }
+
+  /** Called by the machine when the worker's current operation completes. */
+  opDone(w: number): void {
+    const id = this.current[w]!;
+    const task = this.graph.tasks[id]!;
+    switch (this.phase[w]) {
+      case FETCH: {
+        this.m.bus.emit({ type: 'task-start', t: this.m.engine.now, task: id, worker: w, partition: this.m.partitionOf[w]!, layer: task.layer });
+        this.nextTile[w] = task.partition !== null ? this.rank[w]! : 0;
+        this.phase[w] = TILE;
+        this.nextTileOrSignal(w, task);
+        return;
+      }
+      case TILE:
+        this.nextTileOrSignal(w, task);
+        return;
+      case LOCAL_SIGNAL: {
+        const key = id;
+        const left = this.outstanding.get(key)! - 1;
+        this.outstanding.set(key, left);
+        if (left > 0) {
+          this.taskEnd(w, task, false);
+          return;
+        }
+        this.outstanding.delete(key);
+        this.release(w, task);
+        return;
+      }
+      case RELEASE: {
+        this.phase[w] = GLOBAL_SIGNAL;
+        this.m.runDelay(w, coherenceScope(this.m.topology, 'device').atomicLatencyNs);
+        return;
+      }
+      case GLOBAL_SIGNAL: {
+        const counts = this.countsTowardEvent(task);
+        this.taskEnd(w, task, counts);
+        return;
+      }
+    }
+  }
+
+  private nextTileOrSignal(w: number, task: Task): void {
+    const i = this.nextTile[w]!;
+    if (i < task.tiles.length) {
+      this.nextTile[w] = i + (task.partition !== null ? this.partitionWorkers[task.partition]!.length : 1);
+      this.m.runTile(w, task, task.tiles[i]!);
+      return;
+    }
+    if (task.partition !== null && this.opts.twoLevelCounting) {
+      this.phase[w] = LOCAL_SIGNAL;
+      this.m.bus.emit({ type: 'event-signal', t: this.m.engine.now, event: task.signal ?? -1, task: task.id, scope: 'chiplet', partition: this.m.partitionOf[w]! });
+      this.m.runDelay(w, coherenceScope(this.m.topology, 'chiplet').atomicLatencyNs);
+      return;
+    }
+    this.release(w, task);
+  }
+
+  private release(w: number, task: Task): void {
+    const scope = coherenceScope(this.m.topology, 'device');
+    this.phase[w] = RELEASE;
+    const dirty = this.m.runRelease(w, task.layer, scope.release.fixedNs, scope.release.writeBackDirty);
+    this.fences++;
+    this.m.bus.emit({ type: 'fence', t: this.m.engine.now, partition: this.m.partitionOf[w]!, worker: w, scope: 'device', dirtyBytes: dirty, costNs: scope.release.fixedNs });
+  }
+
+  /** Without two-level counting every worker of a chiplet-task signals; the task counts once all did. */
+  private countsTowardEvent(task: Task): boolean {
+    if (task.partition === null || this.opts.twoLevelCounting) return true;
+    const left = (this.outstanding.get(task.id) ?? 1) - 1;
+    if (left > 0) {
+      this.outstanding.set(task.id, left);
+      return false;
+    }
+    this.outstanding.delete(task.id);
+    return true;
+  }
+
+  private taskEnd(w: number, task: Task, complete: boolean): void {
+    const now = this.m.engine.now;
+    this.m.bus.emit({ type: 'task-end', t: now, task: task.id, worker: w, partition: this.m.partitionOf[w]!, layer: task.layer, tiles: task.tiles.length });
+    if (complete) {
+      this.finished++;
+      this.completedFlags[task.id] = 1;
+      if (task.signal !== null) {
+        this.m.bus.emit({ type: 'event-signal', t: now, event: task.signal, task: task.id, scope: 'device', partition: this.m.partitionOf[w]! });
+        this.counters.signal(task.signal, now, this.m.bus);
+      }
+      this.layerEnd[this.layerOfTask[task.id]! + 1] = now;
+    }
+    this.fetch(w);
+  }
+
+  /** Time the last task of each layer bucket completed (index = layer + 1). */
+  readonly layerEnd: number[] = [];
+}
+
+function range(a: number, b: number): number[] {
+  const out: number[] = [];
+  for (let i = a; i < b; i++) out.push(i);
+  return out;
+}

@@ -1,0 +1,138 @@
+import { merge, toArray } from 'rxjs';
+import { Engine } from '../engine/engine.js';
+import { DeadlockError, FleetError } from '../errors/fleet-error.js';
+import type { TaskGraph } from '../graph/task-graph.js';
+import type { MemoryCounters } from '../memory/memory-system.js';
+import type { Backend, BackendMetric } from '../plugin/contract.js';
+import { EventBus } from '../protocol/event-bus.js';
+import type { SimEvent } from '../protocol/events.js';
+import { checkTaskGraph } from '../runtime/event-counters.js';
+import { KernelRuntime } from '../runtime/kernel-runtime.js';
+import { Machine } from '../runtime/machine.js';
+import { PersistentRuntime, type PersistentOptions } from '../runtime/persistent-runtime.js';
+
+export interface SimulationOptions {
+  /** Cache block size the memory model tracks, bytes (default 4096). */
+  granularityBytes?: number;
+  /** Persistent graphs: how the megakernel is organised. */
+  persistent?: PersistentOptions;
+  /** Kernel-per-op graphs: eager launches or a replayed graph. */
+  launchMode?: 'eager' | 'graph';
+  /** Extra subscribers to the event stream (trace writers, progress…). */
+  observers?: ((events: readonly SimEvent[]) => void)[];
+}
+
+export interface StepResult {
+  /** Simulated time of the whole graph, ns. */
+  timeNs: number;
+  /** Completion time of the last task of each counter bucket (index = layer + 1). */
+  layerEndNs: number[];
+  /** Memory counters per bucket (index = layer + 1). */
+  counters: readonly MemoryCounters[];
+  tasks: number;
+  dispatches: number;
+  fences: number;
+  launches: number;
+  engineEvents: number;
+  /** Metrics the backend's stream contributions derived. */
+  backendMetrics: BackendMetric[];
+}
+
+/** Where persistent workers sit: CDNA's dispatcher deals workgroups round-robin; NVIDIA fills SMs. */
+function workerPartitions(backend: Backend, workersPerPartition: number): number[] {
+  const cus = backend.topology.partitions.computeUnits;
+  const P = cus.length;
+  const out: number[] = [];
+  for (let w = 0; w < P * workersPerPartition; w++) {
+    out.push(backend.costModel.hardwareDispatch === 'round-robin-partition' ? w % P : Math.floor(w / workersPerPartition));
+  }
+  for (const [p, n] of cus.entries()) {
+    if (workersPerPartition > n) throw new FleetError(`backend ${backend.name}: ${workersPerPartition} workers per partition, but partition ${p} has ${n} compute units`);
+  }
+  return out;
+}
+
+function unitPartitions(backend: Backend): number[] {
+  const out: number[] = [];
+  backend.topology.partitions.computeUnits.forEach((n, p) => {
+    for (let i = 0; i < n; i++) out.push(p);
+  });
+  return out;
+}
+
+/**
+ * Run one compiled task graph on a backend: checks the graph, simulates it with the runtime
+ * its style calls for, publishes the event stream, and returns the step's timing and
+ * counters. A graph that stops making progress raises a `DeadlockError` naming the blocked
+ * tasks and pending events.
+ */
+export function simulateGraph(backend: Backend, graph: TaskGraph, opts: SimulationOptions = {}): StepResult {
+  const P = backend.topology.partitions.computeUnits.length;
+  checkTaskGraph(graph, P);
+  const engine = new Engine();
+  const bus = new EventBus();
+  const backendMetrics: BackendMetric[] = [];
+  const contributions = backend.streamContributions.map((c) => c(bus.events$));
+  let contributed: BackendMetric[] = [];
+  if (contributions.length > 0) {
+    merge(...contributions)
+      .pipe(toArray())
+      .subscribe((m) => (contributed = m));
+  }
+  for (const o of opts.observers ?? []) bus.events$.subscribe(o);
+
+  let runtime: PersistentRuntime | KernelRuntime;
+  let machine: Machine;
+  const granularity = opts.granularityBytes ?? 4096;
+  if (graph.style === 'persistent') {
+    const p = opts.persistent;
+    if (!p) throw new FleetError(`policy ${graph.policy}: a persistent graph needs persistent runtime options`);
+    let rt!: PersistentRuntime;
+    machine = new Machine(engine, backend.topology, backend.costModel, bus, graph, workerPartitions(backend, p.workersPerPartition), granularity, (s) => rt.opDone(s));
+    rt = new PersistentRuntime(machine, graph, p);
+    runtime = rt;
+  } else {
+    let rt!: KernelRuntime;
+    machine = new Machine(engine, backend.topology, backend.costModel, bus, graph, unitPartitions(backend), granularity, (s) => rt.opDone(s));
+    rt = new KernelRuntime(machine, graph, { launchMode: opts.launchMode ?? 'eager' });
+    runtime = rt;
+  }
+  bus.emit({
+    type: 'graph',
+    t: 0,
+    policy: graph.policy,
+    tasks: graph.tasks.length,
+    events: graph.events.length,
+    kernels: graph.kernels.length,
+    tasksPerLayer: graph.tasks.filter((t) => t.layer === graph.layers[0]).length,
+  });
+  runtime.start();
+  engine.run();
+  if (!runtime.done) {
+    const blocked = graph.tasks.filter((t) => !runtime.completed[t.id]).map((t) => t.name);
+    const pending = runtime instanceof PersistentRuntime ? runtime.counters.pendingEvents() : [];
+    throw new DeadlockError(
+      `simulation of '${graph.policy}' on ${backend.name} stopped at ${engine.now.toFixed(0)} ns with ${blocked.length} of ${graph.tasks.length} tasks unfinished (e.g. ${blocked.slice(0, 3).join(', ')}); pending events: ${pending.slice(0, 5).join(', ') || 'none'}`,
+      blocked.slice(0, 20),
+      pending,
+    );
+  }
+  const counters = machine.memory.allCounters();
+  counters.forEach((c, bucket) =>
+    bus.emit({ type: 'memory-summary', t: engine.now, layer: bucket - 1, l2: c.l2, llc: machine.memory.llc ? c.llc : null, hbmReadBytes: c.hbmReadBytes, hbmWriteBytes: c.hbmWriteBytes }),
+  );
+  bus.emit({ type: 'step-end', t: engine.now });
+  bus.complete();
+  backendMetrics.push(...contributed);
+  return {
+    timeNs: engine.now,
+    layerEndNs: runtime.layerEnd,
+    counters,
+    tasks: graph.tasks.length,
+    dispatches: runtime instanceof PersistentRuntime ? runtime.dispatches : 0,
+    fences: runtime instanceof PersistentRuntime ? runtime.fences : 0,
+    launches: runtime instanceof KernelRuntime ? runtime.launches : 1,
+    engineEvents: engine.eventCount,
+    backendMetrics,
+  };
+}

@@ -1,0 +1,169 @@
+import { describe, it, expect } from 'vitest';
+import { Engine, EventQueue } from '../src/index.js';
+import { mulberry32 } from './helpers.js';
+
+function drain(q: EventQueue): [number, number, number][] {
+  const out: [number, number, number][] = [];
+  const ev: [number, number, number] = [0, 0, 0];
+  while (q.pop(ev)) out.push([ev[0], ev[1], ev[2]]);
+  return out;
+}
+
+describe('EventQueue', () => {
+  it('is empty at first: size 0, peekTime Infinity, pop false', () => {
+    const q = new EventQueue();
+    expect(q.size).toBe(0);
+    expect(q.peekTime()).toBe(Infinity);
+    expect(q.pop([0, 0, 0])).toBe(false);
+  });
+
+  it('pops by time, then by insertion order among equal times', () => {
+    const q = new EventQueue(4);
+    q.push(5, 0, 1);
+    q.push(3, 0, 2);
+    q.push(5, 0, 3);
+    q.push(3, 0, 4);
+    q.push(0, 0, 5);
+    q.push(5, 0, 6);
+    expect(q.peekTime()).toBe(0);
+    expect(drain(q).map((e) => e[2])).toEqual([5, 2, 4, 1, 3, 6]);
+  });
+
+  it('keeps kind and arg with their time', () => {
+    const q = new EventQueue();
+    q.push(2, 7, -3);
+    q.push(1, 9, 42);
+    expect(drain(q)).toEqual([
+      [1, 9, 42],
+      [2, 7, -3],
+    ]);
+  });
+
+  it('grows beyond its initial capacity: 10,000 random pushes pop sorted, ties in push order', () => {
+    const rnd = mulberry32(12345);
+    const q = new EventQueue(16);
+    const pushed: { t: number; i: number }[] = [];
+    for (let i = 0; i < 10_000; i++) {
+      // Few distinct times so there are many ties.
+      const t = Math.floor(rnd() * 500);
+      q.push(t, i % 3, i);
+      pushed.push({ t, i });
+    }
+    expect(q.size).toBe(10_000);
+    const out = drain(q);
+    expect(q.size).toBe(0);
+    const expected = [...pushed].sort((a, b) => a.t - b.t || a.i - b.i);
+    expect(out.map((e) => e[2])).toEqual(expected.map((e) => e.i));
+    expect(out.map((e) => e[0])).toEqual(expected.map((e) => e.t));
+  });
+
+  it('interleaved pushes and pops stay ordered (heap invariant under mixed use)', () => {
+    const rnd = mulberry32(7);
+    const q = new EventQueue(2);
+    const ev: [number, number, number] = [0, 0, 0];
+    let now = 0;
+    let seq = 0;
+    const popped: [number, number][] = [];
+    for (let step = 0; step < 5000; step++) {
+      if (q.size === 0 || rnd() < 0.6) q.push(now + Math.floor(rnd() * 50), 0, seq++);
+      else {
+        q.pop(ev);
+        expect(ev[0]).toBeGreaterThanOrEqual(now);
+        now = ev[0];
+        popped.push([ev[0], ev[2]]);
+      }
+    }
+    while (q.pop(ev)) popped.push([ev[0], ev[2]]);
+    for (let i = 1; i < popped.length; i++) {
+      const [t0, s0] = popped[i - 1]!;
+      const [t1, s1] = popped[i]!;
+      expect(t1 > t0 || (t1 === t0 && s1 > s0)).toBe(true);
+    }
+    expect(popped.length).toBe(seq);
+  });
+});
+
+describe('Engine', () => {
+  it('fires by time, ties in schedule order, and advances now', () => {
+    const e = new Engine();
+    const log: string[] = [];
+    const a = e.register('a', (x) => log.push(`a${x}@${e.now}`));
+    const b = e.register('b', (x) => log.push(`b${x}@${e.now}`));
+    e.at(10, a, 1);
+    e.at(5, b, 2);
+    e.at(10, b, 3);
+    e.at(5, a, 4);
+    expect(e.pending).toBe(4);
+    e.run();
+    expect(log).toEqual(['b2@5', 'a4@5', 'a1@10', 'b3@10']);
+    expect(e.now).toBe(10);
+    expect(e.eventCount).toBe(4);
+    expect(e.pending).toBe(0);
+  });
+
+  it('events scheduled from a handler at the current time fire after those already queued for it', () => {
+    const e = new Engine();
+    const log: number[] = [];
+    let k = 0;
+    k = e.register('k', (x) => {
+      log.push(x);
+      if (x === 1) e.after(0, k, 99);
+    });
+    e.at(1, k, 1);
+    e.at(1, k, 2);
+    e.at(1, k, 3);
+    e.run();
+    expect(log).toEqual([1, 2, 3, 99]);
+  });
+
+  it('rejects an event before now (and NaN), naming the event', () => {
+    const e = new Engine();
+    const noop = e.register('tick', () => {});
+    e.at(100, noop);
+    e.run();
+    expect(e.now).toBe(100);
+    expect(() => e.at(99, noop)).toThrow(/'tick'.*99.*before now \(100/);
+    expect(() => e.after(-1, noop)).toThrow(/before now/);
+    expect(() => e.at(NaN, noop)).toThrow(/before now/);
+    // Exactly now is allowed.
+    expect(() => e.at(100, noop)).not.toThrow();
+  });
+
+  it('run(until) stops before later events and resumes', () => {
+    const e = new Engine();
+    const log: number[] = [];
+    const k = e.register('k', (x) => log.push(x));
+    for (const t of [1, 2, 3, 4]) e.at(t * 10, k, t);
+    e.run(25);
+    expect(log).toEqual([1, 2]);
+    expect(e.now).toBe(20);
+    expect(e.pending).toBe(2);
+    e.run();
+    expect(log).toEqual([1, 2, 3, 4]);
+  });
+
+  it('is deterministic: the same random schedule twice fires in identical order', () => {
+    const runOnce = (): string[] => {
+      const rnd = mulberry32(2024);
+      const e = new Engine();
+      const log: string[] = [];
+      const kinds: number[] = [];
+      for (let i = 0; i < 4; i++) {
+        kinds.push(
+          e.register(`k${i}`, (x) => {
+            log.push(`${i}:${x}@${e.now}`);
+            // Handlers spawn follow-ups with random (often zero) delays.
+            if (x < 3000) e.after(Math.floor(rnd() * 4) * 5, kinds[Math.floor(rnd() * 4)]!, x + 1000);
+          }),
+        );
+      }
+      for (let i = 0; i < 2000; i++) e.at(Math.floor(rnd() * 100), kinds[i % 4]!, i);
+      e.run();
+      return log;
+    };
+    const a = runOnce();
+    const b = runOnce();
+    expect(a.length).toBeGreaterThan(2000);
+    expect(b).toEqual(a);
+  });
+});

@@ -1,0 +1,54 @@
+import type { AccessPolicy, LinearOp, Tile } from '@fleet/core';
+
+/** GEMM tile shape: T_M rows of the batch × T_N output columns, all of K (16 × 64 × 256 CK tiles). */
+export const TILE_M = 16;
+export const TILE_N = 64;
+
+/** Memory policies a schedule applies to a linear op's operands. */
+export interface LinearPolicies {
+  weight: AccessPolicy;
+  store: AccessPolicy;
+}
+
+export interface LinearBuffers {
+  x: number;
+  w: number;
+  y: number;
+}
+
+/**
+ * One output tile y[m0:m0+tm, n0:n0+tn] over K columns starting at k0 (all of K unless
+ * split): reads the weight rows (contiguous in the [N, K] layout) and the activation rows,
+ * writes the output slice. `outCols` lets a fused epilogue write fewer columns (SiLU·mul
+ * halves them).
+ */
+export function linearTile(
+  op: LinearOp,
+  buf: LinearBuffers,
+  pol: LinearPolicies,
+  m0: number,
+  n0: number,
+  tn: number,
+  k0 = 0,
+  kLen = op.k,
+  out: { cols: number; ldOut: number; col0: number } = { cols: tn, ldOut: op.n, col0: n0 },
+): Tile {
+  const tm = Math.min(TILE_M, op.m - m0);
+  const el = 2;
+  const w = kLen === op.k
+    ? { buffer: buf.w, offset: n0 * op.k * el, bytes: tn * op.k * el, policy: pol.weight }
+    : { buffer: buf.w, offset: (n0 * op.k + k0) * el, bytes: kLen * el, rows: tn, strideBytes: op.k * el, policy: pol.weight };
+  const x = kLen === op.k
+    ? { buffer: buf.x, offset: m0 * op.k * el, bytes: tm * op.k * el, policy: 'default' as const }
+    : { buffer: buf.x, offset: (m0 * op.k + k0) * el, bytes: kLen * el, rows: tm, strideBytes: op.k * el, policy: 'default' as const };
+  return {
+    reads: [w, x],
+    writes: [{ buffer: buf.y, offset: (m0 * out.ldOut + out.col0) * el, bytes: out.cols * el, rows: tm, strideBytes: out.ldOut * el, policy: pol.store }],
+    flops: 2 * tm * tn * kLen,
+    unit: 'matrix',
+  };
+}
+
+export function mTiles(op: LinearOp): number {
+  return Math.ceil(op.m / TILE_M);
+}

@@ -1,0 +1,362 @@
+import {
+  inputError,
+  type AttentionOp,
+  type EventCounterSpec,
+  type KernelSpec,
+  type LinearOp,
+  type OpGraph,
+  type OpNode,
+  type RowOp,
+  type Task,
+  type TaskGraph,
+  type TaskLevel,
+  type Tile,
+  type Topology,
+} from '@fleet/core';
+import { attentionTiles } from '../decompose/attention.js';
+import { BufferTable } from '../decompose/buffers.js';
+import { linearTile, mTiles, TILE_N, type LinearPolicies } from '../decompose/linear.js';
+import { rowTiles, type RowOperand } from '../decompose/row-ops.js';
+import type { PolicyDef } from './policy.js';
+
+/** A task before ids and events are assigned. */
+interface Draft {
+  name: string;
+  level: TaskLevel;
+  partition: number | null;
+  tiles: Tile[];
+}
+
+/** Ops that run together: one kernel, or one dependency stage of a persistent kernel. */
+interface Stage {
+  name: string;
+  layer: number;
+  ops: OpNode[];
+  drafts: Draft[];
+}
+
+export interface CompileOptions {
+  /** Decoder layers to compile (a sample); embedding and head are always included. */
+  layers: readonly number[];
+}
+
+const EL = 2;
+
+/**
+ * Compile a decode step's op graph into a task graph for one policy on one topology.
+ * Persistent policies chain stages with event counters (a stage waits for the previous
+ * stage's tasks; chiplet-tasks count once each); kernel-per-op policies make each stage a
+ * kernel.
+ */
+export function compilePolicy(graph: OpGraph, policy: PolicyDef, topology: Topology, opts: CompileOptions): TaskGraph {
+  const keepLayer = new Set([-1, graph.layers, ...opts.layers]);
+  for (const l of opts.layers) if (!(l >= 0 && l < graph.layers)) throw inputError(`layer ${l} is out of range 0..${graph.layers - 1}`);
+  const ops = graph.ops.filter((o) => keepLayer.has(o.layer));
+  const layerOfTensor = (name: string) => {
+    const m = /^L(\d+)\./.exec(name);
+    return m ? Number(m[1]) : -1;
+  };
+  const buffers = new BufferTable(graph, (n) => {
+    const l = layerOfTensor(n);
+    return l < 0 || keepLayer.has(l);
+  });
+  const ctx = new Decomposer(graph, policy, topology, buffers);
+  const stages = groupStages(ops, policy).map((group) => ({
+    name: group.map((o) => o.id).join('+'),
+    layer: group[0]!.layer,
+    ops: group,
+    drafts: ctx.stage(group),
+  }));
+  return policy.style === 'persistent' ? persistentGraph(policy, stages, buffers, opts) : kernelGraph(policy, stages, buffers, opts);
+}
+
+/** Which ops share a stage, by policy: megakernels fuse like MPK, kernel-per-op like vLLM. */
+function groupStages(ops: readonly OpNode[], policy: PolicyDef): OpNode[][] {
+  const groups: OpNode[][] = [];
+  const last = () => groups[groups.length - 1]!;
+  const prologue: OpNode[] = [];
+  for (const op of ops) {
+    const prev = groups.length > 0 ? last()[last().length - 1]! : null;
+    if (policy.style === 'persistent') {
+      // MPK: q/k norm, RoPE and the KV append run inside the attention task; residual adds
+      // are the epilogue of the linear before them; FLEET fuses SiLU·mul into gate+up.
+      if (op.kind === 'qk-norm' || op.kind === 'rope' || op.kind === 'kv-append') {
+        prologue.push(op);
+        continue;
+      }
+      if (op.kind === 'attention') {
+        groups.push([...prologue.splice(0), op]);
+        continue;
+      }
+      if (op.kind === 'residual' && prev?.kind === 'linear') {
+        last().push(op);
+        continue;
+      }
+      if (op.kind === 'act-mul' && policy.fuseActivation && prev?.kind === 'linear') {
+        last().push(op);
+        continue;
+      }
+      groups.push([op]);
+    } else {
+      // vLLM: fused_add_rms_norm (residual + the norm after it), rotary with the cache write.
+      if (op.kind === 'rmsnorm' && prev?.kind === 'residual') {
+        last().push(op);
+        continue;
+      }
+      if (op.kind === 'kv-append' && prev?.kind === 'rope') {
+        last().push(op);
+        continue;
+      }
+      groups.push([op]);
+    }
+  }
+  return groups;
+}
+
+class Decomposer {
+  private readonly P: number;
+  private readonly cus: number;
+
+  constructor(
+    private readonly graph: OpGraph,
+    private readonly policy: PolicyDef,
+    topology: Topology,
+    private readonly buf: BufferTable,
+  ) {
+    this.P = topology.partitions.computeUnits.length;
+    this.cus = topology.partitions.computeUnits.reduce((a, b) => a + b, 0);
+  }
+
+  stage(group: readonly OpNode[]): Draft[] {
+    const main = group.find((o) => o.kind === 'linear' || o.kind === 'attention') ?? group[0]!;
+    let drafts: Draft[];
+    if (main.kind === 'linear') {
+      const act = group.find((o) => o.kind === 'act-mul');
+      drafts = this.linear(main, act !== undefined);
+      const res = group.find((o) => o.kind === 'residual');
+      if (res) this.addResidualEpilogue(drafts);
+    } else if (main.kind === 'attention') {
+      drafts = this.attention(main, group.filter((o) => o !== main) as RowOp[]);
+    } else {
+      drafts = this.rowGroup(group as RowOp[]);
+    }
+    return drafts;
+  }
+
+  private linearPolicies(): LinearPolicies {
+    return { weight: this.policy.weightPolicy, store: this.policy.storePolicy };
+  }
+
+  private linear(op: LinearOp, fusedAct: boolean): Draft[] {
+    const b = { x: this.buf.id(op.inputs[0]!), w: this.buf.id(op.weight), y: this.buf.id(fusedAct ? 'act' : op.outputs[0]!) };
+    const pol = this.linearPolicies();
+    const mt = mTiles(op);
+    const tile = (m: number, n0: number): Tile => {
+      const tn = Math.min(TILE_N, op.n - n0);
+      return fusedAct
+        ? linearTile(op, b, pol, m * 16, n0, tn, 0, op.k, { cols: tn / 2, ldOut: op.n / 2, col0: n0 / 2 })
+        : linearTile(op, b, pol, m * 16, n0, tn);
+    };
+    const colTiles = (c0: number, c1: number) => {
+      const out: number[] = [];
+      for (let n0 = c0; n0 < c1; n0 += TILE_N) out.push(n0);
+      return out;
+    };
+    const split = (total: number, parts: number, i: number) => Math.floor((Math.ceil(total / TILE_N) * i) / parts) * TILE_N;
+    if (this.policy.chipletLinear) {
+      const drafts: Draft[] = [];
+      for (let p = 0; p < this.P; p++) {
+        const tiles: Tile[] = [];
+        if (this.policy.traversal === 'm-split') {
+          // XCD p serves batch tiles ≡ p (mod m_tiles) and an N-slice shared with the other XCDs of its group.
+          const myM = mt <= this.P ? [p % mt] : range(mt).filter((m) => m % this.P === p);
+          const groupSize = mt <= this.P ? Math.floor((this.P - 1 - (p % mt)) / mt) + 1 : 1;
+          const idx = mt <= this.P ? Math.floor(p / mt) : 0;
+          const c0 = Math.min(op.n, split(op.n, groupSize, idx));
+          const c1 = Math.min(op.n, split(op.n, groupSize, idx + 1));
+          for (const n0 of colTiles(c0, c1)) for (const m of myM) tiles.push(tile(m, n0));
+        } else {
+          // M-major: consecutive workers take the same weight columns for successive batch tiles.
+          const c0 = Math.min(op.n, split(op.n, this.P, p));
+          const c1 = Math.min(op.n, split(op.n, this.P, p + 1));
+          for (const n0 of colTiles(c0, c1)) for (let m = 0; m < mt; m++) tiles.push(tile(m, n0));
+        }
+        drafts.push({ name: `${op.id}.x${p}`, level: 'chiplet', partition: p, tiles });
+      }
+      return drafts;
+    }
+    if (this.policy.style === 'persistent') {
+      // MPK's grid: residual linears 64 columns per task; huge outputs 256; else 96 tasks.
+      const residual = op.id.endsWith('o_proj') || op.id.endsWith('down_proj');
+      const tasks = residual ? Math.ceil(op.n / 64) : op.n / 96 > 400 ? Math.ceil(op.n / 256) : op.n % 96 === 0 ? 96 : Math.ceil(op.n / 64);
+      const drafts: Draft[] = [];
+      for (let t = 0; t < tasks; t++) {
+        const c0 = Math.min(op.n, split(op.n, tasks, t));
+        const c1 = Math.min(op.n, split(op.n, tasks, t + 1));
+        const tiles: Tile[] = [];
+        for (const n0 of colTiles(c0, c1)) for (let m = 0; m < mt; m++) tiles.push(tile(m, n0));
+        if (tiles.length > 0) drafts.push({ name: `${op.id}.t${t}`, level: 'cu', partition: null, tiles });
+      }
+      return drafts;
+    }
+    // Vendor BLAS: one 16×64 tile per workgroup; split K until the grid fills the device.
+    const grid = mt * Math.ceil(op.n / TILE_N);
+    const ks = this.policy.splitK && grid < this.cus ? Math.max(1, Math.min(Math.floor(op.k / 256), Math.ceil(this.cus / grid))) : 1;
+    const drafts: Draft[] = [];
+    for (const n0 of colTiles(0, op.n)) {
+      for (let m = 0; m < mt; m++) {
+        for (let s = 0; s < ks; s++) {
+          const k0 = Math.floor((op.k * s) / ks);
+          const k1 = Math.floor((op.k * (s + 1)) / ks);
+          const t = ks === 1 ? tile(m, n0) : linearTile(op, b, pol, m * 16, n0, Math.min(TILE_N, op.n - n0), k0, k1 - k0);
+          drafts.push({ name: `${op.id}.wg${drafts.length}`, level: 'cu', partition: null, tiles: [t] });
+        }
+      }
+    }
+    return drafts;
+  }
+
+  /** A fused residual add: each output tile also reads the residual rows it adds to. */
+  private addResidualEpilogue(drafts: Draft[]): void {
+    const h = this.buf.id('h');
+    for (const d of drafts) {
+      for (const t of d.tiles) {
+        const w = t.writes[0]!;
+        // The residual stream has the output's [m, hidden] layout.
+        t.reads.push({ ...w, buffer: h, policy: 'default' });
+      }
+    }
+  }
+
+  private attention(op: AttentionOp, prologue: RowOp[]): Draft[] {
+    const b = { qkv: this.buf.id('qkv'), k: this.buf.id(op.kCache), v: this.buf.id(op.vCache), out: this.buf.id(op.outputs[0]!) };
+    const drafts: Draft[] = [];
+    const group = op.heads / op.kvHeads;
+    const qkvCols = (op.heads + 2 * op.kvHeads) * op.headDim;
+    for (let r = 0; r < op.batch; r++) {
+      for (let h = 0; h < op.kvHeads; h++) {
+        const tiles = attentionTiles(op, b, r, h);
+        if (prologue.length > 0) {
+          // q/k norm, RoPE and the KV append of this group, fused ahead of the attention.
+          const row = (r * qkvCols + h * group * op.headDim) * EL;
+          tiles.unshift({
+            reads: [{ buffer: b.qkv, offset: row, bytes: (group + 2) * op.headDim * EL, policy: 'default' }],
+            writes: [
+              { buffer: b.k, offset: ((r * op.kvHeads + h) * op.kvLen + op.kvLen - 1) * op.headDim * EL, bytes: op.headDim * EL, policy: 'default' },
+              { buffer: b.v, offset: ((r * op.kvHeads + h) * op.kvLen + op.kvLen - 1) * op.headDim * EL, bytes: op.headDim * EL, policy: 'default' },
+            ],
+            flops: prologue.length * 8 * (group + 2) * op.headDim,
+            unit: 'vector',
+          });
+        }
+        drafts.push({ name: `${op.id}.r${r}h${h}`, level: 'cu', partition: null, tiles });
+      }
+    }
+    return drafts;
+  }
+
+  /** Row-wise ops; several in one stage are fused tile by tile (same rows and split). */
+  private rowGroup(group: readonly RowOp[]): Draft[] {
+    const parts = this.rowParts(group[0]!);
+    const perOp = group.map((op) => this.rowOp(op, parts));
+    const n = perOp[0]!.length;
+    const drafts: Draft[] = [];
+    for (let i = 0; i < n; i++) {
+      const tiles = perOp.map((t) => t[i] ?? t[t.length - 1]!);
+      const merged: Tile = { reads: tiles.flatMap((t) => t.reads), writes: tiles.flatMap((t) => t.writes), flops: tiles.reduce((s, t) => s + t.flops, 0), unit: 'vector' };
+      drafts.push({ name: `${group.map((o) => o.id).join('+')}.t${i}`, level: 'cu', partition: null, tiles: [merged] });
+    }
+    return drafts;
+  }
+
+  private rowParts(op: RowOp): number {
+    if (op.kind === 'argmax' || op.kind === 'embedding') return op.rows;
+    if (this.policy.style === 'persistent' && op.kind === 'act-mul') return 48;
+    if (op.kind === 'rmsnorm' || op.kind === 'residual') return op.rows;
+    return Math.min(1024, op.rows * Math.max(1, Math.ceil((op.cols * EL) / 16384)));
+  }
+
+  private rowOp(op: RowOp, parts: number): Tile[] {
+    const rowBytes = op.cols * EL;
+    const id = (name: string) => this.buf.id(name);
+    const store = this.policy.storePolicy;
+    switch (op.kind) {
+      case 'embedding':
+        return rowTiles(op.rows, parts, [{ buffer: id('w_embed'), bytesPerRow: rowBytes }], [{ buffer: id('h'), bytesPerRow: rowBytes, policy: store }], 0);
+      case 'rmsnorm':
+      case 'qk-norm': {
+        const reads: RowOperand[] = [{ buffer: id(op.inputs[0]!), bytesPerRow: rowBytes }];
+        if (op.inputs[1]) reads.push({ buffer: id(op.inputs[1]), bytesPerRow: rowBytes, shared: true });
+        return rowTiles(op.rows, parts, reads, [{ buffer: id(op.outputs[0]!), bytesPerRow: rowBytes, policy: store }], 4 * op.cols);
+      }
+      case 'residual':
+        return rowTiles(op.rows, parts, op.inputs.map((n) => ({ buffer: id(n), bytesPerRow: rowBytes })), [{ buffer: id(op.outputs[0]!), bytesPerRow: rowBytes, policy: store }], op.cols);
+      case 'act-mul':
+        return rowTiles(op.rows, parts, [{ buffer: id('gate_up'), bytesPerRow: 2 * rowBytes }], [{ buffer: id('act'), bytesPerRow: rowBytes, policy: store }], 6 * op.cols);
+      case 'rope':
+        return rowTiles(op.rows, parts, [{ buffer: id('qkv'), bytesPerRow: rowBytes }], [{ buffer: id('qkv'), bytesPerRow: rowBytes, policy: store }], 6 * op.cols);
+      case 'kv-append':
+        return rowTiles(
+          op.rows,
+          parts,
+          [{ buffer: id('qkv'), bytesPerRow: rowBytes }],
+          op.outputs.map((n) => ({ buffer: id(n), bytesPerRow: rowBytes / 2 })),
+          0,
+        );
+      case 'argmax':
+        return rowTiles(op.rows, parts, [{ buffer: id('logits'), bytesPerRow: rowBytes }], [{ buffer: id('tokens'), bytesPerRow: 4 }], op.cols);
+    }
+  }
+}
+
+function range(n: number): number[] {
+  return Array.from({ length: n }, (_, i) => i);
+}
+
+function persistentGraph(policy: PolicyDef, stages: Stage[], buffers: BufferTable, opts: CompileOptions): TaskGraph {
+  const tasks: Task[] = [];
+  const events: EventCounterSpec[] = [];
+  let prevEvent: number | null = null;
+  for (const s of stages) {
+    const ev = events.length;
+    events.push({ id: ev, name: `${s.name}.done`, threshold: s.drafts.length });
+    for (const d of s.drafts) {
+      tasks.push({
+        id: tasks.length,
+        name: d.name,
+        opId: s.ops[0]!.id,
+        kind: mainKind(s),
+        layer: s.layer,
+        level: d.level,
+        partition: d.partition,
+        tiles: d.tiles,
+        waits: prevEvent === null ? [] : [prevEvent],
+        signal: ev,
+      });
+    }
+    prevEvent = ev;
+  }
+  // Nobody waits on the last stage's event: drop it so every event has consumers.
+  const lastEv = events.length - 1;
+  for (const t of tasks) if (t.signal === lastEv) t.signal = null;
+  events.pop();
+  return { policy: policy.name, style: 'persistent', buffers: buffers.buffers, tasks, events, kernels: [], layers: [...opts.layers] };
+}
+
+function kernelGraph(policy: PolicyDef, stages: Stage[], buffers: BufferTable, opts: CompileOptions): TaskGraph {
+  const tasks: Task[] = [];
+  const kernels: KernelSpec[] = [];
+  for (const s of stages) {
+    const k: KernelSpec = { id: kernels.length, name: s.name, opIds: s.ops.map((o) => o.id), layer: s.layer, tasks: [] };
+    for (const d of s.drafts) {
+      k.tasks.push(tasks.length);
+      tasks.push({ id: tasks.length, name: d.name, opId: s.ops[0]!.id, kind: mainKind(s), layer: s.layer, level: 'cu', partition: null, tiles: d.tiles, waits: [], signal: null, kernel: k.id });
+    }
+    kernels.push(k);
+  }
+  return { policy: policy.name, style: 'kernel-per-op', buffers: buffers.buffers, tasks, events: [], kernels, layers: [...opts.layers] };
+}
+
+function mainKind(s: Stage): Task['kind'] {
+  return (s.ops.find((o) => o.kind === 'linear' || o.kind === 'attention') ?? s.ops[0]!).kind;
+}

@@ -1,0 +1,95 @@
+import type { AccessPolicy, ExecutionStyle } from '@fleet/core';
+
+/** How a scheduling policy turns an op graph into tasks. */
+export interface PolicyDef {
+  name: string;
+  description: string;
+  style: ExecutionStyle;
+  /** Kernel-per-op: eager launches or one replayed graph. */
+  launchMode?: 'eager' | 'graph';
+  /** Linear ops as chiplet-tasks (one per partition, N-split) instead of CU-tasks. */
+  chipletLinear: boolean;
+  /** Chiplet-task tile order: cooperative M-major (weight tile shared in L2) or M-split. */
+  traversal?: 'm-tile' | 'm-split';
+  /** Fuse SiLU·mul into the gate+up projection's epilogue. */
+  fuseActivation: boolean;
+  /** Vendor-BLAS style split-K when the output alone cannot fill the device. */
+  splitK: boolean;
+  weightPolicy: AccessPolicy;
+  storePolicy: AccessPolicy;
+  /** Persistent: two-level completion counting for chiplet-tasks. */
+  twoLevelCounting: boolean;
+  /** Persistent: schedulers own their partition's workers. */
+  chipletAware: boolean;
+}
+
+export const POLICIES: readonly PolicyDef[] = [
+  {
+    name: 'kernel-per-op',
+    description: 'one kernel per op (vLLM-style fusions), eager launches, vendor BLAS with split-K',
+    style: 'kernel-per-op',
+    launchMode: 'eager',
+    chipletLinear: false,
+    fuseActivation: false,
+    splitK: true,
+    weightPolicy: 'default',
+    storePolicy: 'default',
+    twoLevelCounting: false,
+    chipletAware: false,
+  },
+  {
+    name: 'kernel-per-op-graph',
+    description: 'the same kernels replayed as one CUDA/HIP graph',
+    style: 'kernel-per-op',
+    launchMode: 'graph',
+    chipletLinear: false,
+    fuseActivation: false,
+    splitK: true,
+    weightPolicy: 'default',
+    storePolicy: 'default',
+    twoLevelCounting: false,
+    chipletAware: false,
+  },
+  {
+    name: 'mirage',
+    description: 'persistent megakernel, CU-tasks, no chiplet awareness (Mirage MPK)',
+    style: 'persistent',
+    chipletLinear: false,
+    fuseActivation: false,
+    splitK: false,
+    weightPolicy: 'default',
+    storePolicy: 'default',
+    twoLevelCounting: false,
+    chipletAware: false,
+  },
+  {
+    name: 'fleet-mtile',
+    description: 'persistent, chiplet-tasks, cooperative M-major tiling, streaming weights, NT stores, fused SiLU',
+    style: 'persistent',
+    chipletLinear: true,
+    traversal: 'm-tile',
+    fuseActivation: true,
+    splitK: false,
+    weightPolicy: 'streaming',
+    storePolicy: 'nontemporal',
+    twoLevelCounting: true,
+    chipletAware: true,
+  },
+  {
+    name: 'fleet-msplit',
+    description: 'persistent, chiplet-tasks, M-split (no weight sharing), streaming weights, NT stores, fused SiLU',
+    style: 'persistent',
+    chipletLinear: true,
+    traversal: 'm-split',
+    fuseActivation: true,
+    splitK: false,
+    weightPolicy: 'streaming',
+    storePolicy: 'nontemporal',
+    twoLevelCounting: true,
+    chipletAware: true,
+  },
+];
+
+export function policyNames(): string[] {
+  return POLICIES.map((p) => p.name).concat('clusterfusion');
+}

@@ -1,0 +1,132 @@
+import {
+  addCounters,
+  buildDecodeGraph,
+  inputError,
+  l2HitRate,
+  simulateGraph,
+  zeroCounters,
+  type Backend,
+  type BackendMetric,
+  type MemoryCounters,
+  type ModelSpec,
+  type SimEvent,
+} from '@fleet/core';
+import { compilePolicy } from '../policies/compile.js';
+import { POLICIES } from '../policies/policy.js';
+
+export interface DecodeOptions {
+  policy: string;
+  batch: number;
+  /** Prompt tokens already in the KV cache when decoding starts. */
+  prompt: number;
+  /** Tokens generated; TPOT is the mean over these positions. */
+  decode: number;
+  /** Decode positions simulated (evenly spaced); the rest interpolate. Default 2. */
+  positions?: number;
+  /** Decoder layers simulated; the others repeat the steady-state layer. Default 3. */
+  layers?: number;
+  granularityBytes?: number;
+  observers?: ((events: readonly SimEvent[]) => void)[];
+}
+
+export interface DecodePrediction {
+  status: 'ok' | 'unsupported';
+  reason?: string;
+  tpotMs: number;
+  l2HitRate: number;
+  hbmReadBytes: number;
+  hbmWriteBytes: number;
+  tasksPerLayer: number;
+  /** What was simulated rather than extrapolated. */
+  sampling: { positions: number[]; layersSimulated: number; layersTotal: number };
+  fencesPerToken: number;
+  dispatchesPerToken: number;
+  launchesPerToken: number;
+  backendMetrics: BackendMetric[];
+}
+
+/**
+ * Predict decode for one (backend, policy, batch): simulate a few decode positions with a
+ * few layers each, extrapolate the steady-state layer to the whole model, and average.
+ */
+export function predictDecode(backend: Backend, model: ModelSpec, opts: DecodeOptions): DecodePrediction {
+  const def = POLICIES.find((p) => p.name === opts.policy);
+  const support = backend.policies.find((p) => p.policy === opts.policy);
+  const sampling = { positions: [] as number[], layersSimulated: 0, layersTotal: model.numLayers };
+  const unsupported = (reason: string): DecodePrediction => ({
+    status: 'unsupported', reason, tpotMs: NaN, l2HitRate: NaN, hbmReadBytes: NaN, hbmWriteBytes: NaN, tasksPerLayer: NaN,
+    sampling, fencesPerToken: NaN, dispatchesPerToken: NaN, launchesPerToken: NaN, backendMetrics: [],
+  });
+  if (!support) return unsupported(`backend ${backend.name} does not declare policy '${opts.policy}'`);
+  if (support.unsupportedReason) return unsupported(support.unsupportedReason);
+  if (!def) return unsupported(`policy '${opts.policy}' is declared by ${backend.name} but has no compiler in @fleet/ops yet`);
+  if (!Number.isInteger(opts.decode) || opts.decode < 1) throw inputError(`--decode must be a positive integer (got ${opts.decode})`);
+  if (!Number.isInteger(opts.prompt) || opts.prompt < 0) throw inputError(`--prompt must be a non-negative integer (got ${opts.prompt})`);
+
+  const nPos = Math.max(1, Math.min(opts.decode, opts.positions ?? 2));
+  const positions = Array.from({ length: nPos }, (_, i) => opts.prompt + Math.floor(((i + 0.5) * opts.decode) / nPos));
+  const S = Math.max(1, Math.min(model.numLayers, opts.layers ?? 3));
+  const layers = Array.from({ length: S }, (_, i) => i);
+  sampling.positions = positions;
+  sampling.layersSimulated = S;
+  const L = model.numLayers;
+
+  let timeNs = 0;
+  let fences = 0;
+  let dispatches = 0;
+  let launches = 0;
+  let tasksPerLayer = 0;
+  const total = zeroCounters();
+  const metrics: BackendMetric[] = [];
+  for (const pos of positions) {
+    const g = buildDecodeGraph(model, { batch: opts.batch, contextLen: pos });
+    const tg = compilePolicy(g, def, backend.topology, { layers });
+    tasksPerLayer = tg.tasks.filter((t) => t.layer === 0).length;
+    const r = simulateGraph(backend, tg, {
+      granularityBytes: opts.granularityBytes,
+      launchMode: def.launchMode,
+      persistent: def.style === 'persistent'
+        ? {
+            workersPerPartition: support.workersPerPartition ?? Math.min(...backend.topology.partitions.computeUnits) - 1,
+            chipletAware: def.chipletAware,
+            schedulers: support.globalSchedulers ?? (support.schedulersPerPartition ?? 1) * backend.topology.partitions.computeUnits.length,
+            twoLevelCounting: def.twoLevelCounting,
+          }
+        : undefined,
+      observers: opts.observers,
+    });
+    // Bucket b = layer + 1: 0 embedding, 1..S sampled layers, S+1 the head (layer L).
+    const end = (b: number) => r.layerEndNs[b] ?? 0;
+    const steady = S > 1 ? (end(S) - end(1)) / (S - 1) : end(1) - end(0);
+    const step = r.timeNs + (L - S) * steady;
+    timeNs += step;
+    // Counters: measured buckets as they are, plus the steady layers repeated.
+    const c = zeroCounters();
+    r.counters.forEach((bucket, b) => addCounters(c, bucket));
+    const steadyLayers = r.counters.slice(S > 1 ? 2 : 1, S + 1);
+    const mean = zeroCounters();
+    for (const s of steadyLayers) addCounters(mean, s, 1 / Math.max(1, steadyLayers.length));
+    addCounters(c, mean, L - S);
+    addCounters(total, c, 1 / nPos);
+    const scale = L / S;
+    fences += (r.fences * scale) / nPos;
+    dispatches += (r.dispatches * scale) / nPos;
+    launches += (r.launches * scale) / nPos;
+    if (pos === positions[0]) metrics.push(...r.backendMetrics);
+  }
+  return {
+    status: 'ok',
+    tpotMs: timeNs / nPos / 1e6,
+    l2HitRate: l2HitRate(total),
+    hbmReadBytes: total.hbmReadBytes,
+    hbmWriteBytes: total.hbmWriteBytes,
+    tasksPerLayer,
+    sampling,
+    fencesPerToken: fences,
+    dispatchesPerToken: dispatches,
+    launchesPerToken: launches,
+    backendMetrics: metrics,
+  };
+}
+
+export type { MemoryCounters };
