@@ -6,6 +6,7 @@ import { expect } from 'vitest';
 import { FleetError } from '../src/index.js';
 import { RooflineCostModel, type RooflineParams } from '../src/cost/roofline-cost-model.js';
 import type { Backend } from '../src/plugin/contract.js';
+import type { EventCounterSpec, Task, TaskGraph } from '../src/graph/task-graph.js';
 import type { SimEvent } from '../src/protocol/events.js';
 import type { Topology } from '../src/topology/topology.js';
 import { validateTopology } from '../src/topology/validate.js';
@@ -176,4 +177,35 @@ export function expectFleetError(fn: () => unknown, exitCode: 2 | 3, ...words: s
   expect(fe.message).not.toContain('\n');
   for (const w of words) expect(fe.message).toContain(w);
   return fe;
+}
+
+/** A task with defaults: a CU-task of layer 0 with one small vector tile, no waits, no signal. */
+export function task(id: number, over: Partial<Task> = {}): Task {
+  return {
+    id,
+    name: `t${id}`,
+    opId: `op${id}`,
+    kind: 'residual',
+    layer: 0,
+    level: 'cu',
+    partition: null,
+    tiles: [{ reads: [{ buffer: 0, offset: 0, bytes: 4096, policy: 'default' }], writes: [], flops: 1000, unit: 'vector' }],
+    waits: [],
+    signal: null,
+    ...over,
+  };
+}
+
+/** A task graph with one 1 MiB buffer and the given tasks and events. */
+export function graph(tasks: Task[], events: EventCounterSpec[], over: Partial<TaskGraph> = {}): TaskGraph {
+  return {
+    policy: 'test-policy',
+    style: 'persistent',
+    buffers: [{ id: 0, name: 'buf', bytes: 1024 * KiB, kind: 'weight' }],
+    tasks,
+    events,
+    kernels: [],
+    layers: [0],
+    ...over,
+  };
 }

@@ -1,0 +1,94 @@
+import { coherenceScope, loadBackend, partitionCount, totalComputeUnits, validateTopology } from '@fleet/core';
+import { describe, expect, it } from 'vitest';
+import descriptor, { params, policies, topology } from '../src/index.js';
+import { numericLeafPointers, resolvePointer, TAG } from './provenance.js';
+
+const relErr = (a: number, b: number) => Math.abs(a - b) / b;
+
+describe('h100 topology', () => {
+  it('passes core validation', () => {
+    expect(() => validateTopology(topology, 'test')).not.toThrow();
+  });
+
+  it('has 132 SMs in 8 GPCs of 16–18', () => {
+    expect(totalComputeUnits(topology)).toBe(132);
+    expect(partitionCount(topology)).toBe(8);
+    expect(topology.partitions.kind).toBe('gpc');
+    for (const n of topology.partitions.computeUnits) expect(n >= 16 && n <= 18).toBe(true);
+  });
+
+  it('matches the datasheet peaks within 1% (S33: bf16 989.4, fp8 1978.9, fp32 vector 66.9 TFLOP/s)', () => {
+    const sms = totalComputeUnits(topology);
+    expect(relErr((topology.computeUnit.matrixFlopsPerNs.bf16 * sms) / 1000, 989.4)).toBeLessThan(0.01);
+    expect(relErr((topology.computeUnit.matrixFlopsPerNs.fp8! * sms) / 1000, 1978.9)).toBeLessThan(0.01);
+    expect(relErr((topology.computeUnit.vectorFlopsPerNs * sms) / 1000, 66.9)).toBeLessThan(0.01);
+  });
+
+  it('models one shared 50 MB L2 in two halves, no LLC, and our measured HBM', () => {
+    const { l2, llc, hbm } = topology.memory;
+    expect(l2.organisation).toBe('shared');
+    expect(l2.capacityBytes).toBe(52428800);
+    expect(l2.capacityBytes / (l2.lineBytes * l2.associativity)).toBe(25600);
+    expect(l2.halves).toBe(2);
+    // far − near of 190–240 cycles at 1.98 GHz
+    expect(l2.farExtraLatencyNs!).toBeGreaterThan(190 / 1.98);
+    expect(l2.farExtraLatencyNs!).toBeLessThan(240 / 1.98);
+    expect(l2.latencyNs).toBeCloseTo(346 / 1.98, 1);
+    expect(llc).toBeUndefined();
+    expect(hbm.capacityBytes).toBe(85017493504);
+    expect(hbm.achievableBandwidthBytesPerNs).toBe(3036);
+    expect(hbm.latencyNs).toBeCloseTo(658 / 1.98, 1);
+  });
+
+  it('maps the chiplet level onto clusters with DSMEM, the device onto the coherent L2', () => {
+    expect(topology.levels.chiplet).toEqual({ unit: 'cluster', maxSize: 16 });
+    expect(topology.levels.wavefront).toEqual({ unit: 'warp', lanes: 32 });
+    const chiplet = coherenceScope(topology, 'chiplet');
+    expect(chiplet.atomicResolvesAt).toBe('dsmem');
+    expect(chiplet.atomicLatencyNs).toBeCloseTo(193 / 1.98, 1);
+    const device = coherenceScope(topology, 'device');
+    expect(device.atomicResolvesAt).toBe('l2');
+    expect(device.release.writeBackDirty).toBe(false);
+    expect(coherenceScope(topology, 'system').release.fixedNs).toBeGreaterThan(device.release.fixedNs);
+  });
+
+  it('gives every numeric field a tagged source, and every source names a field', () => {
+    const keys = Object.keys(topology.sources);
+    expect(numericLeafPointers(topology).filter((p) => !keys.includes(p))).toEqual([]);
+    expect(keys.filter((k) => resolvePointer(topology, k) === undefined)).toEqual([]);
+    expect(Object.entries(topology.sources).filter(([, s]) => !TAG.test(s))).toEqual([]);
+  });
+});
+
+describe('h100 policies and costs', () => {
+  it('runs MPK as 8 GPCs × 16 = 128 workers + 16 schedulers', () => {
+    const m = policies.find((p) => p.policy === 'mirage')!;
+    expect(m.unsupportedReason).toBeUndefined();
+    expect(m.workersPerPartition! * partitionCount(topology)).toBe(128);
+    expect(m.globalSchedulers).toBe(16);
+    expect(m.signalScope).toBe('device');
+    for (const n of topology.partitions.computeUnits) expect(m.workersPerPartition!).toBeLessThanOrEqual(n);
+  });
+
+  it('refuses the chiplet-aware FLEET policies and ClusterFusion with a reason', () => {
+    for (const name of ['fleet-mtile', 'fleet-msplit']) {
+      expect(policies.find((p) => p.policy === name)!.unsupportedReason).toMatch(/partition-private L2/);
+    }
+    expect(policies.find((p) => p.policy === 'clusterfusion')!.unsupportedReason).toMatch(/not modelled/);
+  });
+
+  it('exposes its cost parameters through the loaded cost model', () => {
+    const { costModel } = loadBackend(descriptor, 'test');
+    expect(costModel.hardwareDispatch).toBe('greedy');
+    expect(costModel.endOfKernel.writeBackL2).toBe(false);
+    expect(costModel.launch.eagerNs).toBe(6330);
+    // barrier + graph node = our measured 1.20 µs per CUDA-graph node
+    expect(costModel.endOfKernel.barrierNs + costModel.launch.graphNodeNs).toBe(1200);
+    expect(costModel.dispatchNs).toBe(params.dispatchNs);
+    const flops = 2 * 16 * 64 * 256;
+    expect(costModel.tileComputeNs({ reads: [], writes: [], flops, unit: 'matrix' }, 'linear', 'cu')).toBeCloseTo(
+      flops / ((989.4e3 / 132) * params.matrixEfficiency),
+      6,
+    );
+  });
+});

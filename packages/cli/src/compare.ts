@@ -1,0 +1,84 @@
+import { inputError, type Backend, type ModelSpec } from '@fleet/core';
+import { predictDecode, type DecodePrediction } from '@fleet/ops';
+
+export interface CompareOptions {
+  backends: Backend[];
+  policies: string[] | null;
+  batches: number[];
+  prompt: number;
+  decode: number;
+  positions: number;
+  layers: number;
+}
+
+export interface CompareRow {
+  backend: string;
+  policy: string;
+  batch: number;
+  promptTokens: number;
+  decodeTokens: number;
+  status: 'ok' | 'unsupported';
+  reason?: string;
+  tpotMs?: number;
+  l2HitRate?: number;
+  hbmReadBytes?: number;
+  hbmWriteBytes?: number;
+  tasksPerLayer?: number;
+  fencesPerToken?: number;
+  dispatchesPerToken?: number;
+  launchesPerToken?: number;
+}
+
+/** The comparison grid: every backend × policy × batch, in a stable order. */
+export function compareJobs(o: CompareOptions): { backend: Backend; policy: string; batch: number }[] {
+  const jobs: { backend: Backend; policy: string; batch: number }[] = [];
+  for (const backend of o.backends) {
+    const policies = o.policies ?? backend.policies.map((p) => p.policy);
+    for (const policy of policies) for (const batch of o.batches) jobs.push({ backend, policy, batch });
+  }
+  return jobs;
+}
+
+export function runJob(model: ModelSpec, job: { backend: Backend; policy: string; batch: number }, o: CompareOptions): CompareRow {
+  const r: DecodePrediction = predictDecode(job.backend, model, {
+    policy: job.policy,
+    batch: job.batch,
+    prompt: o.prompt,
+    decode: o.decode,
+    positions: o.positions,
+    layers: o.layers,
+  });
+  const base = { backend: job.backend.name, policy: job.policy, batch: job.batch, promptTokens: o.prompt, decodeTokens: o.decode };
+  if (r.status !== 'ok') return { ...base, status: 'unsupported', reason: r.reason };
+  return {
+    ...base,
+    status: 'ok',
+    tpotMs: round(r.tpotMs, 4),
+    l2HitRate: round(r.l2HitRate, 4),
+    hbmReadBytes: Math.round(r.hbmReadBytes),
+    hbmWriteBytes: Math.round(r.hbmWriteBytes),
+    tasksPerLayer: r.tasksPerLayer,
+    fencesPerToken: Math.round(r.fencesPerToken),
+    dispatchesPerToken: Math.round(r.dispatchesPerToken),
+    launchesPerToken: Math.round(r.launchesPerToken),
+  };
+}
+
+function round(x: number, digits: number): number {
+  const f = 10 ** digits;
+  return Math.round(x * f) / f;
+}
+
+/** Parse `1,8,32` into positive integers, naming the flag on error. */
+export function parseIntList(flag: string, value: string, min = 1, max = 4096): number[] {
+  const parts = value.split(',').map((s) => s.trim());
+  return parts.map((p) => {
+    const n = Number(p);
+    if (p === '' || !Number.isInteger(n) || n < min || n > max) throw inputError(`${flag}: '${p}' is not an integer in ${min}..${max}`);
+    return n;
+  });
+}
+
+export function parseInt1(flag: string, value: string, min: number, max: number): number {
+  return parseIntList(flag, value, min, max)[0]!;
+}

@@ -1,0 +1,313 @@
+import { describe, it, expect } from 'vitest';
+import { Engine, MemorySystem, l2HitRate, addCounters, zeroCounters, type TileTraffic } from '../src/index.js';
+import type { AccessPolicy } from '../src/topology/topology.js';
+import type { BufferSpec, Region, Tile } from '../src/graph/task-graph.js';
+import { KiB, testTopology, type TestTopologyOptions } from './helpers.js';
+
+const G = 4096;
+const buffers: BufferSpec[] = [
+  { id: 0, name: 'w', bytes: 1024 * KiB, kind: 'weight' },
+  { id: 1, name: 'x', bytes: 100, kind: 'activation' },
+  { id: 2, name: 'y', bytes: 64 * KiB, kind: 'activation' },
+];
+
+function system(o: TestTopologyOptions = {}, granularityBytes = G) {
+  const topology = testTopology(o);
+  const ms = new MemorySystem(new Engine(), topology, buffers, { granularityBytes }, () => {});
+  return { ms, topology };
+}
+
+function region(buffer: number, offset: number, bytes: number, policy: AccessPolicy = 'default', extra: Partial<Region> = {}): Region {
+  return { buffer, offset, bytes, policy, ...extra };
+}
+
+function tile(reads: Region[], writes: Region[] = []): Tile {
+  return { reads, writes, flops: 0, unit: 'vector' };
+}
+
+function resolve(ms: MemorySystem, t: Tile, partition: number, bucket = 1): TileTraffic {
+  const out: TileTraffic = { l2Bytes: -1, llcBytes: -1, hbmBytes: -1, latencyNs: -1 };
+  ms.resolveTile(t, partition, bucket, out);
+  return out;
+}
+
+describe('MemorySystem structure', () => {
+  it('has one L2 and one L2 bandwidth resource per partition, an LLC and HBM', () => {
+    const { ms } = system();
+    expect(ms.l2.length).toBe(2);
+    expect(ms.l2Bandwidth.length).toBe(2);
+    expect(ms.l2Index(0)).toBe(0);
+    expect(ms.l2Index(1)).toBe(1);
+    expect(ms.llc).not.toBeNull();
+    expect(ms.llcBandwidth!.bandwidthBytesPerNs).toBe(400);
+    expect(ms.hbmBandwidth.bandwidthBytesPerNs).toBe(300); // achievable, not peak
+    expect(ms.l2[0]!.capacityBytes).toBe(64 * KiB);
+    expect(ms.blockBytes).toBe(G);
+  });
+
+  it('tracks blocks of at least one cache line', () => {
+    const { ms } = system({}, 32);
+    expect(ms.blockBytes).toBe(128); // the L2 line
+  });
+
+  it('a shared L2 is one instance (and one bandwidth resource) for all partitions', () => {
+    const { ms } = system({ sharedL2: true });
+    expect(ms.l2.length).toBe(1);
+    expect(ms.l2Bandwidth.length).toBe(1);
+    expect(ms.l2Index(0)).toBe(0);
+    expect(ms.l2Index(1)).toBe(0);
+  });
+});
+
+describe('MemorySystem reads', () => {
+  it('a cold read misses everywhere and pays HBM latency; a second read from the same partition hits L2', () => {
+    const { ms } = system();
+    const t = tile([region(0, 0, 16 * KiB)]);
+    const first = resolve(ms, t, 0);
+    expect(first).toEqual({ l2Bytes: 16 * KiB, llcBytes: 16 * KiB, hbmBytes: 16 * KiB, latencyNs: 500 });
+    const second = resolve(ms, t, 0);
+    expect(second).toEqual({ l2Bytes: 16 * KiB, llcBytes: 0, hbmBytes: 0, latencyNs: 100 });
+    const c = ms.countersOf(1);
+    expect(c.l2).toEqual({ hitBytes: 16 * KiB, missBytes: 16 * KiB, bypassBytes: 0, writeBackBytes: 0 });
+    expect(c.llc).toEqual({ hitBytes: 0, missBytes: 16 * KiB, bypassBytes: 0, writeBackBytes: 0 });
+    expect(c.hbmReadBytes).toBe(16 * KiB);
+    expect(c.hbmWriteBytes).toBe(0);
+    expect(l2HitRate(c)).toBe(0.5);
+  });
+
+  it('the other partition misses its own L2 but hits the LLC', () => {
+    const { ms } = system();
+    const t = tile([region(0, 0, 16 * KiB)]);
+    resolve(ms, t, 0);
+    const other = resolve(ms, t, 1);
+    expect(other).toEqual({ l2Bytes: 16 * KiB, llcBytes: 16 * KiB, hbmBytes: 0, latencyNs: 300 });
+    const c = ms.countersOf(1);
+    expect(c.l2.missBytes).toBe(32 * KiB);
+    expect(c.l2.hitBytes).toBe(0);
+    expect(c.llc.hitBytes).toBe(16 * KiB);
+    expect(c.hbmReadBytes).toBe(16 * KiB);
+    // and now partition 1 hits its own L2
+    expect(resolve(ms, t, 1).latencyNs).toBe(100);
+  });
+
+  it('with a shared L2 the other partition hits the same instance', () => {
+    const { ms } = system({ sharedL2: true });
+    const t = tile([region(0, 0, 16 * KiB)]);
+    resolve(ms, t, 0);
+    const other = resolve(ms, t, 1);
+    expect(other.llcBytes).toBe(0);
+    expect(other.hbmBytes).toBe(0);
+    expect(ms.countersOf(1).l2.hitBytes).toBe(16 * KiB);
+  });
+
+  it('a shared L2 charges farExtraLatencyNs for the far half: one partition is near, the other far', () => {
+    const { ms } = system({ sharedL2: true });
+    const t = tile([region(0, 0, G)]); // one block
+    resolve(ms, t, 0);
+    const lat = [resolve(ms, t, 0).latencyNs, resolve(ms, t, 1).latencyNs].sort((a, b) => a - b);
+    expect(lat).toEqual([100, 140]);
+  });
+
+  it('a region bigger than L2 (but within the LLC) read twice misses L2 both times and hits the LLC the second time', () => {
+    const { ms } = system();
+    const t = tile([region(0, 0, 128 * KiB)]);
+    resolve(ms, t, 0, 1);
+    const second = resolve(ms, t, 0, 2);
+    expect(second.hbmBytes).toBe(0);
+    expect(ms.countersOf(1).l2.missBytes).toBe(128 * KiB);
+    const c2 = ms.countersOf(2);
+    expect(c2.l2).toEqual({ hitBytes: 0, missBytes: 128 * KiB, bypassBytes: 0, writeBackBytes: 0 });
+    expect(c2.llc.hitBytes).toBe(128 * KiB);
+    expect(c2.hbmReadBytes).toBe(0);
+  });
+
+  it('a region bigger than the LLC read twice goes to HBM both times', () => {
+    const { ms } = system();
+    const t = tile([region(0, 0, 512 * KiB)]);
+    resolve(ms, t, 0, 1);
+    resolve(ms, t, 0, 2);
+    for (const b of [1, 2]) {
+      const c = ms.countersOf(b);
+      expect(c.l2.hitBytes).toBe(0);
+      expect(c.llc.hitBytes).toBe(0);
+      expect(c.hbmReadBytes).toBe(512 * KiB);
+    }
+  });
+
+  it('without an LLC an L2 miss reads HBM directly', () => {
+    const { ms } = system({ noLlc: true });
+    expect(ms.llc).toBeNull();
+    expect(ms.llcBandwidth).toBeNull();
+    const t = tile([region(0, 0, 8 * KiB)]);
+    expect(resolve(ms, t, 0)).toEqual({ l2Bytes: 8 * KiB, llcBytes: 0, hbmBytes: 8 * KiB, latencyNs: 500 });
+    expect(resolve(ms, t, 1).hbmBytes).toBe(8 * KiB);
+    expect(ms.countersOf(1).hbmReadBytes).toBe(16 * KiB);
+    expect(ms.countersOf(1).llc).toEqual({ hitBytes: 0, missBytes: 0, bypassBytes: 0, writeBackBytes: 0 });
+  });
+
+  it('streaming reads of a big region do not evict a small default working set', () => {
+    const { ms } = system();
+    const small = tile([region(2, 0, 8 * KiB)]);
+    resolve(ms, small, 0, 1);
+    resolve(ms, tile([region(0, 0, 512 * KiB, 'streaming')]), 0, 1);
+    resolve(ms, small, 0, 2);
+    expect(ms.countersOf(2).l2.hitBytes).toBe(8 * KiB);
+    // with default policy the same sweep flushes it
+    const b = system().ms;
+    resolve(b, small, 0, 1);
+    resolve(b, tile([region(0, 0, 512 * KiB)]), 0, 1);
+    resolve(b, small, 0, 2);
+    expect(b.countersOf(2).l2.hitBytes).toBe(0);
+  });
+
+  it('strided regions touch rows × bytes, block by block', () => {
+    const { ms } = system();
+    // 4 rows of 1 KiB, 8 KiB apart: 4 distinct blocks, 1 KiB each.
+    const t = tile([region(0, 512, 1024, 'default', { rows: 4, strideBytes: 8 * KiB })]);
+    const out = resolve(ms, t, 0);
+    expect(out.l2Bytes).toBe(4 * KiB);
+    expect(ms.countersOf(1).l2.missBytes).toBe(4 * KiB);
+    // rows sharing one block: the second row hits the block the first row brought in
+    const { ms: ms2 } = system();
+    resolve(ms2, tile([region(0, 0, 1024, 'default', { rows: 2, strideBytes: 2048 })]), 0);
+    expect(ms2.countersOf(1).l2).toMatchObject({ missBytes: 1024, hitBytes: 1024 });
+  });
+
+  it('a region crossing a block boundary counts its bytes in both blocks', () => {
+    const { ms } = system();
+    const out = resolve(ms, tile([region(0, G - 100, 300)]), 0);
+    expect(out.l2Bytes).toBe(300);
+    expect(ms.countersOf(1).l2.missBytes).toBe(300);
+    expect(ms.l2[0]!.contains(0)).toBe(true);
+    expect(ms.l2[0]!.contains(1)).toBe(true);
+  });
+
+  it('buffers start on fresh blocks: a tiny buffer does not share a block with its neighbour', () => {
+    const { ms } = system();
+    resolve(ms, tile([region(1, 0, 100)]), 0);
+    // buffer 2 starts right after buffer 1's (rounded-up) block: a cold miss
+    resolve(ms, tile([region(2, 0, 100)]), 0);
+    expect(ms.countersOf(1).l2.missBytes).toBe(200);
+    expect(ms.countersOf(1).l2.hitBytes).toBe(0);
+  });
+});
+
+describe('MemorySystem writes', () => {
+  it('nontemporal writes bypass L2 and are counted as bypassBytes', () => {
+    const { ms } = system();
+    const out = resolve(ms, tile([], [region(2, 0, 8 * KiB, 'nontemporal')]), 0);
+    expect(out.l2Bytes).toBe(0);
+    expect(out.llcBytes).toBe(8 * KiB);
+    expect(out.hbmBytes).toBe(0); // the LLC absorbs the write
+    const c = ms.countersOf(1);
+    expect(c.l2).toEqual({ hitBytes: 0, missBytes: 0, bypassBytes: 8 * KiB, writeBackBytes: 0 });
+    const firstBlockOfY = (1024 * KiB + G) / G; // after w (1 MiB) and x (one block)
+    expect(ms.l2[0]!.contains(firstBlockOfY)).toBe(false);
+    expect(ms.l2[0]!.contains(firstBlockOfY + 1)).toBe(false);
+    expect(ms.llc!.contains(firstBlockOfY)).toBe(true);
+    expect(ms.l2[0]!.dirtyBytes).toBe(0);
+    expect(ms.llc!.dirtyBytes).toBe(8 * KiB);
+  });
+
+  it('nontemporal writes without an LLC go to HBM', () => {
+    const { ms } = system({ noLlc: true });
+    const out = resolve(ms, tile([], [region(2, 0, 8 * KiB, 'nontemporal')]), 0);
+    expect(out.hbmBytes).toBe(8 * KiB);
+    expect(ms.countersOf(1).hbmWriteBytes).toBe(8 * KiB);
+    expect(ms.countersOf(1).l2.bypassBytes).toBe(8 * KiB);
+  });
+
+  it('default writes allocate dirty in L2 without memory traffic; writeBackL2 flushes them to the memory side', () => {
+    const { ms } = system();
+    const out = resolve(ms, tile([], [region(2, 0, 8 * KiB)]), 0, 1);
+    expect(out).toEqual({ l2Bytes: 8 * KiB, llcBytes: 0, hbmBytes: 0, latencyNs: 100 });
+    expect(ms.countersOf(1).l2.missBytes).toBe(8 * KiB);
+    expect(ms.l2[0]!.dirtyBytes).toBe(8 * KiB);
+    const wb: TileTraffic = { l2Bytes: 0, llcBytes: 0, hbmBytes: 0, latencyNs: 0 };
+    expect(ms.writeBackL2(0, 3, wb)).toBe(8 * KiB);
+    expect(wb.l2Bytes).toBe(8 * KiB);
+    expect(wb.llcBytes).toBe(8 * KiB);
+    expect(wb.latencyNs).toBe(300);
+    expect(ms.countersOf(3).l2.writeBackBytes).toBe(8 * KiB);
+    expect(ms.countersOf(3).llc.missBytes).toBe(8 * KiB);
+    expect(ms.l2[0]!.dirtyBytes).toBe(0);
+    // partition 1's L2 is untouched, and a second write-back has nothing to do
+    expect(ms.writeBackL2(1, 3, wb)).toBe(0);
+    expect(ms.writeBackL2(0, 3, wb)).toBe(0);
+    expect(wb).toEqual({ l2Bytes: 0, llcBytes: 0, hbmBytes: 0, latencyNs: 0 });
+  });
+
+  it('write-back without an LLC writes HBM', () => {
+    const { ms } = system({ noLlc: true });
+    resolve(ms, tile([], [region(2, 0, 8 * KiB)]), 0, 1);
+    const wb: TileTraffic = { l2Bytes: 0, llcBytes: 0, hbmBytes: 0, latencyNs: 0 };
+    expect(ms.writeBackL2(0, 1, wb)).toBe(8 * KiB);
+    expect(wb.hbmBytes).toBe(8 * KiB);
+    expect(wb.latencyNs).toBe(500);
+    expect(ms.countersOf(1).hbmWriteBytes).toBe(8 * KiB);
+  });
+
+  it('evicting dirty L2 blocks writes them back to the memory side', () => {
+    const { ms } = system();
+    resolve(ms, tile([], [region(2, 0, 8 * KiB)]), 0, 1);
+    // sweep 512 KiB of weights through the same L2 with default policy
+    const out = resolve(ms, tile([region(0, 0, 512 * KiB)]), 0, 2);
+    const c = ms.countersOf(2);
+    expect(c.l2.writeBackBytes).toBe(8 * KiB);
+    expect(ms.l2[0]!.dirtyBytes).toBe(0);
+    // the written-back bytes travel to the LLC alongside the misses
+    expect(out.llcBytes).toBe(512 * KiB + 8 * KiB);
+  });
+
+  it('a read that hits a block written in L2 stays on chip', () => {
+    const { ms } = system();
+    resolve(ms, tile([], [region(2, 0, 4 * KiB)]), 0, 1);
+    const out = resolve(ms, tile([region(2, 0, 4 * KiB)]), 0, 1);
+    expect(out).toEqual({ l2Bytes: 4 * KiB, llcBytes: 0, hbmBytes: 0, latencyNs: 100 });
+  });
+});
+
+describe('MemorySystem counters', () => {
+  it('keeps counters per bucket; untouched buckets in between are zero', () => {
+    const { ms } = system();
+    resolve(ms, tile([region(0, 0, 4 * KiB)]), 0, 1);
+    resolve(ms, tile([region(0, 64 * KiB, 8 * KiB)]), 0, 3);
+    const all = ms.allCounters();
+    expect(all.length).toBe(4);
+    expect(all[0]).toEqual(zeroCounters());
+    expect(all[2]).toEqual(zeroCounters());
+    expect(all[1]!.l2.missBytes).toBe(4 * KiB);
+    expect(all[3]!.l2.missBytes).toBe(8 * KiB);
+    expect(ms.countersOf(3)).toBe(all[3]);
+  });
+
+  it('addCounters sums (with a scale) and l2HitRate handles zero traffic', () => {
+    const a = zeroCounters();
+    expect(l2HitRate(a)).toBe(0);
+    const b = zeroCounters();
+    b.l2.hitBytes = 3;
+    b.l2.missBytes = 1;
+    b.llc.writeBackBytes = 2;
+    b.hbmReadBytes = 5;
+    addCounters(a, b, 2);
+    addCounters(a, b);
+    expect(a.l2.hitBytes).toBe(9);
+    expect(a.llc.writeBackBytes).toBe(6);
+    expect(a.hbmReadBytes).toBe(15);
+    expect(l2HitRate(a)).toBe(0.75);
+  });
+
+  it('every byte of a tile is accounted at L2 as hit, miss or bypass', () => {
+    const { ms } = system();
+    const t = tile(
+      [region(0, 0, 100 * KiB, 'streaming'), region(1, 0, 100), region(0, 3, 5000, 'nontemporal', { rows: 3, strideBytes: 7000 })],
+      [region(2, 10, 9000), region(2, 20 * KiB, 3000, 'nontemporal')],
+    );
+    resolve(ms, t, 0);
+    resolve(ms, t, 1);
+    const c = ms.countersOf(1);
+    const tileBytes = 100 * KiB + 100 + 3 * 5000 + 9000 + 3000;
+    expect(c.l2.hitBytes + c.l2.missBytes + c.l2.bypassBytes).toBe(2 * tileBytes);
+    expect(c.l2.bypassBytes).toBe(2 * (3 * 5000 + 3000));
+  });
+});
