@@ -5,7 +5,10 @@ const STREAMING_CLASS = 2 ** 48;
 
 /** Outcome of one block access. */
 export interface AccessResult {
+  /** Every requested sector was present. */
   hit: boolean;
+  /** Fraction of the requested sectors that were present (0 on a tag miss). */
+  hitFraction: number;
   /** Dirty bytes of the block evicted to make room (to be written back), or 0. */
   evictedDirtyBytes: number;
   /** Id of that evicted dirty block (valid when `evictedDirtyBytes` > 0). */
@@ -14,7 +17,9 @@ export interface AccessResult {
 
 /**
  * A set-associative LRU cache over fixed-size blocks (the simulation granularity, a
- * multiple of the hardware line). Stored in typed arrays; one access scans one set.
+ * multiple of the hardware line), sectored: each block keeps a 32-bit mask of which of its
+ * sectors (≥ one line each) hold data, so two accesses to different bytes of one block do
+ * not count as reuse. Stored in typed arrays; one access scans one set.
  *
  * Policies: `default` inserts at the most-recently-used position; `streaming` blocks are
  * kept in a lower class — always older than any default block, LRU among themselves — so
@@ -27,10 +32,12 @@ export class Cache {
   private readonly stamps: Float64Array;
   /** Dirty bytes per block (0 = clean), capped at the block size. */
   private readonly dirty: Float64Array;
+  /** Valid-sector mask per block. */
+  private readonly valid: Uint32Array;
   private clock = 1;
   /** Dirty bytes held, in total. */
   dirtyBytes = 0;
-  private readonly result: AccessResult = { hit: false, evictedDirtyBytes: 0, evictedBlock: -1 };
+  private readonly result: AccessResult = { hit: false, hitFraction: 0, evictedDirtyBytes: 0, evictedBlock: -1 };
 
   constructor(
     readonly name: string,
@@ -43,6 +50,7 @@ export class Cache {
     this.tags = new Float64Array(this.sets * ways).fill(-1);
     this.stamps = new Float64Array(this.sets * ways);
     this.dirty = new Float64Array(this.sets * ways);
+    this.valid = new Uint32Array(this.sets * ways);
   }
 
   /** Capacity actually modelled, bytes. */
@@ -60,10 +68,11 @@ export class Cache {
   }
 
   /**
-   * Look up (and on a miss, allocate) `block`; `writeBytes` > 0 marks that many bytes dirty
-   * (write-allocate, no fetch). The returned object is reused between calls.
+   * Look up (and on a miss, allocate) the sectors `sectors` of `block`; `writeBytes` > 0
+   * marks that many bytes dirty (write-allocate, no fetch). The returned object is reused
+   * between calls.
    */
-  access(block: number, writeBytes: number, policy: AccessPolicy): AccessResult {
+  access(block: number, writeBytes: number, policy: AccessPolicy, sectors = 0xffffffff): AccessResult {
     const base = this.setOf(block) * this.ways;
     const r = this.result;
     r.evictedDirtyBytes = 0;
@@ -73,7 +82,10 @@ export class Cache {
       if (this.tags[i] === block) {
         this.stamps[i] = this.stamp(policy);
         if (writeBytes > 0) this.markDirty(i, writeBytes);
-        r.hit = true;
+        const present = (this.valid[i]! & sectors) >>> 0;
+        this.valid[i] = (this.valid[i]! | sectors) >>> 0;
+        r.hit = present === sectors >>> 0;
+        r.hitFraction = r.hit ? 1 : popcount(present) / popcount(sectors);
         return r;
       }
       const s = this.tags[i] === -1 ? -Infinity : this.stamps[i]!;
@@ -83,11 +95,13 @@ export class Cache {
       }
     }
     r.hit = false;
+    r.hitFraction = 0;
     r.evictedDirtyBytes = this.dirty[victim]!;
     r.evictedBlock = this.tags[victim]!;
     this.dirtyBytes -= this.dirty[victim]!;
     this.dirty[victim] = 0;
     this.tags[victim] = block;
+    this.valid[victim] = sectors >>> 0;
     this.stamps[victim] = this.stamp(policy);
     if (writeBytes > 0) this.markDirty(victim, writeBytes);
     return r;
@@ -100,7 +114,7 @@ export class Cache {
     this.dirtyBytes += after - before;
   }
 
-  /** Whether `block` is present (no state change). */
+  /** Whether any sector of `block` is present (no state change). */
   contains(block: number): boolean {
     const base = this.setOf(block) * this.ways;
     for (let i = base; i < base + this.ways; i++) if (this.tags[i] === block) return true;
@@ -127,7 +141,14 @@ export class Cache {
   /** Drop everything (an invalidate); dirty data is lost, so write back first. */
   invalidateAll(): void {
     this.tags.fill(-1);
+    this.valid.fill(0);
     this.dirty.fill(0);
     this.dirtyBytes = 0;
   }
+}
+
+function popcount(x: number): number {
+  x = x - ((x >>> 1) & 0x55555555);
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  return (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
 }

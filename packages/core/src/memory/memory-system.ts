@@ -67,6 +67,8 @@ export class MemorySystem {
   readonly llcBandwidth: BandwidthResource | null;
   readonly hbmBandwidth: BandwidthResource;
   readonly blockBytes: number;
+  /** Sector size of the valid masks: a line, or 1/32 of a block if that is larger. */
+  private readonly sectorBytes: number;
   private readonly bases: number[];
   private readonly shared: boolean;
   private readonly halves: number;
@@ -83,6 +85,7 @@ export class MemorySystem {
     const { l2, llc, hbm } = topology.memory;
     this.partitions = topology.partitions.computeUnits.length;
     this.blockBytes = Math.max(options.granularityBytes, l2.lineBytes, llc?.lineBytes ?? 0);
+    this.sectorBytes = Math.max(l2.lineBytes, this.blockBytes / 32);
     this.shared = l2.organisation === 'shared';
     this.halves = this.shared ? (l2.halves ?? 1) : 1;
     const instances = this.shared ? 1 : this.partitions;
@@ -142,15 +145,24 @@ export class MemorySystem {
       const start = base + row * stride;
       const end = start + r.bytes;
       for (let b = Math.floor(start / G); b * G < end; b++) {
-        const bytes = Math.min(end, (b + 1) * G) - Math.max(start, b * G);
-        this.block(b, bytes, write, r.policy, partition, c, out);
+        const lo = Math.max(start, b * G) - b * G;
+        const hi = Math.min(end, (b + 1) * G) - b * G;
+        this.block(b, hi - lo, this.sectorMask(lo, hi), write, r.policy, partition, c, out);
       }
     }
+  }
+
+  /** Sectors covering bytes [lo, hi) of a block. */
+  private sectorMask(lo: number, hi: number): number {
+    const a = Math.floor(lo / this.sectorBytes);
+    const b = Math.ceil(hi / this.sectorBytes);
+    return (b - a >= 32 ? 0xffffffff : ((2 ** (b - a) - 1) * 2 ** a)) >>> 0;
   }
 
   private block(
     block: number,
     bytes: number,
+    sectors: number,
     write: boolean,
     policy: Region['policy'],
     partition: number,
@@ -161,31 +173,32 @@ export class MemorySystem {
     if (policy === 'nontemporal') {
       // Bypasses L2: goes straight to the memory side.
       c.l2.bypassBytes += bytes;
-      this.memorySide(block, bytes, write, c, out);
+      this.memorySide(block, bytes, sectors, write, c, out);
       return;
     }
     out.l2Bytes += bytes;
-    const res = this.l2[this.l2Index(partition)]!.access(block, write ? bytes : 0, policy);
+    const res = this.l2[this.l2Index(partition)]!.access(block, write ? bytes : 0, policy, sectors);
     const evicted = res.evictedDirtyBytes;
+    const evictedBlock = res.evictedBlock;
+    const hitBytes = bytes * res.hitFraction;
     let lat = l2.latencyNs;
     if (this.shared && this.halfOf(block) !== Math.floor((partition * this.halves) / this.partitions)) {
       lat += l2.farExtraLatencyNs ?? 0;
     }
-    if (res.hit) {
-      c.l2.hitBytes += bytes;
-    } else {
-      c.l2.missBytes += bytes;
-      if (!write) lat = Math.max(lat, this.memorySide(block, bytes, false, c, out));
+    c.l2.hitBytes += hitBytes;
+    if (hitBytes < bytes) {
+      c.l2.missBytes += bytes - hitBytes;
+      if (!write) lat = Math.max(lat, this.memorySide(block, bytes - hitBytes, sectors, false, c, out));
     }
     if (evicted > 0) {
       c.l2.writeBackBytes += evicted;
-      this.memorySide(res.evictedBlock, evicted, true, c, out);
+      this.memorySide(evictedBlock, evicted, 0xffffffff, true, c, out);
     }
     if (lat > out.latencyNs) out.latencyNs = lat;
   }
 
   /** A read or write that reaches the memory side (LLC if any, else HBM); returns its latency. */
-  private memorySide(block: number, bytes: number, write: boolean, c: MemoryCounters, out: TileTraffic): number {
+  private memorySide(block: number, bytes: number, sectors: number, write: boolean, c: MemoryCounters, out: TileTraffic): number {
     const { llc, hbm } = this.topology.memory;
     if (!this.llc || !llc) {
       out.hbmBytes += bytes;
@@ -194,20 +207,21 @@ export class MemorySystem {
       return hbm.latencyNs;
     }
     out.llcBytes += bytes;
-    const res = this.llc.access(block, write ? bytes : 0, 'default');
+    const res = this.llc.access(block, write ? bytes : 0, 'default', sectors);
     if (res.evictedDirtyBytes > 0) {
       c.llc.writeBackBytes += res.evictedDirtyBytes;
       c.hbmWriteBytes += res.evictedDirtyBytes;
       out.hbmBytes += res.evictedDirtyBytes;
     }
-    if (res.hit) {
-      c.llc.hitBytes += bytes;
+    const hitBytes = bytes * res.hitFraction;
+    c.llc.hitBytes += hitBytes;
+    if (hitBytes >= bytes || write) {
+      c.llc.missBytes += bytes - hitBytes;
       return llc.latencyNs;
     }
-    c.llc.missBytes += bytes;
-    if (write) return llc.latencyNs;
-    c.hbmReadBytes += bytes;
-    out.hbmBytes += bytes;
+    c.llc.missBytes += bytes - hitBytes;
+    c.hbmReadBytes += bytes - hitBytes;
+    out.hbmBytes += bytes - hitBytes;
     return hbm.latencyNs;
   }
 
@@ -226,7 +240,7 @@ export class MemorySystem {
     out.hbmBytes = 0;
     out.latencyNs = 0;
     const bytes = this.l2[instance]!.writeBackAll((block, dirty) => {
-      out.latencyNs = Math.max(out.latencyNs, this.memorySide(block, dirty, true, c, out));
+      out.latencyNs = Math.max(out.latencyNs, this.memorySide(block, dirty, 0xffffffff, true, c, out));
     });
     c.l2.writeBackBytes += bytes;
     out.l2Bytes = bytes;
