@@ -1,21 +1,69 @@
-import { dirname } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import {
   BackendRegistry,
+  describeAjvError,
   discoverBackendPackages,
   importBackendEntry,
+  inputError,
   inspectPackage,
   loadBackend,
   type Backend,
+  type DiscoveredPackage,
 } from '@fleet/core';
-import { createRequire } from 'node:module';
+
+/** `fleet.config.json`: backends to load besides the discovered ones (package names or paths). */
+export interface FleetConfig {
+  backends?: string[];
+}
+
+const CONFIG_FILE = 'fleet.config.json';
+const validateConfig = new Ajv2020({ strict: true }).compile<FleetConfig>({
+  type: 'object',
+  additionalProperties: false,
+  properties: { backends: { type: 'array', items: { type: 'string', minLength: 1 } } },
+});
+
+/** Read `fleet.config.json` from `cwd` if there is one. */
+export function readConfig(cwd: string): FleetConfig {
+  const path = join(cwd, CONFIG_FILE);
+  if (!existsSync(path)) return {};
+  let data: unknown;
+  try {
+    data = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (e) {
+    throw inputError(`${path}: invalid JSON: ${(e as Error).message.split('\n')[0]}`);
+  }
+  if (!validateConfig(data)) throw inputError(`${path}: ${describeAjvError(validateConfig.errors![0]!)}`);
+  return data;
+}
+
+/** A configured backend: a directory (relative to the config) or an installed package name. */
+function configuredPackage(entry: string, cwd: string): DiscoveredPackage {
+  let dir: string;
+  if (entry.startsWith('.') || isAbsolute(entry)) dir = resolve(cwd, entry);
+  else {
+    try {
+      dir = dirname(createRequire(join(cwd, 'noop.js')).resolve(`${entry}/package.json`));
+    } catch {
+      throw inputError(`${CONFIG_FILE}: backend package '${entry}' is not installed (or does not export ./package.json)`);
+    }
+  }
+  const p = inspectPackage(dir);
+  if (!p) throw inputError(`${CONFIG_FILE}: '${entry}' (${dir}) has no 'fleet' field in its package.json`);
+  return p;
+}
 
 /** The backends Fleet ships with; always available. */
 const BUILTIN = ['@fleet/backend-mi350', '@fleet/backend-mi300x', '@fleet/backend-h100'];
 
 /**
- * Load every backend: the built-in ones, then any installed package (from the current
- * directory up, and beside the CLI) that declares a `fleet` field in its package.json.
+ * Load every backend: the built-in ones, those `fleet.config.json` lists, then any installed
+ * package (from the current directory up, and beside the CLI) that declares a `fleet` field
+ * in its package.json.
  */
 export async function loadBackends(cwd = process.cwd()): Promise<BackendRegistry> {
   const registry = new BackendRegistry();
@@ -28,6 +76,8 @@ export async function loadBackends(cwd = process.cwd()): Promise<BackendRegistry
     return p;
   });
   const here = dirname(fileURLToPath(import.meta.url));
+  const config = readConfig(cwd);
+  packages.push(...(config.backends ?? []).map((e) => configuredPackage(e, cwd)));
   packages.push(...discoverBackendPackages(cwd), ...discoverBackendPackages(here));
   for (const p of packages) {
     if (seen.has(p.packageName)) continue;

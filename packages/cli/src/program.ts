@@ -11,6 +11,8 @@ export interface Io {
   err: (s: string) => void;
   /** Whether stderr is a terminal (progress bars only then). */
   errIsTty: boolean;
+  /** Where `fleet.config.json` and installed backends are looked for (default: the process's cwd). */
+  cwd?: string;
 }
 
 const defaultIo: Io = {
@@ -42,7 +44,7 @@ export function buildProgram(io: Io = defaultIo): Command {
     .option('--json', 'same as --format json')
     .action(async (o) => {
       const model = loadModel(o.model);
-      const registry = await loadBackends();
+      const registry = await loadBackends(io.cwd);
       const backends = o.backends ? (o.backends as string).split(',').map((n) => registry.get(n.trim())) : registry.all();
       const known = new Set([...policyNames(), ...registry.all().flatMap((b) => b.policies.map((p) => p.policy))]);
       const policies = o.policies ? (o.policies as string).split(',').map((p) => p.trim()) : null;
@@ -84,7 +86,7 @@ export function buildProgram(io: Io = defaultIo): Command {
     .description('list installed backends: name, API version, topology summary')
     .option('--json', 'machine-readable output')
     .action(async (o) => {
-      const registry = await loadBackends();
+      const registry = await loadBackends(io.cwd);
       const list = registry.all().map((b) => ({
         name: b.name,
         apiVersion: b.apiVersion,

@@ -1,0 +1,56 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { main, type Io } from '../src/index.js';
+
+const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url));
+
+async function runIn(cwd: string, args: string[]) {
+  let out = '';
+  let err = '';
+  const io: Io = { out: (s) => (out += s), err: (s) => (err += s), errIsTty: false, cwd };
+  return { code: await main(args, io), out, err };
+}
+
+function configDir(backends: string[]): string {
+  const dir = mkdtempSync(join(tmpdir(), 'fleet-config-'));
+  writeFileSync(join(dir, 'fleet.config.json'), JSON.stringify({ backends }));
+  return dir;
+}
+
+describe('third-party backends from fleet.config.json', () => {
+  it('a configured backend appears in `fleet backends` and runs in `fleet compare`', async () => {
+    const dir = configDir([join(fixtures, 'backend-toy')]);
+    const list = await runIn(dir, ['backends', '--json']);
+    expect(list.code).toBe(0);
+    expect(JSON.parse(list.out).backends.map((b: { name: string }) => b.name)).toContain('toy');
+    const cmp = await runIn(dir, ['compare', '--json', '--backends', 'toy', '--batch', '1', '--model', 'llama2-7b', '--sample-layers', '1', '--decode', '8']);
+    expect(cmp.code).toBe(0);
+    const rows = JSON.parse(cmp.out).results;
+    expect(rows.map((r: { policy: string }) => r.policy)).toEqual(['kernel-per-op', 'kernel-per-op-graph', 'mirage']);
+    expect(rows.every((r: { status: string }) => r.status === 'ok')).toBe(true);
+  });
+
+  it('a plugin with an unsupported apiVersion is refused with the supported versions', async () => {
+    const r = await runIn(configDir([join(fixtures, 'backend-future')]), ['backends']);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/apiVersion 2\.0 is not supported; this Fleet supports 1\.0/);
+    expect(r.err.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('a malformed config is reported with its field', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fleet-config-'));
+    writeFileSync(join(dir, 'fleet.config.json'), JSON.stringify({ backend: ['x'] }));
+    const r = await runIn(dir, ['backends']);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/fleet\.config\.json.*backend/);
+  });
+
+  it('a missing package is named', async () => {
+    const r = await runIn(configDir(['@nobody/backend-none']), ['backends']);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/@nobody\/backend-none.*not installed/);
+  });
+});
