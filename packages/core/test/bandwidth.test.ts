@@ -1,5 +1,6 @@
 import { describe, it, expect } from 'vitest';
-import { BandwidthResource, Engine } from '../src/index.js';
+import { Engine } from '../src/engine/engine.js';
+import { BandwidthResource } from '../src/memory/bandwidth-resource.js';
 
 /** A resource on a fresh engine that records (flow id → completion time). */
 function setup(bandwidth: number, perFlowCap: number) {

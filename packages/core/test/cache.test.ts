@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { Cache } from '../src/index.js';
+import { Cache } from '../src/memory/cache.js';
 import type { AccessPolicy } from '../src/topology/topology.js';
 
 const B = 4096;
@@ -231,5 +231,39 @@ describe('Cache with several sets', () => {
     for (let b = 0; b < 8; b++) acc(c, b, 10);
     expect(c.dirtyBytes).toBe(80);
     expect(c.writeBackAll()).toBe(80);
+  });
+});
+
+describe('Cache sectors', () => {
+  it('a tag hit on absent sectors is a partial hit, and fills them', () => {
+    const c = oneSet();
+    expect(c.access(1, 0, 'default', 0b0011).hit).toBe(false);
+    const r = c.access(1, 0, 'default', 0b1111);
+    expect(r.hit).toBe(false);
+    expect(r.hitFraction).toBe(0.5);
+    const again = c.access(1, 0, 'default', 0b1111);
+    expect(again.hit).toBe(true);
+    expect(again.hitFraction).toBe(1);
+  });
+
+  it('counts high sectors correctly (bit 31)', () => {
+    const c = oneSet();
+    c.access(1, 0, 'default', 0x80000001);
+    const r = c.access(1, 0, 'default', 0xffffffff);
+    expect(r.hitFraction).toBe(2 / 32);
+    expect(c.access(1, 0, 'default', 0x80000000).hit).toBe(true);
+  });
+
+  it('a tag miss has hitFraction 0; the default mask is the whole block', () => {
+    const c = oneSet();
+    expect(c.access(1, 0, 'default').hitFraction).toBe(0);
+    expect(c.access(1, 0, 'default', 0x0000ff00).hitFraction).toBe(1);
+  });
+
+  it('a new block replaces the evicted block\'s sectors', () => {
+    const c = oneSet(1);
+    c.access(1, 0, 'default');
+    c.access(2, 0, 'default', 0b1);
+    expect(c.access(2, 0, 'default', 0b10).hitFraction).toBe(0);
   });
 });

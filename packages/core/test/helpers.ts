@@ -3,7 +3,7 @@
  * valid topology, a hand-built backend on it, a seeded PRNG and error capture.
  */
 import { expect } from 'vitest';
-import { FleetError } from '../src/index.js';
+import { FleetError } from '../src/errors/fleet-error.js';
 import { RooflineCostModel, type RooflineParams } from '../src/cost/roofline-cost-model.js';
 import type { Backend } from '../src/plugin/contract.js';
 import type { EventCounterSpec, Task, TaskGraph } from '../src/graph/task-graph.js';

@@ -1,5 +1,6 @@
 import { describe, it, expect } from 'vitest';
-import { Engine, MemorySystem, l2HitRate, addCounters, zeroCounters, type TileTraffic } from '../src/index.js';
+import { Engine } from '../src/engine/engine.js';
+import { MemorySystem, l2HitRate, addCounters, zeroCounters, type TileTraffic } from '../src/memory/memory-system.js';
 import type { AccessPolicy } from '../src/topology/topology.js';
 import type { BufferSpec, Region, Tile } from '../src/graph/task-graph.js';
 import { KiB, testTopology, type TestTopologyOptions } from './helpers.js';
@@ -167,10 +168,28 @@ describe('MemorySystem reads', () => {
     const out = resolve(ms, t, 0);
     expect(out.l2Bytes).toBe(4 * KiB);
     expect(ms.countersOf(1).l2.missBytes).toBe(4 * KiB);
-    // rows sharing one block: the second row hits the block the first row brought in
+    // two rows over the same bytes (stride 0): the second row hits what the first brought in
     const { ms: ms2 } = system();
-    resolve(ms2, tile([region(0, 0, 1024, 'default', { rows: 2, strideBytes: 2048 })]), 0);
+    resolve(ms2, tile([region(0, 0, 1024, 'default', { rows: 2, strideBytes: 0 })]), 0);
     expect(ms2.countersOf(1).l2).toMatchObject({ missBytes: 1024, hitBytes: 1024 });
+  });
+
+  it('different bytes of one block are not reuse (sectored blocks); the same bytes are', () => {
+    const { ms } = system();
+    resolve(ms, tile([region(0, 0, 1024)]), 0, 1);
+    const other = resolve(ms, tile([region(0, 2048, 1024)]), 0, 2);
+    expect(ms.countersOf(2).l2).toMatchObject({ hitBytes: 0, missBytes: 1024 });
+    expect(other.hbmBytes).toBe(1024);
+    resolve(ms, tile([region(0, 0, 1024)]), 0, 3);
+    expect(ms.countersOf(3).l2).toMatchObject({ hitBytes: 1024, missBytes: 0 });
+  });
+
+  it('a read half in L2 counts half hit, half miss', () => {
+    const { ms } = system();
+    resolve(ms, tile([region(0, 0, 1024)]), 0, 1);
+    const out = resolve(ms, tile([region(0, 0, 2048)]), 0, 2);
+    expect(ms.countersOf(2).l2).toMatchObject({ hitBytes: 1024, missBytes: 1024 });
+    expect(out.latencyNs).toBe(500);
   });
 
   it('a region crossing a block boundary counts its bytes in both blocks', () => {

@@ -6,6 +6,7 @@ import {
   API_VERSION,
   BackendRegistry,
   ContainerModule,
+  DeadlockError,
   FleetError,
   RooflineCostModel,
   TOKENS,
@@ -21,6 +22,7 @@ import {
   type PolicySupport,
   type StreamContribution,
 } from '../src/index.js';
+import * as errors from '../src/errors/fleet-error.js';
 import type { Topology } from '../src/topology/topology.js';
 import { expectFleetError, testBackend, testParams, testTopology } from './helpers.js';
 
@@ -47,6 +49,13 @@ function backendModule(parts: ModuleParts = {}): ContainerModule {
 function descriptor(parts: ModuleParts = {}, over: Record<string, unknown> = {}) {
   return { name: 'acme-gpu', apiVersion: API_VERSION, module: backendModule(parts), ...over };
 }
+
+describe('public entry point', () => {
+  it('re-exports the error classes the other tests check against (one class, not a copy)', () => {
+    expect(FleetError).toBe(errors.FleetError);
+    expect(DeadlockError).toBe(errors.DeadlockError);
+  });
+});
 
 describe('isApiCompatible', () => {
   it('same major and a minor no newer than the host', () => {

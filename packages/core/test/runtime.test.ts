@@ -1,5 +1,8 @@
 import { describe, it, expect } from 'vitest';
-import { DeadlockError, EventBus, EventCounters, FleetError, checkTaskGraph, type SimEvent } from '../src/index.js';
+import { DeadlockError, FleetError } from '../src/errors/fleet-error.js';
+import { EventBus } from '../src/protocol/event-bus.js';
+import type { SimEvent } from '../src/protocol/events.js';
+import { EventCounters, checkTaskGraph } from '../src/runtime/event-counters.js';
 import { syntheticGraph } from '../src/conformance/synthetic-graph.js';
 import { expectFleetError, graph, task, testTopology } from './helpers.js';
 

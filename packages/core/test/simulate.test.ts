@@ -1,7 +1,12 @@
+import { count, filter, map, mergeMap } from 'rxjs';
 import { describe, it, expect } from 'vitest';
-import { DeadlockError, FleetError, simulateGraph, type SimEvent, type SimulationOptions, type Task, type TaskGraph } from '../src/index.js';
+import { DeadlockError, FleetError } from '../src/errors/fleet-error.js';
+import type { Task, TaskGraph } from '../src/graph/task-graph.js';
+import type { SimEvent } from '../src/protocol/events.js';
+import { simulateGraph, type SimulationOptions } from '../src/simulation/simulate.js';
 import { syntheticGraph } from '../src/conformance/synthetic-graph.js';
 import type { PersistentOptions } from '../src/runtime/persistent-runtime.js';
+import type { StreamContribution } from '../src/plugin/contract.js';
 import { eventRecorder, expectFleetError, graph, KiB, task, testBackend, testTopology } from './helpers.js';
 
 const W = 4; // workers per partition (the test device has 4 CUs per partition)
@@ -208,6 +213,30 @@ describe('simulateGraph: persistent runtime', () => {
   });
 });
 
+describe('simulateGraph: stream contributions and observers', () => {
+  it("a backend's stream contribution sees the whole stream and its metrics are returned", () => {
+    const fences: StreamContribution = (events$) =>
+      events$.pipe(
+        mergeMap((batch) => batch),
+        filter((e) => e.type === 'fence'),
+        count(),
+        map((n) => ({ name: 'fences', value: n, unit: 'count' })),
+      );
+    const b = { ...testBackend(), streamContributions: [fences] };
+    const { result } = run(chipletChain(), { persistent: persistent({ twoLevelCounting: false }) }, b);
+    expect(result.backendMetrics).toEqual([{ name: 'fences', value: result.fences, unit: 'count' }]);
+    expect(result.fences).toBe(4 * W);
+  });
+
+  it('every observer receives the same complete stream', () => {
+    const a = eventRecorder();
+    const b = eventRecorder();
+    simulateGraph(testBackend(), chipletChain(), { persistent: persistent(), observers: [a.observer, b.observer] });
+    expect(a.events.length).toBeGreaterThan(10);
+    expect(b.events).toEqual(a.events);
+  });
+});
+
 describe('simulateGraph: determinism', () => {
   for (const style of ['persistent', 'kernel-per-op'] as const) {
     it(`the same ${style} graph twice gives the same time and the same event stream`, () => {
@@ -322,6 +351,21 @@ describe('simulateGraph: conservation and bounds', () => {
       expect(result.timeNs).toBeGreaterThanOrEqual(weight / b.topology.memory.hbm.achievableBandwidthBytesPerNs);
     });
   }
+});
+
+describe('simulateGraph: degenerate graphs', () => {
+  it('an empty persistent graph takes no time', () => {
+    const { result } = run(graph([], []), { persistent: persistent() });
+    expect(result.timeNs).toBe(0);
+    expect(result.tasks).toBe(0);
+  });
+
+  it('an empty kernel still costs its launch and barrier', () => {
+    const g = graph([], [], { style: 'kernel-per-op', kernels: [{ id: 0, name: 'empty', opIds: [], layer: 0, tasks: [] }] });
+    const { result, events } = run(g, { launchMode: 'graph' });
+    expect(result.timeNs).toBeCloseTo(500 + 1000, 9);
+    expect(ofType(events, 'kernel-end')).toHaveLength(1);
+  });
 });
 
 describe('simulateGraph: errors', () => {

@@ -1,5 +1,7 @@
 import { describe, it, expect } from 'vitest';
-import { coherenceScope, describeAjvError, partitionCount, topologySchema, totalComputeUnits, validateTopology } from '../src/index.js';
+import { topologySchema } from '../src/topology/schema.js';
+import { coherenceScope, partitionCount, totalComputeUnits } from '../src/topology/topology.js';
+import { describeAjvError, validateTopology } from '../src/topology/validate.js';
 import { expectFleetError, testTopology } from './helpers.js';
 
 /** A deep copy of the test topology, edited by `edit` (which may break it on purpose). */
