@@ -143,18 +143,34 @@ describe('Cache streaming policy', () => {
 });
 
 describe('Cache dirty data', () => {
-  it('write-allocate marks dirty bytes without a fetch; a hit adds more, capped at the block', () => {
+  it('write-allocate marks dirty bytes without a fetch; rewriting dirty sectors adds nothing', () => {
     const c = oneSet();
-    const r = acc(c, 7, 100);
+    const r = c.access(7, 100, 'default', 0b0001);
     expect(r.hit).toBe(false);
     expect(r.evictedDirtyBytes).toBe(0);
     expect(c.dirtyBytes).toBe(100);
-    expect(acc(c, 7, 50).hit).toBe(true);
+    // Another sector of the block: more dirty bytes.
+    expect(c.access(7, 50, 'default', 0b0010).hitFraction).toBe(0);
     expect(c.dirtyBytes).toBe(150);
-    acc(c, 7, 10 * B);
+    // The same sectors again: already dirty, nothing new to write back.
+    for (let i = 0; i < 10; i++) c.access(7, 100, 'default', 0b0001);
+    expect(c.dirtyBytes).toBe(150);
+    // Everything, many times over: capped at the block.
+    c.access(7, 10 * B, 'default');
     expect(c.dirtyBytes).toBe(B);
     acc(c, 7, 0); // a read does not change dirtiness
     expect(c.dirtyBytes).toBe(B);
+  });
+
+  it('invalidate drops sectors and the dirty bytes in them', () => {
+    const c = oneSet();
+    c.access(3, 64, 'default', 0b0011);
+    c.invalidate(3, 0b0001);
+    expect(c.dirtyBytes).toBe(32);
+    expect(c.access(3, 0, 'default', 0b0011).hitFraction).toBe(0.5);
+    c.invalidate(3);
+    expect(c.contains(3)).toBe(false);
+    expect(c.dirtyBytes).toBe(0);
   });
 
   it('evicting a dirty block reports its dirty bytes and id; a clean eviction reports 0', () => {

@@ -170,3 +170,16 @@ describe('Engine', () => {
     expect(b).toEqual(a);
   });
 });
+
+describe('EventQueue capacity', () => {
+  it('works from a zero initial capacity', async () => {
+    const { EventQueue } = await import('../src/engine/event-queue.js');
+    const q = new EventQueue(0);
+    q.push(5, 1, 2);
+    q.push(3, 1, 1);
+    const out: [number, number, number] = [0, 0, 0];
+    expect(q.pop(out)).toBe(true);
+    expect(out).toEqual([3, 1, 1]);
+    expect(q.size).toBe(1);
+  });
+});

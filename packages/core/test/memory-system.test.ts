@@ -330,3 +330,42 @@ describe('MemorySystem counters', () => {
     expect(c.l2.bypassBytes).toBe(2 * (3 * 5000 + 3000));
   });
 });
+
+describe('MemorySystem sectors and bypass (regressions)', () => {
+  it('a non-temporal read still pays the latency of the level that serves it', () => {
+    const { ms, topology } = system();
+    const t = resolve(ms, tile([region(0, 0, 4096, 'nontemporal')]), 0);
+    expect(t.latencyNs).toBe(topology.memory.hbm.latencyNs);
+  });
+
+  it('only the sectors L2 missed are looked up in the LLC', () => {
+    const { ms } = system();
+    resolve(ms, tile([region(0, 0, 128)]), 0);
+    resolve(ms, tile([region(0, 0, 256)]), 0);
+    const c = ms.countersOf(1);
+    // 128 B hit in L2; the other 128 B were never fetched: LLC miss, read from HBM.
+    expect(c.l2.hitBytes).toBe(128);
+    expect(c.llc.hitBytes).toBe(0);
+    expect(c.hbmReadBytes).toBe(256);
+  });
+
+  it('a write-back makes only the dirty sectors valid in the LLC', () => {
+    const { ms } = system();
+    resolve(ms, tile([], [region(2, 0, 128)]), 0);
+    const out: TileTraffic = { l2Bytes: 0, llcBytes: 0, hbmBytes: 0, latencyNs: 0 };
+    expect(ms.writeBackL2(0, 1, out)).toBe(128);
+    resolve(ms, tile([region(2, 0, 4096)]), 1);
+    const c = ms.countersOf(1);
+    expect(c.llc.hitBytes).toBe(128); // the written-back bytes; the rest of the block was never there
+    expect(c.hbmReadBytes).toBe(4096 - 128);
+  });
+
+  it('a non-temporal store invalidates the writer partition’s L2 copy', () => {
+    const { ms } = system();
+    resolve(ms, tile([region(2, 0, 4096)]), 0);
+    resolve(ms, tile([], [region(2, 0, 4096, 'nontemporal')]), 0);
+    const before = ms.countersOf(1).l2.hitBytes;
+    resolve(ms, tile([region(2, 0, 4096)]), 0);
+    expect(ms.countersOf(1).l2.hitBytes).toBe(before);
+  });
+});

@@ -12,6 +12,7 @@ export class EventQueue {
   private nextSeq = 0;
 
   constructor(capacity = 1024) {
+    capacity = Math.max(1, Math.floor(capacity));
     this.time = new Float64Array(capacity);
     this.seq = new Float64Array(capacity);
     this.kind = new Int32Array(capacity);

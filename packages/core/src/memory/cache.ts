@@ -9,10 +9,14 @@ export interface AccessResult {
   hit: boolean;
   /** Fraction of the requested sectors that were present (0 on a tag miss). */
   hitFraction: number;
+  /** The requested sectors that were not present (to fetch from below). */
+  missSectors: number;
   /** Dirty bytes of the block evicted to make room (to be written back), or 0. */
   evictedDirtyBytes: number;
   /** Id of that evicted dirty block (valid when `evictedDirtyBytes` > 0). */
   evictedBlock: number;
+  /** Its dirty sectors. */
+  evictedSectors: number;
 }
 
 /**
@@ -32,12 +36,13 @@ export class Cache {
   private readonly stamps: Float64Array;
   /** Dirty bytes per block (0 = clean), capped at the block size. */
   private readonly dirty: Float64Array;
-  /** Valid-sector mask per block. */
+  /** Valid-sector and dirty-sector masks per block. */
   private readonly valid: Uint32Array;
+  private readonly dirtySectors: Uint32Array;
   private clock = 1;
   /** Dirty bytes held, in total. */
   dirtyBytes = 0;
-  private readonly result: AccessResult = { hit: false, hitFraction: 0, evictedDirtyBytes: 0, evictedBlock: -1 };
+  private readonly result: AccessResult = { hit: false, hitFraction: 0, missSectors: 0, evictedDirtyBytes: 0, evictedBlock: -1, evictedSectors: 0 };
 
   constructor(
     readonly name: string,
@@ -51,6 +56,7 @@ export class Cache {
     this.stamps = new Float64Array(this.sets * ways);
     this.dirty = new Float64Array(this.sets * ways);
     this.valid = new Uint32Array(this.sets * ways);
+    this.dirtySectors = new Uint32Array(this.sets * ways);
   }
 
   /** Capacity actually modelled, bytes. */
@@ -69,23 +75,27 @@ export class Cache {
 
   /**
    * Look up (and on a miss, allocate) the sectors `sectors` of `block`; `writeBytes` > 0
-   * marks that many bytes dirty (write-allocate, no fetch). The returned object is reused
+   * marks them dirty (write-allocate, no fetch), counting `writeBytes` for the sectors that
+   * were not dirty yet (rewriting dirty data adds nothing). The returned object is reused
    * between calls.
    */
   access(block: number, writeBytes: number, policy: AccessPolicy, sectors = 0xffffffff): AccessResult {
     const base = this.setOf(block) * this.ways;
     const r = this.result;
+    sectors = sectors >>> 0;
     r.evictedDirtyBytes = 0;
+    r.evictedSectors = 0;
     let victim = base;
     let victimStamp = Infinity;
     for (let i = base; i < base + this.ways; i++) {
       if (this.tags[i] === block) {
         this.stamps[i] = this.stamp(policy);
-        if (writeBytes > 0) this.markDirty(i, writeBytes);
+        if (writeBytes > 0) this.markDirty(i, writeBytes, sectors);
         const present = (this.valid[i]! & sectors) >>> 0;
         this.valid[i] = (this.valid[i]! | sectors) >>> 0;
-        r.hit = present === sectors >>> 0;
+        r.hit = present === sectors;
         r.hitFraction = r.hit ? 1 : popcount(present) / popcount(sectors);
+        r.missSectors = (sectors & ~present) >>> 0;
         return r;
       }
       const s = this.tags[i] === -1 ? -Infinity : this.stamps[i]!;
@@ -96,22 +106,50 @@ export class Cache {
     }
     r.hit = false;
     r.hitFraction = 0;
+    r.missSectors = sectors;
     r.evictedDirtyBytes = this.dirty[victim]!;
     r.evictedBlock = this.tags[victim]!;
+    r.evictedSectors = this.dirtySectors[victim]!;
     this.dirtyBytes -= this.dirty[victim]!;
     this.dirty[victim] = 0;
+    this.dirtySectors[victim] = 0;
     this.tags[victim] = block;
-    this.valid[victim] = sectors >>> 0;
+    this.valid[victim] = sectors;
     this.stamps[victim] = this.stamp(policy);
-    if (writeBytes > 0) this.markDirty(victim, writeBytes);
+    if (writeBytes > 0) this.markDirty(victim, writeBytes, sectors);
     return r;
   }
 
-  private markDirty(i: number, bytes: number): void {
+  private markDirty(i: number, bytes: number, sectors: number): void {
+    const fresh = (sectors & ~this.dirtySectors[i]!) >>> 0;
+    if (fresh === 0) return;
     const before = this.dirty[i]!;
-    const after = Math.min(this.blockBytes, before + bytes);
+    const after = Math.min(this.blockBytes, before + (bytes * popcount(fresh)) / popcount(sectors));
     this.dirty[i] = after;
+    this.dirtySectors[i] = (this.dirtySectors[i]! | fresh) >>> 0;
     this.dirtyBytes += after - before;
+  }
+
+  /**
+   * Drop `sectors` of `block` if present (a non-temporal store bypassing this cache makes
+   * any copy stale). Dirty bytes in those sectors are dropped: the store supersedes them.
+   */
+  invalidate(block: number, sectors = 0xffffffff): void {
+    const base = this.setOf(block) * this.ways;
+    for (let i = base; i < base + this.ways; i++) {
+      if (this.tags[i] !== block) continue;
+      const keep = (this.valid[i]! & ~sectors) >>> 0;
+      const dropDirty = (this.dirtySectors[i]! & sectors) >>> 0;
+      if (dropDirty !== 0) {
+        const dropBytes = (this.dirty[i]! * popcount(dropDirty)) / popcount(this.dirtySectors[i]!);
+        this.dirty[i] = this.dirty[i]! - dropBytes;
+        this.dirtyBytes -= dropBytes;
+        this.dirtySectors[i] = (this.dirtySectors[i]! & ~sectors) >>> 0;
+      }
+      this.valid[i] = keep;
+      if (keep === 0) this.tags[i] = -1;
+      return;
+    }
   }
 
   /** Whether any sector of `block` is present (no state change). */
@@ -122,16 +160,17 @@ export class Cache {
   }
 
   /**
-   * Write back every dirty block (they stay cached, clean); `sink` receives each block and
-   * its dirty bytes. Returns the bytes written.
+   * Write back every dirty block (they stay cached, clean); `sink` receives each block, its
+   * dirty bytes and dirty sectors. Returns the bytes written.
    */
-  writeBackAll(sink?: (block: number, bytes: number) => void): number {
+  writeBackAll(sink?: (block: number, bytes: number, sectors: number) => void): number {
     const n = this.dirtyBytes;
     if (n === 0) return 0;
     for (let i = 0; i < this.dirty.length; i++) {
       if (this.dirty[i]! > 0) {
-        sink?.(this.tags[i]!, this.dirty[i]!);
+        sink?.(this.tags[i]!, this.dirty[i]!, this.dirtySectors[i]!);
         this.dirty[i] = 0;
+        this.dirtySectors[i] = 0;
       }
     }
     this.dirtyBytes = 0;
@@ -143,6 +182,7 @@ export class Cache {
     this.tags.fill(-1);
     this.valid.fill(0);
     this.dirty.fill(0);
+    this.dirtySectors.fill(0);
     this.dirtyBytes = 0;
   }
 }

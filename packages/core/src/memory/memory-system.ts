@@ -171,15 +171,19 @@ export class MemorySystem {
   ): void {
     const l2 = this.topology.memory.l2;
     if (policy === 'nontemporal') {
-      // Bypasses L2: goes straight to the memory side.
+      // Bypasses L2: goes straight to the memory side; a store makes any L2 copy stale.
       c.l2.bypassBytes += bytes;
-      this.memorySide(block, bytes, sectors, write, c, out);
+      if (write) this.l2[this.l2Index(partition)]!.invalidate(block, sectors);
+      const lat = this.memorySide(block, bytes, sectors, write, c, out);
+      if (lat > out.latencyNs) out.latencyNs = lat;
       return;
     }
     out.l2Bytes += bytes;
     const res = this.l2[this.l2Index(partition)]!.access(block, write ? bytes : 0, policy, sectors);
     const evicted = res.evictedDirtyBytes;
     const evictedBlock = res.evictedBlock;
+    const evictedSectors = res.evictedSectors;
+    const missSectors = res.missSectors;
     const hitBytes = bytes * res.hitFraction;
     let lat = l2.latencyNs;
     if (this.shared && this.halfOf(block) !== Math.floor((partition * this.halves) / this.partitions)) {
@@ -188,11 +192,11 @@ export class MemorySystem {
     c.l2.hitBytes += hitBytes;
     if (hitBytes < bytes) {
       c.l2.missBytes += bytes - hitBytes;
-      if (!write) lat = Math.max(lat, this.memorySide(block, bytes - hitBytes, sectors, false, c, out));
+      if (!write) lat = Math.max(lat, this.memorySide(block, bytes - hitBytes, missSectors, false, c, out));
     }
     if (evicted > 0) {
       c.l2.writeBackBytes += evicted;
-      this.memorySide(evictedBlock, evicted, 0xffffffff, true, c, out);
+      this.memorySide(evictedBlock, evicted, evictedSectors, true, c, out);
     }
     if (lat > out.latencyNs) out.latencyNs = lat;
   }
@@ -239,8 +243,8 @@ export class MemorySystem {
     out.llcBytes = 0;
     out.hbmBytes = 0;
     out.latencyNs = 0;
-    const bytes = this.l2[instance]!.writeBackAll((block, dirty) => {
-      out.latencyNs = Math.max(out.latencyNs, this.memorySide(block, dirty, 0xffffffff, true, c, out));
+    const bytes = this.l2[instance]!.writeBackAll((block, dirty, sectors) => {
+      out.latencyNs = Math.max(out.latencyNs, this.memorySide(block, dirty, sectors, true, c, out));
     });
     c.l2.writeBackBytes += bytes;
     out.l2Bytes = bytes;
