@@ -25,6 +25,14 @@ export class Machine {
   private readonly extra: Float64Array;
   private readonly traffic: TileTraffic = { l2Bytes: 0, llcBytes: 0, hbmBytes: 0, latencyNs: 0 };
   private readonly doneKind: number;
+  /**
+   * When each L2 instance's controller is free for the next cache-wide write-back: a
+   * release that writes back the whole L2 (CDNA `buffer_wbl2`) walks it, so concurrent
+   * ones on the same L2 queue behind each other.
+   */
+  private readonly writeBackFree: Float64Array;
+  /** Time releases spent queued behind another release on the same L2, ns. */
+  releaseWaitNs = 0;
 
   constructor(
     readonly engine: Engine,
@@ -43,6 +51,7 @@ export class Machine {
     this.computeEnd = new Float64Array(n);
     this.extra = new Float64Array(n);
     this.memory = new MemorySystem(engine, topology, graph.buffers, { granularityBytes }, (slot) => this.flowDone(slot));
+    this.writeBackFree = new Float64Array(this.memory.l2.length);
     this.doneKind = engine.register('op-done', (slot) => this.onOpDone(slot));
   }
 
@@ -65,12 +74,19 @@ export class Machine {
   runRelease(slot: number, layer: number, fixedNs: number, writeBackDirty: boolean): number {
     const t = this.traffic;
     let bytes = 0;
+    let wait = 0;
     if (writeBackDirty) {
-      bytes = this.memory.writeBackL2(this.memory.l2Index(this.partitionOf[slot]!), bucketOf(layer), t);
+      const inst = this.memory.l2Index(this.partitionOf[slot]!);
+      const now = this.engine.now;
+      const start = Math.max(now, this.writeBackFree[inst]!);
+      this.writeBackFree[inst] = start + fixedNs;
+      wait = start - now;
+      this.releaseWaitNs += wait;
+      bytes = this.memory.writeBackL2(inst, bucketOf(layer), t);
     } else {
       t.l2Bytes = t.llcBytes = t.hbmBytes = t.latencyNs = 0;
     }
-    this.startOp(slot, t, 0, fixedNs);
+    this.startOp(slot, t, 0, wait + fixedNs);
     return bytes;
   }
 
