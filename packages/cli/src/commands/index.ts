@@ -1,0 +1,8 @@
+import type { Command } from 'commander';
+import type { Io } from '../io.js';
+import { registerBackends } from './backends.js';
+import { registerCompare } from './compare.js';
+import { registerModels } from './models.js';
+
+/** Every `fleet` subcommand, in help order. Add a command: one module, one line here. */
+export const COMMANDS: ((program: Command, io: Io) => void)[] = [registerCompare, registerBackends, registerModels];
