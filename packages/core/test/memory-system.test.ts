@@ -146,19 +146,29 @@ describe('MemorySystem reads', () => {
     expect(ms.countersOf(1).llc).toEqual({ hitBytes: 0, missBytes: 0, bypassBytes: 0, writeBackBytes: 0 });
   });
 
-  it('streaming reads of a big region do not evict a small default working set', () => {
+  it('streaming reads within one L2 turnover do not evict a small default working set', () => {
+    // The 64 KiB L2 holds 16 blocks; a streaming block is stamped 16 accesses into the past.
     const { ms } = system();
     const small = tile([region(2, 0, 8 * KiB)]);
     resolve(ms, small, 0, 1);
-    resolve(ms, tile([region(0, 0, 512 * KiB, 'streaming')]), 0, 1);
+    resolve(ms, tile([region(0, 0, 48 * KiB, 'streaming')]), 0, 1);
     resolve(ms, small, 0, 2);
     expect(ms.countersOf(2).l2.hitBytes).toBe(8 * KiB);
-    // with default policy the same sweep flushes it
+    // with default policy a larger sweep flushes it
     const b = system().ms;
     resolve(b, small, 0, 1);
     resolve(b, tile([region(0, 0, 512 * KiB)]), 0, 1);
     resolve(b, small, 0, 2);
     expect(b.countersOf(2).l2.hitBytes).toBe(0);
+  });
+
+  it('a streaming sweep of many turnovers ages out data nobody touched', () => {
+    const { ms } = system();
+    const small = tile([region(2, 0, 8 * KiB)]);
+    resolve(ms, small, 0, 1);
+    resolve(ms, tile([region(0, 0, 512 * KiB, 'streaming')]), 0, 1);
+    resolve(ms, small, 0, 2);
+    expect(ms.countersOf(2).l2.hitBytes).toBe(0);
   });
 
   it('strided regions touch rows × bytes, block by block', () => {

@@ -22,6 +22,12 @@ export interface Tile {
   flops: number;
   /** Matrix pipe (GEMM/GEMV tiles) or vector ALU (elementwise, softmax). */
   unit: 'matrix' | 'vector';
+  /**
+   * The worker streams its reads in this many equal steps (a GEMM tile's K-chunks), each
+   * resolved against the caches when it starts; writes land with the last step. Default 1.
+   * Steps make the live working set one chunk per worker, as in the real kernel.
+   */
+  steps?: number;
 }
 
 export interface Task {

@@ -1,8 +1,5 @@
 import type { AccessPolicy } from '../topology/topology.js';
 
-/** Offset that places streaming blocks below every default block in LRU order. */
-const STREAMING_CLASS = 2 ** 48;
-
 /** Outcome of one block access. */
 export interface AccessResult {
   /** Every requested sector was present. */
@@ -25,13 +22,16 @@ export interface AccessResult {
  * sectors (≥ one line each) hold data, so two accesses to different bytes of one block do
  * not count as reuse. Stored in typed arrays; one access scans one set.
  *
- * Policies: `default` inserts at the most-recently-used position; `streaming` blocks are
- * kept in a lower class — always older than any default block, LRU among themselves — so
- * streamed data is evicted first but still lives long enough for near-term reuse;
- * `nontemporal` is handled by the caller (it bypasses the cache).
+ * Policies: `default` inserts at the most-recently-used position; `streaming` inserts (and
+ * re-touches) a block as if it had been used one cache turnover ago — it is evicted
+ * before anything used since, but not before stale data nobody touched for longer, so a
+ * cache full of dead default lines still ages out (plain LRU-position insertion would pin
+ * them forever); `nontemporal` is handled by the caller (it bypasses the cache).
  */
 export class Cache {
   readonly sets: number;
+  /** How far back (in accesses) a streaming block is stamped. */
+  private readonly streamingAge: number;
   private readonly tags: Float64Array;
   private readonly stamps: Float64Array;
   /** Dirty bytes per block (0 = clean), capped at the block size. */
@@ -52,6 +52,7 @@ export class Cache {
   ) {
     const blocks = Math.max(ways, Math.floor(capacityBytes / blockBytes));
     this.sets = Math.max(1, Math.floor(blocks / ways));
+    this.streamingAge = this.sets * ways;
     this.tags = new Float64Array(this.sets * ways).fill(-1);
     this.stamps = new Float64Array(this.sets * ways);
     this.dirty = new Float64Array(this.sets * ways);
@@ -65,7 +66,7 @@ export class Cache {
   }
 
   private stamp(policy: AccessPolicy): number {
-    return policy === 'streaming' ? this.clock++ - STREAMING_CLASS : this.clock++;
+    return policy === 'streaming' ? this.clock++ - this.streamingAge : this.clock++;
   }
 
   private setOf(block: number): number {

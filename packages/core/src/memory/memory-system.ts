@@ -126,24 +126,29 @@ export class MemorySystem {
    * Resolve a tile's accesses against the caches now (so concurrent workers' accesses
    * interleave in simulated time) and return its traffic per level.
    */
-  resolveTile(tile: Tile, partition: number, bucket: number, out: TileTraffic): void {
+  resolveTile(tile: Tile, partition: number, bucket: number, out: TileTraffic, step = 0): void {
     out.l2Bytes = 0;
     out.llcBytes = 0;
     out.hbmBytes = 0;
     out.latencyNs = 0;
     const c = this.countersOf(bucket);
-    for (const r of tile.reads) this.region(r, false, partition, c, out);
-    for (const r of tile.writes) this.region(r, true, partition, c, out);
+    const steps = tile.steps ?? 1;
+    for (const r of tile.reads) this.region(r, false, partition, c, out, step, steps);
+    if (step === steps - 1) for (const r of tile.writes) this.region(r, true, partition, c, out, 0, 1);
   }
 
-  private region(r: Region, write: boolean, partition: number, c: MemoryCounters, out: TileTraffic): void {
+  /** Step `step` of `steps` covers the same slice of every row: [step·bytes/steps, (step+1)·bytes/steps). */
+  private region(r: Region, write: boolean, partition: number, c: MemoryCounters, out: TileTraffic, step: number, steps: number): void {
     const rows = r.rows ?? 1;
     const stride = r.strideBytes ?? r.bytes;
     const base = this.bases[r.buffer]! + r.offset;
     const G = this.blockBytes;
+    const lo = Math.floor((step * r.bytes) / steps);
+    const hi = Math.floor(((step + 1) * r.bytes) / steps);
+    if (hi <= lo) return;
     for (let row = 0; row < rows; row++) {
-      const start = base + row * stride;
-      const end = start + r.bytes;
+      const start = base + row * stride + lo;
+      const end = base + row * stride + hi;
       for (let b = Math.floor(start / G); b * G < end; b++) {
         const lo = Math.max(start, b * G) - b * G;
         const hi = Math.min(end, (b + 1) * G) - b * G;

@@ -21,6 +21,10 @@ export class Machine {
   /** Partition of each compute unit slot (a worker or a hardware workgroup slot). */
   readonly partitionOf: Int32Array;
   private readonly pending: Int32Array;
+  /** The stepped tile a slot is streaming, and its next step. */
+  private readonly stepTile: (Tile | null)[];
+  private readonly stepTask: (Task | null)[];
+  private readonly nextStep: Int32Array;
   private readonly computeEnd: Float64Array;
   private readonly extra: Float64Array;
   private readonly traffic: TileTraffic = { l2Bytes: 0, llcBytes: 0, hbmBytes: 0, latencyNs: 0 };
@@ -48,23 +52,54 @@ export class Machine {
     this.partitionOf = Int32Array.from(slotPartitions);
     const n = slotPartitions.length;
     this.pending = new Int32Array(n);
+    this.stepTile = new Array<Tile | null>(n).fill(null);
+    this.stepTask = new Array<Task | null>(n).fill(null);
+    this.nextStep = new Int32Array(n);
     this.computeEnd = new Float64Array(n);
     this.extra = new Float64Array(n);
     this.memory = new MemorySystem(engine, topology, graph.buffers, { granularityBytes }, (slot) => this.flowDone(slot));
     this.writeBackFree = new Float64Array(this.memory.l2.length);
-    this.doneKind = engine.register('op-done', (slot) => this.onOpDone(slot));
+    this.doneKind = engine.register('op-done', (slot) => this.stepDone(slot));
   }
 
   get slots(): number {
     return this.partitionOf.length;
   }
 
-  /** Run one tile of `task` on `slot`. */
+  /** Run one tile of `task` on `slot` (step by step if the tile streams in steps). */
   runTile(slot: number, task: Task, tile: Tile): void {
+    const steps = tile.steps ?? 1;
+    if (steps > 1) {
+      this.stepTile[slot] = tile;
+      this.stepTask[slot] = task;
+      this.nextStep[slot] = 0;
+    }
+    this.runStep(slot, task, tile, 0, steps);
+  }
+
+  private runStep(slot: number, task: Task, tile: Tile, step: number, steps: number): void {
     const t = this.traffic;
-    this.memory.resolveTile(tile, this.partitionOf[slot]!, bucketOf(task.layer), t);
-    const compute = this.cost.tileComputeNs(tile, task.kind, task.level);
-    this.startOp(slot, t, compute, this.cost.tileOverheadNs(task.kind));
+    this.memory.resolveTile(tile, this.partitionOf[slot]!, bucketOf(task.layer), t, step);
+    const compute = this.cost.tileComputeNs(tile, task.kind, task.level) / steps;
+    // Steps are software-pipelined: only the first pays the memory latency; the fixed
+    // per-tile overhead (fill, epilogue) is paid once, with the last step.
+    if (step > 0) t.latencyNs = 0;
+    this.startOp(slot, t, compute, step === steps - 1 ? this.cost.tileOverheadNs(task.kind) : 0);
+  }
+
+  private stepDone(slot: number): void {
+    const tile = this.stepTile[slot];
+    if (tile) {
+      const steps = tile.steps ?? 1;
+      const next = ++this.nextStep[slot]!;
+      if (next < steps) {
+        this.runStep(slot, this.stepTask[slot]!, tile, next, steps);
+        return;
+      }
+      this.stepTile[slot] = null;
+      this.stepTask[slot] = null;
+    }
+    this.onOpDone(slot);
   }
 
   /**

@@ -1,6 +1,11 @@
 import { tensorBytes, type BufferSpec, type OpGraph } from '@fleet/core';
+import { TILE_M } from './linear.js';
 
-/** Buffer table of a compiled graph: one buffer per tensor of the op graph (kept layers only). */
+/**
+ * Buffer table of a compiled graph: one buffer per tensor of the op graph (kept layers
+ * only). Activations are allocated for whole batch tiles (rows rounded up to T_M), as
+ * inference engines size them for the kernels' fixed tile shape.
+ */
 export class BufferTable {
   readonly buffers: BufferSpec[] = [];
   private readonly ids = new Map<string, number>();
@@ -8,7 +13,8 @@ export class BufferTable {
   constructor(graph: OpGraph, keep: (tensorName: string) => boolean) {
     for (const t of graph.tensors) {
       if (!keep(t.name)) continue;
-      this.add(t.name, tensorBytes(t), t.kind);
+      const padded = t.kind === 'activation' && t.shape[0] === graph.batch ? Math.ceil(graph.batch / TILE_M) * TILE_M : t.shape[0]!;
+      this.add(t.name, (tensorBytes(t) / t.shape[0]!) * padded, t.kind);
     }
   }
 

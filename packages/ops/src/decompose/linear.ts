@@ -1,8 +1,9 @@
 import type { AccessPolicy, LinearOp, Tile } from '@fleet/core';
 
-/** GEMM tile shape: T_M rows of the batch × T_N output columns, all of K (16 × 64 × 256 CK tiles). */
+/** GEMM tile shape: T_M rows of the batch × T_N output columns, all of K in T_K chunks (16 × 64 × 256 CK tiles). */
 export const TILE_M = 16;
 export const TILE_N = 64;
+export const TILE_K = 256;
 
 /** Memory policies a schedule applies to a linear op's operands. */
 export interface LinearPolicies {
@@ -34,18 +35,22 @@ export function linearTile(
   out: { cols: number; ldOut: number; col0: number } = { cols: tn, ldOut: op.n, col0: n0 },
 ): Tile {
   const tm = Math.min(TILE_M, op.m - m0);
+  // The kernel's A tile is always T_M rows: a partial batch tile still loads (and
+  // multiplies) all T_M rows of the padded activation buffer; only valid rows are stored.
+  const tmLoad = TILE_M;
   const el = 2;
   const w = kLen === op.k
     ? { buffer: buf.w, offset: n0 * op.k * el, bytes: tn * op.k * el, policy: pol.weight }
     : { buffer: buf.w, offset: (n0 * op.k + k0) * el, bytes: kLen * el, rows: tn, strideBytes: op.k * el, policy: pol.weight };
   const x = kLen === op.k
-    ? { buffer: buf.x, offset: m0 * op.k * el, bytes: tm * op.k * el, policy: 'default' as const }
-    : { buffer: buf.x, offset: (m0 * op.k + k0) * el, bytes: kLen * el, rows: tm, strideBytes: op.k * el, policy: 'default' as const };
+    ? { buffer: buf.x, offset: m0 * op.k * el, bytes: tmLoad * op.k * el, policy: 'default' as const }
+    : { buffer: buf.x, offset: (m0 * op.k + k0) * el, bytes: kLen * el, rows: tmLoad, strideBytes: op.k * el, policy: 'default' as const };
   return {
     reads: [w, x],
     writes: [{ buffer: buf.y, offset: (m0 * out.ldOut + out.col0) * el, bytes: out.cols * el, rows: tm, strideBytes: out.ldOut * el, policy: pol.store }],
-    flops: 2 * tm * tn * kLen,
+    flops: 2 * tmLoad * tn * kLen,
     unit: 'matrix',
+    steps: Math.max(1, Math.ceil(kLen / TILE_K)),
   };
 }
 
