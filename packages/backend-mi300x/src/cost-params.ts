@@ -15,6 +15,27 @@ export const GRAPH_GAP_NS = 1540;
 /** UNC: the device-side part of that gap (see `endOfKernel.barrierNs`), ns. */
 export const BARRIER_NS = 1000;
 
+/**
+ * CAL: the issue interval of vLLM's eager (one kernel per op, no graph) decode loop on CDNA,
+ * ns per kernel: solved so that the predicted `kernel-per-op` TPOT of Qwen3-8B at batch 1 on
+ * MI350X equals the FLEET paper's 10.51 ms, a value the paper's dataset marks as calibration
+ * (`node packages/backend-mi350/calibration/derive.mjs` re-derives it). The HIP launch alone
+ * takes ≈ 4.0 µs (S17); the rest is the framework's host-side work per op. Software, not
+ * silicon, so MI300X uses the same value [UNC].
+ */
+export const VLLM_EAGER_LAUNCH_NS = 14330;
+
+/**
+ * Bytes of loads one CU keeps in flight, by execution style (Little's law: a CU's read rate
+ * is at most this over the latency of the level serving it).
+ * - persistent — CAL: a megakernel holding every task type runs at one wave per SIMD (FLEET
+ *   paper); solved so that `fleet-mtile` at batch 1 on MI350X reproduces the paper's 6.82 ms
+ *   (calibration value): 10.8 KB ≈ 4 waves × 2.6 outstanding 1 KiB (64 lanes × 16 B) loads.
+ * - kernel — DER MEAS S23: rocBLAS wvSpltK sustains 4.87 TB/s at M=1 on MI300X's 304 CUs with
+ *   ≈ 424 ns HBM latency, so ≥ 4870 B/ns × 424 ns / 304 ≈ 6.8 KB per CU; 8 KiB assumed.
+ */
+export const CDNA_BYTES_IN_FLIGHT_PER_CU = { persistent: 10800, kernel: 8192 };
+
 export const params: RooflineParams = {
   // UNC: no decode-tile MFMA efficiency measured on MI300X; 70% of the 2048 FLOP/clk/CU peak
   // assumed. Decode GEMV is HBM-bound, so this matters only at large batch.
@@ -35,9 +56,9 @@ export const params: RooflineParams = {
   // eager launch (`launch.eagerNs` apart). The measured graph gap below covers both parts,
   // so the two are split to add up to it instead of counting the barrier twice.
   launch: {
-    // MEAS/UNC S17 (TransferBench PR 297): empty kernel ≈ 4.0 µs per stream launch on an
-    // unnamed AMD 8-GPU node (device not named: UNC). Used as the host's issue interval.
-    eagerNs: 4000,
+    // CAL (see VLLM_EAGER_LAUNCH_NS): `kernel-per-op` models vLLM's eager loop; the bare HIP
+    // stream launch (≈ 4.0 µs, MEAS/UNC S17) is its floor.
+    eagerNs: VLLM_EAGER_LAUNCH_NS,
     // DER from MEAS S16 (GraphBench, ROCm 7.2, device probably MI300X: UNC): ≈ 1.54 µs per
     // node in a one-chain hipGraph, the whole gap between dependent empty kernels, minus the
     // 1.0 µs `barrierNs` below that the runtime charges separately: 1540 − 1000 = 540 ns.
@@ -55,4 +76,5 @@ export const params: RooflineParams = {
   },
   // DS S18/S19: workgroup i → XCD i mod 8 in SPX mode, then any free CU of that XCD (S21).
   hardwareDispatch: 'round-robin-partition',
+  bytesInFlightPerCu: CDNA_BYTES_IN_FLIGHT_PER_CU,
 };

@@ -78,7 +78,8 @@ describe('mi300x policies and costs', () => {
     const { costModel } = loadBackend(descriptor, 'test');
     expect(costModel.hardwareDispatch).toBe('round-robin-partition');
     expect(costModel.endOfKernel.writeBackL2).toBe(true);
-    expect(costModel.launch.eagerNs).toBe(4000);
+    // the eager issue interval is vLLM's (calibrated), never below the bare HIP launch (≈ 4.0 µs, S17)
+    expect(costModel.launch.eagerNs).toBeGreaterThanOrEqual(4000);
     // the runtime charges barrier + graph node between dependent kernels: together the
     // measured 1.54 µs hipGraph gap (S16)
     expect(costModel.endOfKernel.barrierNs + costModel.launch.graphNodeNs).toBe(1540);

@@ -35,4 +35,7 @@ export const params: RooflineParams = {
   // DS S32b (iree-org/wave PR 1001): "On MI350 the hardware assigns flat workgroup indices
   // round robin to 8 XCD".
   hardwareDispatch: 'round-robin-partition',
+  // CAL/DER: see CDNA_BYTES_IN_FLIGHT_PER_CU in @fleet/backend-mi300x (the persistent value is
+  // calibrated on this part's batch-1 fleet-mtile TPOT).
+  bytesInFlightPerCu: mi300x.bytesInFlightPerCu!,
 };

@@ -11,3 +11,4 @@ export { policies, WORKERS_PER_XCD } from './policies.js';
 export { module } from './module.js';
 
 export default defineBackend({ name: 'mi350', apiVersion: API_VERSION, module });
+export { fleetPaper, FLEET_PAPER_SOURCE, type FleetPaperDataset, type FleetPolicy } from './validation/fleet-paper.js';

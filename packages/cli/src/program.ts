@@ -20,7 +20,7 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
   const program = buildProgram(io);
   try {
     await program.parseAsync(argv, { from: 'user' });
-    return 0;
+    return io.exitCode ?? 0;
   } catch (e) {
     if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 2;
     if (e instanceof FleetError) {

@@ -27,7 +27,7 @@ function tile(reads: Region[], writes: Region[] = []): Tile {
 }
 
 function resolve(ms: MemorySystem, t: Tile, partition: number, bucket = 1): TileTraffic {
-  const out: TileTraffic = { l2Bytes: -1, llcBytes: -1, hbmBytes: -1, latencyNs: -1 };
+  const out: TileTraffic = { l2Bytes: -1, llcBytes: -1, hbmBytes: -1, latencyNs: -1, readLatencyByteNs: -1 };
   ms.resolveTile(t, partition, bucket, out);
   return out;
 }
@@ -65,9 +65,9 @@ describe('MemorySystem reads', () => {
     const { ms } = system();
     const t = tile([region(0, 0, 16 * KiB)]);
     const first = resolve(ms, t, 0);
-    expect(first).toEqual({ l2Bytes: 16 * KiB, llcBytes: 16 * KiB, hbmBytes: 16 * KiB, latencyNs: 500 });
+    expect(first).toMatchObject({ l2Bytes: 16 * KiB, llcBytes: 16 * KiB, hbmBytes: 16 * KiB, latencyNs: 500 });
     const second = resolve(ms, t, 0);
-    expect(second).toEqual({ l2Bytes: 16 * KiB, llcBytes: 0, hbmBytes: 0, latencyNs: 100 });
+    expect(second).toMatchObject({ l2Bytes: 16 * KiB, llcBytes: 0, hbmBytes: 0, latencyNs: 100 });
     const c = ms.countersOf(1);
     expect(c.l2).toEqual({ hitBytes: 16 * KiB, missBytes: 16 * KiB, bypassBytes: 0, writeBackBytes: 0 });
     expect(c.llc).toEqual({ hitBytes: 0, missBytes: 16 * KiB, bypassBytes: 0, writeBackBytes: 0 });
@@ -81,7 +81,7 @@ describe('MemorySystem reads', () => {
     const t = tile([region(0, 0, 16 * KiB)]);
     resolve(ms, t, 0);
     const other = resolve(ms, t, 1);
-    expect(other).toEqual({ l2Bytes: 16 * KiB, llcBytes: 16 * KiB, hbmBytes: 0, latencyNs: 300 });
+    expect(other).toMatchObject({ l2Bytes: 16 * KiB, llcBytes: 16 * KiB, hbmBytes: 0, latencyNs: 300 });
     const c = ms.countersOf(1);
     expect(c.l2.missBytes).toBe(32 * KiB);
     expect(c.l2.hitBytes).toBe(0);
@@ -140,7 +140,7 @@ describe('MemorySystem reads', () => {
     expect(ms.llc).toBeNull();
     expect(ms.llcBandwidth).toBeNull();
     const t = tile([region(0, 0, 8 * KiB)]);
-    expect(resolve(ms, t, 0)).toEqual({ l2Bytes: 8 * KiB, llcBytes: 0, hbmBytes: 8 * KiB, latencyNs: 500 });
+    expect(resolve(ms, t, 0)).toMatchObject({ l2Bytes: 8 * KiB, llcBytes: 0, hbmBytes: 8 * KiB, latencyNs: 500 });
     expect(resolve(ms, t, 1).hbmBytes).toBe(8 * KiB);
     expect(ms.countersOf(1).hbmReadBytes).toBe(16 * KiB);
     expect(ms.countersOf(1).llc).toEqual({ hitBytes: 0, missBytes: 0, bypassBytes: 0, writeBackBytes: 0 });
@@ -249,10 +249,10 @@ describe('MemorySystem writes', () => {
   it('default writes allocate dirty in L2 without memory traffic; writeBackL2 flushes them to the memory side', () => {
     const { ms } = system();
     const out = resolve(ms, tile([], [region(2, 0, 8 * KiB)]), 0, 1);
-    expect(out).toEqual({ l2Bytes: 8 * KiB, llcBytes: 0, hbmBytes: 0, latencyNs: 100 });
+    expect(out).toMatchObject({ l2Bytes: 8 * KiB, llcBytes: 0, hbmBytes: 0, latencyNs: 100 });
     expect(ms.countersOf(1).l2.missBytes).toBe(8 * KiB);
     expect(ms.l2[0]!.dirtyBytes).toBe(8 * KiB);
-    const wb: TileTraffic = { l2Bytes: 0, llcBytes: 0, hbmBytes: 0, latencyNs: 0 };
+    const wb: TileTraffic = { l2Bytes: 0, llcBytes: 0, hbmBytes: 0, latencyNs: 0, readLatencyByteNs: 0 };
     expect(ms.writeBackL2(0, 3, wb)).toBe(8 * KiB);
     expect(wb.l2Bytes).toBe(8 * KiB);
     expect(wb.llcBytes).toBe(8 * KiB);
@@ -263,13 +263,13 @@ describe('MemorySystem writes', () => {
     // partition 1's L2 is untouched, and a second write-back has nothing to do
     expect(ms.writeBackL2(1, 3, wb)).toBe(0);
     expect(ms.writeBackL2(0, 3, wb)).toBe(0);
-    expect(wb).toEqual({ l2Bytes: 0, llcBytes: 0, hbmBytes: 0, latencyNs: 0 });
+    expect(wb).toMatchObject({ l2Bytes: 0, llcBytes: 0, hbmBytes: 0, latencyNs: 0, readLatencyByteNs: 0 });
   });
 
   it('write-back without an LLC writes HBM', () => {
     const { ms } = system({ noLlc: true });
     resolve(ms, tile([], [region(2, 0, 8 * KiB)]), 0, 1);
-    const wb: TileTraffic = { l2Bytes: 0, llcBytes: 0, hbmBytes: 0, latencyNs: 0 };
+    const wb: TileTraffic = { l2Bytes: 0, llcBytes: 0, hbmBytes: 0, latencyNs: 0, readLatencyByteNs: 0 };
     expect(ms.writeBackL2(0, 1, wb)).toBe(8 * KiB);
     expect(wb.hbmBytes).toBe(8 * KiB);
     expect(wb.latencyNs).toBe(500);
@@ -292,7 +292,7 @@ describe('MemorySystem writes', () => {
     const { ms } = system();
     resolve(ms, tile([], [region(2, 0, 4 * KiB)]), 0, 1);
     const out = resolve(ms, tile([region(2, 0, 4 * KiB)]), 0, 1);
-    expect(out).toEqual({ l2Bytes: 4 * KiB, llcBytes: 0, hbmBytes: 0, latencyNs: 100 });
+    expect(out).toMatchObject({ l2Bytes: 4 * KiB, llcBytes: 0, hbmBytes: 0, latencyNs: 100 });
   });
 });
 
@@ -362,7 +362,7 @@ describe('MemorySystem sectors and bypass (regressions)', () => {
   it('a write-back makes only the dirty sectors valid in the LLC', () => {
     const { ms } = system();
     resolve(ms, tile([], [region(2, 0, 128)]), 0);
-    const out: TileTraffic = { l2Bytes: 0, llcBytes: 0, hbmBytes: 0, latencyNs: 0 };
+    const out: TileTraffic = { l2Bytes: 0, llcBytes: 0, hbmBytes: 0, latencyNs: 0, readLatencyByteNs: 0 };
     expect(ms.writeBackL2(0, 1, out)).toBe(128);
     resolve(ms, tile([region(2, 0, 4096)]), 1);
     const c = ms.countersOf(1);
@@ -377,5 +377,17 @@ describe('MemorySystem sectors and bypass (regressions)', () => {
     const before = ms.countersOf(1).l2.hitBytes;
     resolve(ms, tile([region(2, 0, 4096)]), 0);
     expect(ms.countersOf(1).l2.hitBytes).toBe(before);
+  });
+});
+
+describe('MemorySystem latency-weighted reads', () => {
+  it('weighs each read byte by the latency of the level that served it; writes add nothing', () => {
+    const { ms, topology } = system();
+    const cold = resolve(ms, tile([region(0, 0, 4096)], [region(2, 0, 4096)]), 0);
+    expect(cold.readLatencyByteNs).toBe(4096 * topology.memory.hbm.latencyNs);
+    const warm = resolve(ms, tile([region(0, 0, 4096)]), 0);
+    expect(warm.readLatencyByteNs).toBe(4096 * topology.memory.l2.latencyNs);
+    const other = resolve(ms, tile([region(0, 0, 4096)]), 1);
+    expect(other.readLatencyByteNs).toBe(4096 * topology.memory.llc!.latencyNs);
   });
 });

@@ -26,6 +26,13 @@ interface ScopeSpec {
   sources: { atomicLatencyNs: string; releaseFixedNs: string; acquireFixedNs: string };
 }
 
+/**
+ * Cycles a cache-wide write-back (`buffer_wbl2`) takes to walk the XCD's L2 looking for
+ * dirty lines: 4 MiB / 128 B = 32,768 lines over 16 channels, one line per channel per
+ * clock = 2,048 cycles [UNC DER: S4 channel count and line size; the walk rate is assumed].
+ */
+export const L2_WALK_CYCLES = (4 * 2 ** 20) / 128 / 16;
+
 function scopeSpecs(p: CdnaCoherenceParams): ScopeSpec[] {
   const c = p.latencyCycles;
   const ns = (cycles: number) => cyclesToNs(cycles, p.clockGHz);
@@ -82,12 +89,12 @@ function scopeSpecs(p: CdnaCoherenceParams): ScopeSpec[] {
         scope: 'device',
         atomicResolvesAt: 'llc',
         atomicLatencyNs: ns(c.mall),
-        release: { fixedNs: ns(c.hbm), writeBackDirty: true },
+        release: { fixedNs: ns(L2_WALK_CYCLES), writeBackDirty: true },
         acquire: { fixedNs: ns(c.l2), invalidates: true },
       },
       sources: {
         atomicLatencyNs: `UNC lower bound: one MALL round trip (${c.mall} cycles)${at}; S4: atomics bypass L2 and execute at the MALL, no timing published`,
-        releaseFixedNs: `UNC buffer_wbl2 sc1 + s_waitcnt vmcnt(0) (S14): fixed part assumed one HBM round trip (${c.hbm} cycles)${at} for the memory side to ack the last write-back; dirty bytes are charged on top (writeBackDirty). If the L2 walks every set (2048 per channel) it could reach ~1 µs; RCCL calls it expensive (S15)`,
+        releaseFixedNs: `UNC DER buffer_wbl2 sc1 + s_waitcnt vmcnt(0) (S14): the L2 walks all 32,768 lines over its 16 channels (S4) to find dirty ones, ${L2_WALK_CYCLES} cycles at one line per channel per clock (assumed); dirty bytes are charged on top (writeBackDirty), and concurrent write-backs of one L2 queue. RCCL calls the fence expensive (S15); no timing is published`,
         acquireFixedNs: `UNC buffer_inv sc1 (invalidates L1 and non-local L2 lines, S14): assumed one L2 round trip (${c.l2} cycles)${at}`,
       },
     },
@@ -96,12 +103,12 @@ function scopeSpecs(p: CdnaCoherenceParams): ScopeSpec[] {
         scope: 'system',
         atomicResolvesAt: 'llc',
         atomicLatencyNs: ns(c.mall),
-        release: { fixedNs: ns(2 * c.hbm), writeBackDirty: true },
+        release: { fixedNs: ns(L2_WALK_CYCLES + c.hbm), writeBackDirty: true },
         acquire: { fixedNs: ns(2 * c.l2), invalidates: true },
       },
       sources: {
         atomicLatencyNs: `UNC as device scope: one MALL round trip (${c.mall} cycles)${at}; S4 (all atomics at the MALL)`,
-        releaseFixedNs: `UNC buffer_wbl2 sc0 sc1 (S14): assumed twice the device-scope fixed part (2 × ${c.hbm} cycles)${at}`,
+        releaseFixedNs: `UNC buffer_wbl2 sc0 sc1 (S14): the device-scope walk (${L2_WALK_CYCLES} cycles) plus one HBM round trip (${c.hbm} cycles) for the system-level ack${at}`,
         acquireFixedNs: `UNC buffer_inv sc0 sc1 (S14): assumed twice the device-scope fixed part (2 × ${c.l2} cycles)${at}`,
       },
     },

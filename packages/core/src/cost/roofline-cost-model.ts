@@ -16,6 +16,7 @@ export interface RooflineParams {
   launch: { eagerNs: number; graphNodeNs: number };
   endOfKernel: { barrierNs: number; writeBackL2: boolean };
   hardwareDispatch: HardwareDispatch;
+  bytesInFlightPerCu?: { persistent: number; kernel: number };
 }
 
 /**
@@ -29,6 +30,7 @@ export class RooflineCostModel implements CostModel {
   readonly launch: { eagerNs: number; graphNodeNs: number };
   readonly endOfKernel: { barrierNs: number; writeBackL2: boolean };
   readonly hardwareDispatch: HardwareDispatch;
+  readonly bytesInFlightPerCu?: { persistent: number; kernel: number };
   private readonly matrixRate: number;
   private readonly vectorRate: number;
 
@@ -41,6 +43,7 @@ export class RooflineCostModel implements CostModel {
     this.launch = params.launch;
     this.endOfKernel = params.endOfKernel;
     this.hardwareDispatch = params.hardwareDispatch;
+    if (params.bytesInFlightPerCu) this.bytesInFlightPerCu = params.bytesInFlightPerCu;
     this.matrixRate = topology.computeUnit.matrixFlopsPerNs.bf16 * params.matrixEfficiency;
     this.vectorRate = topology.computeUnit.vectorFlopsPerNs * params.vectorEfficiency;
   }

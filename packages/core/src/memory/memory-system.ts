@@ -15,6 +15,11 @@ export interface TileTraffic {
   hbmBytes: number;
   /** Latency of the slowest level touched, ns. */
   latencyNs: number;
+  /**
+   * Σ bytes read × latency of the level that served them, byte·ns. Over a compute unit's
+   * bytes in flight this is the Little's-law time the reads need at least.
+   */
+  readLatencyByteNs: number;
 }
 
 export interface MemoryCounters {
@@ -22,6 +27,11 @@ export interface MemoryCounters {
   llc: LevelCounters;
   hbmReadBytes: number;
   hbmWriteBytes: number;
+  /**
+   * Bytes read past the L2 (its read misses and bypassing reads), whether the LLC or HBM
+   * served them: what L2-to-fabric request counters (CDNA `TCC_EA_RDREQ`) measure.
+   */
+  fabricReadBytes: number;
 }
 
 function zeroLevel(): LevelCounters {
@@ -29,7 +39,7 @@ function zeroLevel(): LevelCounters {
 }
 
 export function zeroCounters(): MemoryCounters {
-  return { l2: zeroLevel(), llc: zeroLevel(), hbmReadBytes: 0, hbmWriteBytes: 0 };
+  return { l2: zeroLevel(), llc: zeroLevel(), hbmReadBytes: 0, hbmWriteBytes: 0, fabricReadBytes: 0 };
 }
 
 export function addCounters(into: MemoryCounters, c: MemoryCounters, scale = 1): void {
@@ -41,6 +51,7 @@ export function addCounters(into: MemoryCounters, c: MemoryCounters, scale = 1):
   }
   into.hbmReadBytes += c.hbmReadBytes * scale;
   into.hbmWriteBytes += c.hbmWriteBytes * scale;
+  into.fabricReadBytes += c.fabricReadBytes * scale;
 }
 
 /** L2 hit rate over all L2 accesses (reads and writes) that the L2 looked up. */
@@ -131,6 +142,7 @@ export class MemorySystem {
     out.llcBytes = 0;
     out.hbmBytes = 0;
     out.latencyNs = 0;
+    out.readLatencyByteNs = 0;
     const c = this.countersOf(bucket);
     const steps = tile.steps ?? 1;
     for (const r of tile.reads) this.region(r, false, partition, c, out, step, steps);
@@ -195,6 +207,7 @@ export class MemorySystem {
       lat += l2.farExtraLatencyNs ?? 0;
     }
     c.l2.hitBytes += hitBytes;
+    if (!write) out.readLatencyByteNs += hitBytes * lat;
     if (hitBytes < bytes) {
       c.l2.missBytes += bytes - hitBytes;
       if (!write) lat = Math.max(lat, this.memorySide(block, bytes - hitBytes, missSectors, false, c, out));
@@ -209,10 +222,14 @@ export class MemorySystem {
   /** A read or write that reaches the memory side (LLC if any, else HBM); returns its latency. */
   private memorySide(block: number, bytes: number, sectors: number, write: boolean, c: MemoryCounters, out: TileTraffic): number {
     const { llc, hbm } = this.topology.memory;
+    if (!write) c.fabricReadBytes += bytes;
     if (!this.llc || !llc) {
       out.hbmBytes += bytes;
       if (write) c.hbmWriteBytes += bytes;
-      else c.hbmReadBytes += bytes;
+      else {
+        c.hbmReadBytes += bytes;
+        out.readLatencyByteNs += bytes * hbm.latencyNs;
+      }
       return hbm.latencyNs;
     }
     out.llcBytes += bytes;
@@ -224,6 +241,7 @@ export class MemorySystem {
     }
     const hitBytes = bytes * res.hitFraction;
     c.llc.hitBytes += hitBytes;
+    if (!write) out.readLatencyByteNs += hitBytes * llc.latencyNs + (bytes - hitBytes) * hbm.latencyNs;
     if (hitBytes >= bytes || write) {
       c.llc.missBytes += bytes - hitBytes;
       return llc.latencyNs;
@@ -248,6 +266,7 @@ export class MemorySystem {
     out.llcBytes = 0;
     out.hbmBytes = 0;
     out.latencyNs = 0;
+    out.readLatencyByteNs = 0;
     const bytes = this.l2[instance]!.writeBackAll((block, dirty, sectors) => {
       out.latencyNs = Math.max(out.latencyNs, this.memorySide(block, dirty, sectors, true, c, out));
     });

@@ -47,6 +47,12 @@ export interface CostModel {
   /** Between two kernels: device-wide barrier cost and the cache effect at kernel end. */
   endOfKernel: { barrierNs: number; writeBackL2: boolean };
   hardwareDispatch: HardwareDispatch;
+  /**
+   * Bytes of loads one compute unit keeps in flight, by execution style (occupancy ×
+   * outstanding bytes per wave). A persistent megakernel holding every task type runs at
+   * low occupancy; vendor kernels are tuned per shape. Omitted: bandwidth-bound only.
+   */
+  bytesInFlightPerCu?: { persistent: number; kernel: number };
 }
 
 /** A backend's stance on one scheduling policy. */

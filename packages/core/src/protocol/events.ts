@@ -114,6 +114,7 @@ export interface MemorySummaryEvent {
   llc: LevelCounters | null;
   hbmReadBytes: number;
   hbmWriteBytes: number;
+  fabricReadBytes: number;
 }
 
 export interface StepEndEvent {

@@ -27,7 +27,7 @@ export class Machine {
   private readonly nextStep: Int32Array;
   private readonly computeEnd: Float64Array;
   private readonly extra: Float64Array;
-  private readonly traffic: TileTraffic = { l2Bytes: 0, llcBytes: 0, hbmBytes: 0, latencyNs: 0 };
+  private readonly traffic: TileTraffic = { l2Bytes: 0, llcBytes: 0, hbmBytes: 0, latencyNs: 0, readLatencyByteNs: 0 };
   private readonly doneKind: number;
   /**
    * When each L2 instance's controller is free for the next cache-wide write-back: a
@@ -46,6 +46,11 @@ export class Machine {
     graph: TaskGraph,
     slotPartitions: readonly number[],
     granularityBytes: number,
+    /**
+     * Bytes one compute unit keeps in flight (occupancy × outstanding loads per wave): a
+     * tile's reads take at least Σ bytes × latency / this (Little's law). Infinity: no limit.
+     */
+    private readonly bytesInFlight: number,
     /** Called when the operation a slot started has completed. */
     private readonly onOpDone: (slot: number) => void,
   ) {
@@ -119,7 +124,7 @@ export class Machine {
       this.releaseWaitNs += wait;
       bytes = this.memory.writeBackL2(inst, bucketOf(layer), t);
     } else {
-      t.l2Bytes = t.llcBytes = t.hbmBytes = t.latencyNs = 0;
+      t.l2Bytes = t.llcBytes = t.hbmBytes = t.latencyNs = t.readLatencyByteNs = 0;
     }
     this.startOp(slot, t, 0, wait + fixedNs);
     return bytes;
@@ -132,7 +137,8 @@ export class Machine {
 
   private startOp(slot: number, t: TileTraffic, computeNs: number, overheadNs: number): void {
     const now = this.engine.now;
-    this.computeEnd[slot] = now + computeNs;
+    // Compute and the latency-bound read time overlap each other and the transfers.
+    this.computeEnd[slot] = now + Math.max(computeNs, t.readLatencyByteNs / this.bytesInFlight);
     this.extra[slot] = t.latencyNs + overheadNs;
     const m = this.memory;
     const part = m.l2Index(this.partitionOf[slot]!);

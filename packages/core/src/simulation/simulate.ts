@@ -88,12 +88,14 @@ export function simulateGraph(backend: Backend, graph: TaskGraph, opts: Simulati
     const p = opts.persistent;
     if (!p) throw new FleetError(`policy ${graph.policy}: a persistent graph needs persistent runtime options`);
     let rt!: PersistentRuntime;
-    machine = new Machine(engine, backend.topology, backend.costModel, bus, graph, workerPartitions(backend, p.workersPerPartition), granularity, (s) => rt.opDone(s));
+    const inflight = backend.costModel.bytesInFlightPerCu?.persistent ?? Infinity;
+    machine = new Machine(engine, backend.topology, backend.costModel, bus, graph, workerPartitions(backend, p.workersPerPartition), granularity, inflight, (s) => rt.opDone(s));
     rt = new PersistentRuntime(machine, graph, p);
     runtime = rt;
   } else {
     let rt!: KernelRuntime;
-    machine = new Machine(engine, backend.topology, backend.costModel, bus, graph, unitPartitions(backend), granularity, (s) => rt.opDone(s));
+    const inflight = backend.costModel.bytesInFlightPerCu?.kernel ?? Infinity;
+    machine = new Machine(engine, backend.topology, backend.costModel, bus, graph, unitPartitions(backend), granularity, inflight, (s) => rt.opDone(s));
     rt = new KernelRuntime(machine, graph, { launchMode: opts.launchMode ?? 'eager' });
     runtime = rt;
   }
@@ -119,7 +121,7 @@ export function simulateGraph(backend: Backend, graph: TaskGraph, opts: Simulati
   }
   const counters = machine.memory.allCounters();
   counters.forEach((c, bucket) =>
-    bus.emit({ type: 'memory-summary', t: engine.now, layer: bucket - 1, l2: c.l2, llc: machine.memory.llc ? c.llc : null, hbmReadBytes: c.hbmReadBytes, hbmWriteBytes: c.hbmWriteBytes }),
+    bus.emit({ type: 'memory-summary', t: engine.now, layer: bucket - 1, l2: c.l2, llc: machine.memory.llc ? c.llc : null, hbmReadBytes: c.hbmReadBytes, hbmWriteBytes: c.hbmWriteBytes, fabricReadBytes: c.fabricReadBytes }),
   );
   bus.emit({ type: 'step-end', t: engine.now });
   bus.complete();

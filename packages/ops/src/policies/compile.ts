@@ -186,15 +186,21 @@ class Decomposer {
       return drafts;
     }
     if (this.policy.style === 'persistent') {
-      // MPK's grid: residual linears 64 columns per task; huge outputs 256; else 96 tasks.
+      // The standard CU-task decomposition the FLEET paper counts for its Mirage port (1,407
+      // tasks per Qwen3-8B layer at batch 1, of which 128 + 128 + 512 + 128 GEMM tasks): 48
+      // output columns per task, 32 for linears with a residual epilogue; outputs too wide
+      // for that (the LM head) take 256 columns per task, MPK's rule.
       const residual = op.id.endsWith('o_proj') || op.id.endsWith('down_proj');
-      const tasks = residual ? Math.ceil(op.n / 64) : op.n / 96 > 400 ? Math.ceil(op.n / 256) : op.n % 96 === 0 ? 96 : Math.ceil(op.n / 64);
+      const width = residual ? 32 : 48;
+      const narrow = op.n % width === 0 && op.n / width <= 2048;
+      const tasks = narrow ? op.n / width : Math.ceil(op.n / 256);
       const drafts: Draft[] = [];
       for (let t = 0; t < tasks; t++) {
-        const c0 = Math.min(op.n, split(op.n, tasks, t));
-        const c1 = Math.min(op.n, split(op.n, tasks, t + 1));
+        const c0 = narrow ? t * width : Math.min(op.n, split(op.n, tasks, t));
+        const c1 = narrow ? c0 + width : Math.min(op.n, split(op.n, tasks, t + 1));
         const tiles: Tile[] = [];
-        for (const n0 of colTiles(c0, c1)) for (let m = 0; m < mt; m++) tiles.push(tile(m, n0));
+        if (narrow) for (let m = 0; m < mt; m++) tiles.push(linearTile(op, b, pol, m * 16, c0, width));
+        else for (const n0 of colTiles(c0, c1)) for (let m = 0; m < mt; m++) tiles.push(tile(m, n0));
         if (tiles.length > 0) drafts.push({ name: `${op.id}.t${t}`, level: 'cu', partition: null, tiles });
       }
       return drafts;

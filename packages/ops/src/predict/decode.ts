@@ -36,6 +36,8 @@ export interface DecodePrediction {
   l2HitRate: number;
   hbmReadBytes: number;
   hbmWriteBytes: number;
+  /** Bytes read past the L2 per token (LLC or HBM): what L2-to-fabric counters measure. */
+  fabricReadBytes: number;
   tasksPerLayer: number;
   /** What was simulated rather than extrapolated. */
   sampling: { positions: number[]; layersSimulated: number; layersTotal: number };
@@ -54,7 +56,7 @@ export function predictDecode(backend: Backend, model: ModelSpec, opts: DecodeOp
   const support = backend.policies.find((p) => p.policy === opts.policy);
   const sampling = { positions: [] as number[], layersSimulated: 0, layersTotal: model.numLayers };
   const unsupported = (reason: string): DecodePrediction => ({
-    status: 'unsupported', reason, tpotMs: NaN, l2HitRate: NaN, hbmReadBytes: NaN, hbmWriteBytes: NaN, tasksPerLayer: NaN,
+    status: 'unsupported', reason, tpotMs: NaN, l2HitRate: NaN, hbmReadBytes: NaN, hbmWriteBytes: NaN, fabricReadBytes: NaN, tasksPerLayer: NaN,
     sampling, fencesPerToken: NaN, dispatchesPerToken: NaN, launchesPerToken: NaN, backendMetrics: [],
   });
   if (!support) return unsupported(`backend ${backend.name} does not declare policy '${opts.policy}'`);
@@ -120,6 +122,7 @@ export function predictDecode(backend: Backend, model: ModelSpec, opts: DecodeOp
     l2HitRate: l2HitRate(total),
     hbmReadBytes: total.hbmReadBytes,
     hbmWriteBytes: total.hbmWriteBytes,
+    fabricReadBytes: total.fabricReadBytes,
     tasksPerLayer,
     sampling,
     fencesPerToken: fences,

@@ -1,0 +1,22 @@
+import type { BackendRegistry, ValidationRow } from '@fleet/core';
+import { fleetMi350Jobs, fleetMi350Validation } from './fleet-mi350.js';
+
+/** A validation suite: the backend(s) it needs, how much work it is, and how to run it. */
+export interface ValidationSuite {
+  name: string;
+  description: string;
+  backends: string[];
+  points: number;
+  run(registry: BackendRegistry, tick: (label: string) => void): ValidationRow[];
+}
+
+/** Every suite `fleet validate` knows. Add one: a module and one entry here. */
+export const SUITES: ValidationSuite[] = [
+  {
+    name: 'fleet-mi350',
+    description: 'FLEET paper: Qwen3-8B decode on MI350X, four policies × batch 1–64',
+    backends: ['mi350'],
+    points: fleetMi350Jobs().length,
+    run: (registry, tick) => fleetMi350Validation(registry.get('mi350'), tick),
+  },
+];
