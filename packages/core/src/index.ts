@@ -42,3 +42,6 @@ export { PersistentRuntime, type PersistentOptions } from './runtime/persistent-
 export { KernelRuntime, type KernelRuntimeOptions } from './runtime/kernel-runtime.js';
 export { Machine, bucketOf } from './runtime/machine.js';
 export * from './simulation/simulate.js';
+export * from './trace/index.js';
+export * from './validation/validation-row.js';
+export * from './collectives/cluster-collectives.js';

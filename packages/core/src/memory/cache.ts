@@ -1,5 +1,8 @@
 import type { AccessPolicy } from '../topology/topology.js';
 
+/** Stamp of an empty way: older than anything. */
+const EMPTY = -(2 ** 52);
+
 /** Outcome of one block access. */
 export interface AccessResult {
   /** Every requested sector was present. */
@@ -32,7 +35,9 @@ export class Cache {
   readonly sets: number;
   /** How far back (in accesses) a streaming block is stamped. */
   private readonly streamingAge: number;
-  private readonly tags: Float64Array;
+  /** Block id per way, -1 when empty (block ids are non-negative 31-bit integers). */
+  private readonly tags: Int32Array;
+  /** Last-use stamp per way; empty ways hold EMPTY so they are always the victim. */
   private readonly stamps: Float64Array;
   /** Dirty bytes per block (0 = clean), capped at the block size. */
   private readonly dirty: Float64Array;
@@ -53,8 +58,8 @@ export class Cache {
     const blocks = Math.max(ways, Math.floor(capacityBytes / blockBytes));
     this.sets = Math.max(1, Math.floor(blocks / ways));
     this.streamingAge = this.sets * ways;
-    this.tags = new Float64Array(this.sets * ways).fill(-1);
-    this.stamps = new Float64Array(this.sets * ways);
+    this.tags = new Int32Array(this.sets * ways).fill(-1);
+    this.stamps = new Float64Array(this.sets * ways).fill(EMPTY);
     this.dirty = new Float64Array(this.sets * ways);
     this.valid = new Uint32Array(this.sets * ways);
     this.dirtySectors = new Uint32Array(this.sets * ways);
@@ -71,7 +76,7 @@ export class Cache {
 
   private setOf(block: number): number {
     // Fibonacci hashing spreads strided block ids over the sets, as address hashing does.
-    return Math.floor(((block * 0.6180339887498949) % 1) * this.sets);
+    return ((Math.imul(block, 0x9e3779b1) >>> 0) % this.sets) * this.ways;
   }
 
   /**
@@ -81,15 +86,18 @@ export class Cache {
    * between calls.
    */
   access(block: number, writeBytes: number, policy: AccessPolicy, sectors = 0xffffffff): AccessResult {
-    const base = this.setOf(block) * this.ways;
+    const base = this.setOf(block);
     const r = this.result;
+    const tags = this.tags;
+    const stamps = this.stamps;
     sectors = sectors >>> 0;
     r.evictedDirtyBytes = 0;
     r.evictedSectors = 0;
     let victim = base;
     let victimStamp = Infinity;
-    for (let i = base; i < base + this.ways; i++) {
-      if (this.tags[i] === block) {
+    const end = base + this.ways;
+    for (let i = base; i < end; i++) {
+      if (tags[i] === block) {
         this.stamps[i] = this.stamp(policy);
         if (writeBytes > 0) this.markDirty(i, writeBytes, sectors);
         const present = (this.valid[i]! & sectors) >>> 0;
@@ -99,7 +107,7 @@ export class Cache {
         r.missSectors = (sectors & ~present) >>> 0;
         return r;
       }
-      const s = this.tags[i] === -1 ? -Infinity : this.stamps[i]!;
+      const s = stamps[i]!;
       if (s < victimStamp) {
         victimStamp = s;
         victim = i;
@@ -136,7 +144,7 @@ export class Cache {
    * any copy stale). Dirty bytes in those sectors are dropped: the store supersedes them.
    */
   invalidate(block: number, sectors = 0xffffffff): void {
-    const base = this.setOf(block) * this.ways;
+    const base = this.setOf(block);
     for (let i = base; i < base + this.ways; i++) {
       if (this.tags[i] !== block) continue;
       const keep = (this.valid[i]! & ~sectors) >>> 0;
@@ -148,14 +156,17 @@ export class Cache {
         this.dirtySectors[i] = (this.dirtySectors[i]! & ~sectors) >>> 0;
       }
       this.valid[i] = keep;
-      if (keep === 0) this.tags[i] = -1;
+      if (keep === 0) {
+        this.tags[i] = -1;
+        this.stamps[i] = EMPTY;
+      }
       return;
     }
   }
 
   /** Whether any sector of `block` is present (no state change). */
   contains(block: number): boolean {
-    const base = this.setOf(block) * this.ways;
+    const base = this.setOf(block);
     for (let i = base; i < base + this.ways; i++) if (this.tags[i] === block) return true;
     return false;
   }
@@ -181,6 +192,7 @@ export class Cache {
   /** Drop everything (an invalidate); dirty data is lost, so write back first. */
   invalidateAll(): void {
     this.tags.fill(-1);
+    this.stamps.fill(EMPTY);
     this.valid.fill(0);
     this.dirty.fill(0);
     this.dirtySectors.fill(0);

@@ -12,7 +12,7 @@ import { Machine } from '../runtime/machine.js';
 import { PersistentRuntime, type PersistentOptions } from '../runtime/persistent-runtime.js';
 
 export interface SimulationOptions {
-  /** Cache block size the memory model tracks, bytes (default 4096). */
+  /** Cache block size the memory model tracks, bytes (default 16 KiB; sector masks keep partial blocks honest). */
   granularityBytes?: number;
   /** Persistent graphs: how the megakernel is organised. */
   persistent?: PersistentOptions;
@@ -83,7 +83,7 @@ export function simulateGraph(backend: Backend, graph: TaskGraph, opts: Simulati
 
   let runtime: PersistentRuntime | KernelRuntime;
   let machine: Machine;
-  const granularity = opts.granularityBytes ?? 4096;
+  const granularity = opts.granularityBytes ?? 16384;
   if (graph.style === 'persistent') {
     const p = opts.persistent;
     if (!p) throw new FleetError(`policy ${graph.policy}: a persistent graph needs persistent runtime options`);

@@ -1,0 +1,6 @@
+/** Timelines: the event stream as Chrome Trace Event / Perfetto JSON, and its checks. */
+export * from './chrome-trace.js';
+export { TraceRecorder, type TraceRecorderOptions, type MemorySample } from './trace-recorder.js';
+export { validateTrace } from './validate-trace.js';
+export { TaskBusyTime } from './task-busy-time.js';
+export { withObservers } from './with-observers.js';
