@@ -18,6 +18,8 @@ export class BandwidthResource {
   /** Min-heap of finish virtual times, parallel to `ids`. */
   private finish: number[] = [];
   private ids: number[] = [];
+  /** Scratch list of flows finishing at one wake-up (reused: no allocation per event). */
+  private readonly done: number[] = [];
   private readonly kind: number;
   /** Bytes served in total. */
   bytes = 0;
@@ -69,13 +71,14 @@ export class BandwidthResource {
     this.advance();
     // Everything within rounding of the virtual clock is done.
     const eps = 1e-9 * Math.max(1, this.v);
-    const done: number[] = [];
+    const done = this.done;
+    let n = 0;
     while (this.active > 0 && this.finish[0]! <= this.v + eps) {
-      done.push(this.heapPop());
+      done[n++] = this.heapPop();
       this.active--;
     }
     this.reschedule();
-    for (const id of done) this.onDone(id);
+    for (let i = 0; i < n; i++) this.onDone(done[i]!);
   }
 
   private heapPush(f: number, id: number): void {

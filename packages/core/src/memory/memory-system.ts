@@ -171,9 +171,9 @@ export class MemorySystem {
 
   /** Sectors covering bytes [lo, hi) of a block. */
   private sectorMask(lo: number, hi: number): number {
-    const a = Math.floor(lo / this.sectorBytes);
-    const b = Math.ceil(hi / this.sectorBytes);
-    return (b - a >= 32 ? 0xffffffff : ((2 ** (b - a) - 1) * 2 ** a)) >>> 0;
+    const a = (lo / this.sectorBytes) | 0;
+    const n = Math.ceil(hi / this.sectorBytes) - a;
+    return n >= 32 ? 0xffffffff : ((((1 << n) >>> 0) - 1) << a) >>> 0;
   }
 
   private block(
