@@ -11,6 +11,8 @@
  * - `plugin/`     the backend plugin API: tokens, descriptors, loading, discovery
  * - `model/`      presets, Hugging Face config.json and safetensors headers, decode op graphs
  * - `cost/`       a vendor-neutral roofline cost model backends parameterise
+ * - `trace/`      timelines: Chrome Trace / Perfetto JSON from the event stream, and its checks
+ * - `validation/` rows of `fleet validate`: published or measured numbers beside predictions
  */
 import 'reflect-metadata';
 

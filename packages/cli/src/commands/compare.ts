@@ -1,11 +1,11 @@
 import { Option, type Command } from 'commander';
-import { describeModel, inputError, listPresets, loadModel } from '@fleet/core';
+import { inputError, listPresets, loadModel } from '@fleet/core';
 import { policyNames } from '@fleet/ops';
 import { loadBackends } from '../backends.js';
 import { compareJobs, parseInt1, parseIntList, runJob, type CompareRow } from '../compare.js';
 import type { Io } from '../io.js';
 import { progress } from '../progress.js';
-import { formatTable } from '../table.js';
+import { COMPARE_FORMATS, formatCompare } from '../format/index.js';
 
 /** `fleet compare`: backends × policies × batch sizes for one model. */
 export function registerCompare(program: Command, io: Io): void {
@@ -20,7 +20,7 @@ export function registerCompare(program: Command, io: Io): void {
     .option('--decode <n>', 'decode tokens; TPOT is their mean', '1024')
     .option('--positions <n>', 'decode positions simulated (evenly spaced; TPOT is near-linear in position)', '1')
     .option('--sample-layers <n>', 'decoder layers simulated; the rest repeat the steady-state layer', '3')
-    .addOption(new Option('--format <fmt>', 'output format').choices(['table', 'json']).default('table'))
+    .addOption(new Option('--format <fmt>', 'output format').choices(COMPARE_FORMATS).default('table'))
     .option('--json', 'same as --format json')
     .action(async (o) => {
       const model = loadModel(o.model);
@@ -52,11 +52,7 @@ export function registerCompare(program: Command, io: Io): void {
         layersTotal: model.numLayers,
         note: `TPOT is the mean over ${opts.decode} decode positions, estimated from ${Math.min(opts.positions, opts.decode)} simulated position(s); ${Math.min(opts.layers, model.numLayers)} of ${model.numLayers} layers simulated, the rest repeat the steady-state layer`,
       };
-      if (o.json || o.format === 'json') {
-        io.out(JSON.stringify({ schemaVersion: 1, model: model.name, sampling, results: rows }, null, 2) + '\n');
-      } else {
-        io.out(`${describeModel(model)}\n\n${formatTable(rows)}\n\n${sampling.note}.\n`);
-      }
+      io.out(formatCompare(o.json ? 'json' : o.format, { model, sampling, rows }));
     });
 
 }

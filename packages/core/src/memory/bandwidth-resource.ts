@@ -50,6 +50,11 @@ export class BandwidthResource {
     this.last = now;
   }
 
+  /** Bytes/ns being transferred right now, over all active flows. */
+  get currentBytesPerNs(): number {
+    return this.active * this.rate();
+  }
+
   /** Start a transfer of `bytes`; `onDone(flowId)` fires when it has been served. */
   start(bytes: number, flowId: number): void {
     this.advance();

@@ -164,6 +164,13 @@ export class Cache {
     }
   }
 
+  /** Bytes of valid data held (sectors present × sector size). */
+  residentBytes(): number {
+    let sectors = 0;
+    for (let i = 0; i < this.valid.length; i++) sectors += popcount(this.valid[i]!);
+    return sectors * (this.blockBytes / 32);
+  }
+
   /** Whether any sector of `block` is present (no state change). */
   contains(block: number): boolean {
     const base = this.setOf(block);

@@ -1,4 +1,4 @@
-import { inputError } from '../errors/fleet-error.js';
+import { lineError } from './messages.js';
 import type { ModelSpec } from './model-spec.js';
 import type { SafetensorsHeader } from './safetensors.js';
 
@@ -70,7 +70,7 @@ export function crossCheckTensors(spec: ModelSpec, tensors: readonly CheckpointT
   for (const t of tensors) {
     const prev = byName.get(t.name);
     if (prev) {
-      throw inputError(
+      throw lineError(
         `${origin}: tensor '${t.name}' appears twice (in ${prev.file ?? origin} and ${t.file ?? origin}); each tensor must be in one file only`,
       );
     }
@@ -79,12 +79,12 @@ export function crossCheckTensors(spec: ModelSpec, tensors: readonly CheckpointT
   for (const want of expectedTensors(spec)) {
     const got = byName.get(want.name);
     if (!got) {
-      throw inputError(
+      throw lineError(
         `${origin}: missing tensor '${want.name}' (expected shape ${showShape(want.shape)}, found none in the safetensors files)`,
       );
     }
     if (got.shape.length !== want.shape.length || got.shape.some((d, i) => d !== want.shape[i])) {
-      throw inputError(
+      throw lineError(
         `${got.file ?? origin}: tensor '${want.name}' has shape ${showShape(got.shape)}, but config ${spec.name} expects ${showShape(want.shape)}`,
       );
     }

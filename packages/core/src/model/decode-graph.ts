@@ -1,5 +1,5 @@
 import type { DType, LinearOp, OpGraph, OpNode, TensorKind, TensorSpec } from '../graph/op-graph.js';
-import { inputError } from '../errors/fleet-error.js';
+import { lineError, safeString } from './messages.js';
 import type { ModelSpec } from './model-spec.js';
 
 /**
@@ -19,7 +19,7 @@ export const MAX_CONTEXT_LEN = 10_000_000;
 
 function checkRange(field: string, v: number, min: number, max: number): void {
   if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
-    throw inputError(`decode graph: '${field}' (${String(v)}) must be an integer in ${min}..${max}`);
+    throw lineError(`decode graph: '${field}' (${safeString(v)}) must be an integer in ${min}..${max}`);
   }
 }
 

@@ -1,8 +1,7 @@
 import * as fs from 'node:fs';
 import type { DType } from '../graph/op-graph.js';
-import { inputError } from '../errors/fleet-error.js';
 import type { ModelSpec } from './model-spec.js';
-import { oneLine, showValue } from './messages.js';
+import { lineError, oneLine, showValue } from './messages.js';
 import { parameterCount } from './parameters.js';
 
 /**
@@ -41,19 +40,19 @@ function present(cfg: Record<string, unknown>, field: string): boolean {
 }
 
 function dimension(cfg: Record<string, unknown>, field: string, origin: string, max: number): number {
-  if (!present(cfg, field)) throw inputError(`${origin}: missing field '${field}' (a positive integer)`);
+  if (!present(cfg, field)) throw lineError(`${origin}: missing field '${field}' (a positive integer)`);
   const v = cfg[field];
   if (typeof v !== 'number' || !Number.isInteger(v) || v <= 0) {
-    throw inputError(`${origin}: field '${field}' (${showValue(v)}) must be a positive integer`);
+    throw lineError(`${origin}: field '${field}' (${showValue(v)}) must be a positive integer`);
   }
-  if (v > max) throw inputError(`${origin}: field '${field}' (${v}) is absurdly large (at most ${max})`);
+  if (v > max) throw lineError(`${origin}: field '${field}' (${v}) is absurdly large (at most ${max})`);
   return v;
 }
 
 function optionalBoolean(cfg: Record<string, unknown>, field: string, origin: string, dflt: boolean): boolean {
   if (!present(cfg, field)) return dflt;
   const v = cfg[field];
-  if (typeof v !== 'boolean') throw inputError(`${origin}: field '${field}' (${showValue(v)}) must be true or false`);
+  if (typeof v !== 'boolean') throw lineError(`${origin}: field '${field}' (${showValue(v)}) must be true or false`);
   return v;
 }
 
@@ -68,7 +67,7 @@ function optionalChoice<T>(
   if (field === undefined) return dflt;
   const v = cfg[field];
   if (typeof v !== 'string' || !Object.hasOwn(table, v)) {
-    throw inputError(`${origin}: field '${field}' (${showValue(v)}) is not supported (allowed: ${Object.keys(table).join(', ')})`);
+    throw lineError(`${origin}: field '${field}' (${showValue(v)}) is not supported (allowed: ${Object.keys(table).join(', ')})`);
   }
   return table[v];
 }
@@ -78,13 +77,13 @@ function optionalChoice<T>(
  * it is also the spec's `name`.
  */
 export function parseHfConfig(json: unknown, origin: string): ModelSpec {
-  if (!isObject(json)) throw inputError(`${origin}: must be a JSON object, found ${showValue(json)}`);
+  if (!isObject(json)) throw lineError(`${origin}: must be a JSON object, found ${showValue(json)}`);
   const cfg = json;
   const supported = SUPPORTED_MODEL_TYPES.join(', ');
-  if (!present(cfg, 'model_type')) throw inputError(`${origin}: missing field 'model_type' (supported: ${supported})`);
+  if (!present(cfg, 'model_type')) throw lineError(`${origin}: missing field 'model_type' (supported: ${supported})`);
   const modelType = cfg.model_type;
   if (typeof modelType !== 'string' || !(SUPPORTED_MODEL_TYPES as readonly string[]).includes(modelType)) {
-    throw inputError(`${origin}: field 'model_type' (${showValue(modelType)}) is not supported (supported: ${supported})`);
+    throw lineError(`${origin}: field 'model_type' (${showValue(modelType)}) is not supported (supported: ${supported})`);
   }
 
   const hiddenSize = dimension(cfg, 'hidden_size', origin, MAX_DIMENSION);
@@ -96,14 +95,14 @@ export function parseHfConfig(json: unknown, origin: string): ModelSpec {
     headDim = dimension(cfg, 'head_dim', origin, MAX_DIMENSION);
   } else {
     if (hiddenSize % numHeads !== 0) {
-      throw inputError(
+      throw lineError(
         `${origin}: field 'num_attention_heads' (${numHeads}) must divide 'hidden_size' (${hiddenSize}) when 'head_dim' is absent`,
       );
     }
     headDim = hiddenSize / numHeads;
   }
   if (numHeads % numKvHeads !== 0) {
-    throw inputError(`${origin}: field 'num_key_value_heads' (${numKvHeads}) must divide 'num_attention_heads' (${numHeads})`);
+    throw lineError(`${origin}: field 'num_key_value_heads' (${numKvHeads}) must divide 'num_attention_heads' (${numHeads})`);
   }
   const intermediateSize = dimension(cfg, 'intermediate_size', origin, MAX_DIMENSION);
   const vocabSize = dimension(cfg, 'vocab_size', origin, MAX_DIMENSION);
@@ -140,7 +139,7 @@ export function parseHfConfig(json: unknown, origin: string): ModelSpec {
   };
   const params = parameterCount(spec);
   if (params > MAX_PARAMETERS) {
-    throw inputError(`${origin}: total parameter count (${params.toExponential(2)}) is absurdly large (at most 1e13)`);
+    throw lineError(`${origin}: total parameter count (${params.toExponential(2)}) is absurdly large (at most 1e13)`);
   }
   return spec;
 }
@@ -151,13 +150,13 @@ export function readHfConfig(path: string): ModelSpec {
   try {
     text = fs.readFileSync(path, 'utf8');
   } catch (e) {
-    throw inputError(`${path}: cannot read: ${oneLine(e)}`);
+    throw lineError(`${path}: cannot read: ${oneLine(e)}`);
   }
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (e) {
-    throw inputError(`${path}: invalid JSON: ${oneLine(e)}`);
+    throw lineError(`${path}: invalid JSON: ${oneLine(e)}`);
   }
   return parseHfConfig(json, path);
 }

@@ -1,9 +1,8 @@
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
-import { inputError } from '../errors/fleet-error.js';
 import { checkpointTensors, crossCheckTensors } from './cross-check.js';
 import { readHfConfig } from './hf-config.js';
-import { oneLine } from './messages.js';
+import { lineError, oneLine } from './messages.js';
 import type { ModelSpec } from './model-spec.js';
 import { parameterCount } from './parameters.js';
 import { listPresets, MODEL_PRESETS } from './presets.js';
@@ -17,19 +16,19 @@ import { readSafetensorsHeader } from './safetensors.js';
 export { parameterCount } from './parameters.js';
 
 function noSuchModel(ref: string, why: string): never {
-  throw inputError(`model '${ref}': ${why} (presets: ${listPresets().join(', ')})`);
+  throw lineError(`model '${ref}': ${why} (presets: ${listPresets().join(', ')})`);
 }
 
 /** A directory: its `config.json`, checked against the headers of its `*.safetensors` files. */
 function loadDirectory(dir: string): ModelSpec {
   const configPath = nodePath.join(dir, 'config.json');
-  if (!fs.existsSync(configPath)) throw inputError(`${dir}: directory holds no config.json`);
+  if (!fs.existsSync(configPath)) throw lineError(`${dir}: directory holds no config.json`);
   const spec = { ...readHfConfig(configPath), name: dir };
   let entries: string[];
   try {
     entries = fs.readdirSync(dir);
   } catch (e) {
-    throw inputError(`${dir}: cannot list directory: ${oneLine(e)}`);
+    throw lineError(`${dir}: cannot list directory: ${oneLine(e)}`);
   }
   const files = entries.filter((f) => f.endsWith('.safetensors')).sort();
   if (files.length > 0) {
@@ -51,7 +50,7 @@ export function loadModel(ref: string): ModelSpec {
   try {
     stat = fs.statSync(ref, { throwIfNoEntry: false });
   } catch (e) {
-    throw inputError(`${ref}: cannot access: ${oneLine(e)}`);
+    throw lineError(`${ref}: cannot access: ${oneLine(e)}`);
   }
   if (!stat) noSuchModel(ref, 'not a preset and no such file or directory');
   if (stat.isDirectory()) return loadDirectory(ref);

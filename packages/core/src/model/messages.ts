@@ -1,22 +1,54 @@
+import { inputError, type FleetError } from '../errors/fleet-error.js';
+
 /**
- * Helpers that keep loader error messages on one line, whatever the offending value or the
- * wrapped exception looks like.
+ * Helpers that keep loader error messages on one line, whatever the offending value, the
+ * file name or the wrapped exception looks like.
  */
 
-/** A short, single-line rendering of a JSON value. */
+const CONTROL = /[\u0000-\u001f\u007f\u2028\u2029]/g;
+const ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/** Control characters (newlines above all) escaped, as JSON writes them: `a\nb` stays readable on one line. */
+export function escapeControls(s: string): string {
+  return s.replace(CONTROL, (c) => ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/**
+ * A bad-input `FleetError` whose message is one line even when it quotes a path, a tensor
+ * name or a package name holding a newline.
+ */
+export function lineError(message: string): FleetError {
+  return inputError(escapeControls(message));
+}
+
+/** A short, single-line rendering of a JSON value (non-finite numbers as themselves, not `null`). */
 export function showValue(v: unknown): string {
   let s: string;
   try {
-    s = JSON.stringify(v) ?? String(v);
+    s = typeof v === 'number' && !Number.isFinite(v) ? String(v) : (JSON.stringify(v) ?? String(v));
   } catch {
-    s = String(v);
+    s = safeString(v);
   }
   s = s.replace(/\s+/g, ' ');
   return s.length > 40 ? `${s.slice(0, 37)}...` : s;
 }
 
+/** `String(v)`, or a type name for values that refuse conversion (null-prototype objects). */
+export function safeString(v: unknown): string {
+  try {
+    return String(v);
+  } catch {
+    return Object.prototype.toString.call(v);
+  }
+}
+
 /** The message of a caught exception, on one line. */
 export function oneLine(e: unknown): string {
-  const msg = e instanceof Error ? e.message : String(e);
+  let msg: string;
+  try {
+    msg = e instanceof Error ? String(e.message) : safeString(e);
+  } catch {
+    msg = safeString(e);
+  }
   return msg.replace(/\s*\n\s*/g, ' ').trim();
 }

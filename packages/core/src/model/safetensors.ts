@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
-import { FleetError, inputError } from '../errors/fleet-error.js';
-import { oneLine, showValue } from './messages.js';
+import { FleetError } from '../errors/fleet-error.js';
+import { lineError, oneLine, showValue } from './messages.js';
 
 /**
  * Reading the header of a `.safetensors` file: tensor names, dtypes, shapes and offsets.
@@ -53,7 +53,7 @@ function readFully(fd: number, buf: Buffer, position: number, path: string): voi
   let done = 0;
   while (done < buf.length) {
     const n = fs.readSync(fd, buf, done, buf.length - done, position + done);
-    if (n === 0) throw inputError(`${path}: unexpected end of file while reading the safetensors header`);
+    if (n === 0) throw lineError(`${path}: unexpected end of file while reading the safetensors header`);
     done += n;
   }
 }
@@ -64,27 +64,27 @@ function readHeaderText(path: string): { text: string; headerBytes: number; data
   try {
     fd = fs.openSync(path, 'r');
   } catch (e) {
-    throw inputError(`${path}: cannot open: ${oneLine(e)}`);
+    throw lineError(`${path}: cannot open: ${oneLine(e)}`);
   }
   try {
     let size: number;
     try {
       size = fs.fstatSync(fd).size;
     } catch (e) {
-      throw inputError(`${path}: cannot stat: ${oneLine(e)}`);
+      throw lineError(`${path}: cannot stat: ${oneLine(e)}`);
     }
     if (size < 8) {
-      throw inputError(`${path}: file is ${size} bytes, shorter than the 8-byte safetensors header length`);
+      throw lineError(`${path}: file is ${size} bytes, shorter than the 8-byte safetensors header length`);
     }
     const lenBuf = Buffer.alloc(8);
     readFully(fd, lenBuf, 0, path);
     const n = lenBuf.readBigUInt64LE(0);
     if (n > BigInt(MAX_SAFETENSORS_HEADER_BYTES)) {
-      throw inputError(`${path}: header length ${n} exceeds the ${MAX_SAFETENSORS_HEADER_BYTES}-byte limit`);
+      throw lineError(`${path}: header length ${n} exceeds the ${MAX_SAFETENSORS_HEADER_BYTES}-byte limit`);
     }
     const headerBytes = Number(n);
     if (8 + headerBytes > size) {
-      throw inputError(`${path}: header length ${headerBytes} goes beyond the end of the file (${size} bytes)`);
+      throw lineError(`${path}: header length ${headerBytes} goes beyond the end of the file (${size} bytes)`);
     }
     const buf = Buffer.alloc(headerBytes);
     readFully(fd, buf, 8, path);
@@ -92,12 +92,12 @@ function readHeaderText(path: string): { text: string; headerBytes: number; data
     try {
       text = new TextDecoder('utf-8', { fatal: true }).decode(buf);
     } catch {
-      throw inputError(`${path}: header is not valid UTF-8`);
+      throw lineError(`${path}: header is not valid UTF-8`);
     }
     return { text, headerBytes, dataBytes: size - 8 - headerBytes };
   } catch (e) {
     if (e instanceof FleetError) throw e;
-    throw inputError(`${path}: cannot read: ${oneLine(e)}`);
+    throw lineError(`${path}: cannot read: ${oneLine(e)}`);
   } finally {
     try {
       fs.closeSync(fd);
@@ -114,16 +114,16 @@ function isNonNegativeInteger(v: unknown): v is number {
 function parseTensor(path: string, name: string, entry: unknown, dataBytes: number): SafetensorsTensor {
   const where = `${path}: tensor '${name}'`;
   if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
-    throw inputError(`${where}: entry must be an object with dtype, shape and data_offsets, found ${showValue(entry)}`);
+    throw lineError(`${where}: entry must be an object with dtype, shape and data_offsets, found ${showValue(entry)}`);
   }
   const e = entry as Record<string, unknown>;
   const dtype = e.dtype;
   if (typeof dtype !== 'string' || !Object.hasOwn(SAFETENSORS_DTYPE_BYTES, dtype)) {
-    throw inputError(`${where}: unknown dtype ${showValue(dtype)} (allowed: ${Object.keys(SAFETENSORS_DTYPE_BYTES).join(', ')})`);
+    throw lineError(`${where}: unknown dtype ${showValue(dtype)} (allowed: ${Object.keys(SAFETENSORS_DTYPE_BYTES).join(', ')})`);
   }
   const shape = e.shape;
   if (!Array.isArray(shape) || !shape.every(isNonNegativeInteger)) {
-    throw inputError(`${where}: shape ${showValue(shape)} must be an array of non-negative integers`);
+    throw lineError(`${where}: shape ${showValue(shape)} must be an array of non-negative integers`);
   }
   const offsets = e.data_offsets;
   if (
@@ -133,19 +133,19 @@ function parseTensor(path: string, name: string, entry: unknown, dataBytes: numb
     !isNonNegativeInteger(offsets[1]) ||
     offsets[0] > offsets[1]
   ) {
-    throw inputError(`${where}: data_offsets ${showValue(offsets)} must be [begin, end] of non-negative integers with begin <= end`);
+    throw lineError(`${where}: data_offsets ${showValue(offsets)} must be [begin, end] of non-negative integers with begin <= end`);
   }
   const [begin, end] = offsets as [number, number];
   const elements = (shape as number[]).reduce((a, b) => a * b, 1);
   const itemBytes = SAFETENSORS_DTYPE_BYTES[dtype as SafetensorsDType];
   const expected = elements * itemBytes;
   if (end - begin !== expected) {
-    throw inputError(
+    throw lineError(
       `${where}: data_offsets span ${end - begin} bytes but shape ${showValue(shape)} of ${dtype} needs ${expected} bytes`,
     );
   }
   if (end > dataBytes) {
-    throw inputError(`${where}: data_offsets [${begin}, ${end}] go beyond the data section (${dataBytes} bytes)`);
+    throw lineError(`${where}: data_offsets [${begin}, ${end}] go beyond the data section (${dataBytes} bytes)`);
   }
   return { name, dtype: dtype as SafetensorsDType, shape: shape as number[], dataOffsets: [begin, end] };
 }
@@ -156,7 +156,7 @@ function checkOverlaps(path: string, tensors: SafetensorsTensor[]): void {
   let last: SafetensorsTensor | undefined;
   for (const t of sorted) {
     if (last && t.dataOffsets[0] < last.dataOffsets[1]) {
-      throw inputError(
+      throw lineError(
         `${path}: tensor '${t.name}' data_offsets [${t.dataOffsets.join(', ')}] overlap tensor '${last.name}' [${last.dataOffsets.join(', ')}]`,
       );
     }
@@ -171,20 +171,20 @@ export function readSafetensorsHeader(path: string): SafetensorsHeader {
   try {
     json = JSON.parse(text);
   } catch (e) {
-    throw inputError(`${path}: header is not valid JSON: ${oneLine(e)}`);
+    throw lineError(`${path}: header is not valid JSON: ${oneLine(e)}`);
   }
   if (typeof json !== 'object' || json === null || Array.isArray(json)) {
-    throw inputError(`${path}: header must be a JSON object of tensors, found ${showValue(json)}`);
+    throw lineError(`${path}: header must be a JSON object of tensors, found ${showValue(json)}`);
   }
   const tensors: SafetensorsTensor[] = [];
   let metadata: Record<string, string> | undefined;
   for (const [name, entry] of Object.entries(json as Record<string, unknown>)) {
     if (name === '__metadata__') {
       if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
-        throw inputError(`${path}: '__metadata__' must be an object of strings, found ${showValue(entry)}`);
+        throw lineError(`${path}: '__metadata__' must be an object of strings, found ${showValue(entry)}`);
       }
       for (const [k, v] of Object.entries(entry)) {
-        if (typeof v !== 'string') throw inputError(`${path}: '__metadata__' key '${k}' (${showValue(v)}) must be a string`);
+        if (typeof v !== 'string') throw lineError(`${path}: '__metadata__' key '${k}' (${showValue(v)}) must be a string`);
       }
       metadata = entry as Record<string, string>;
       continue;

@@ -4,6 +4,8 @@
  * Metrics, trace writers and progress bars are subscribers; backends add their own
  * accounting as stream contributions.
  */
+import type { OpKind } from '../graph/op-graph.js';
+
 export const PROTOCOL_VERSION = 1;
 
 export interface GraphEvent {
@@ -48,6 +50,7 @@ export interface TaskStartEvent {
   type: 'task-start';
   t: number;
   task: number;
+  kind: OpKind;
   worker: number;
   partition: number;
   layer: number;
@@ -57,6 +60,7 @@ export interface TaskEndEvent {
   type: 'task-end';
   t: number;
   task: number;
+  kind: OpKind;
   worker: number;
   partition: number;
   layer: number;
@@ -71,6 +75,7 @@ export interface EventSignal {
   /** `chiplet`: an L2-local counter of a partition; `device`: the global counter. */
   scope: 'chiplet' | 'device';
   partition: number;
+  worker: number;
 }
 
 export interface EventFire {
@@ -117,6 +122,16 @@ export interface MemorySummaryEvent {
   fabricReadBytes: number;
 }
 
+/** Periodic sample of the memory system (when the simulation is asked for samples). */
+export interface MemorySampleEvent {
+  type: 'memory-sample';
+  t: number;
+  /** HBM bytes/ns being transferred right now. */
+  hbmBytesPerNs: number;
+  /** Bytes of valid data in each L2 instance. */
+  l2ResidentBytes: number[];
+}
+
 export interface StepEndEvent {
   type: 'step-end';
   t: number;
@@ -134,6 +149,7 @@ export type SimEvent =
   | FenceEvent
   | CollectiveStepEvent
   | MemorySummaryEvent
+  | MemorySampleEvent
   | StepEndEvent;
 
 export type SimEventType = SimEvent['type'];

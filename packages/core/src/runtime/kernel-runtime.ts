@@ -33,6 +33,8 @@ export class KernelRuntime {
   private readonly completedFlags: Uint8Array;
   launches = 0;
   readonly layerEnd: number[] = [];
+  /** When the last kernel (and its barrier) completed, ns. */
+  finishedAt = 0;
 
   constructor(
     private readonly m: Machine,
@@ -67,7 +69,10 @@ export class KernelRuntime {
 
   private launchNext(): void {
     this.kernel++;
-    if (this.kernel >= this.graph.kernels.length) return;
+    if (this.kernel >= this.graph.kernels.length) {
+      this.finishedAt = this.m.engine.now;
+      return;
+    }
     const { eagerNs, graphNodeNs } = this.m.cost.launch;
     const now = this.m.engine.now;
     const startAt = now + (this.opts.launchMode === 'eager' ? eagerNs : graphNodeNs);
@@ -102,7 +107,7 @@ export class KernelRuntime {
     this.current[slot] = id;
     this.nextTile[slot] = 0;
     const task = this.graph.tasks[id]!;
-    this.m.bus.emit({ type: 'task-start', t: this.m.engine.now, task: id, worker: slot, partition: this.m.partitionOf[slot]!, layer: task.layer });
+    this.m.bus.emit({ type: 'task-start', t: this.m.engine.now, task: id, kind: task.kind, worker: slot, partition: this.m.partitionOf[slot]!, layer: task.layer });
     this.runNext(slot);
   }
 
@@ -115,7 +120,7 @@ export class KernelRuntime {
       return;
     }
     const now = this.m.engine.now;
-    this.m.bus.emit({ type: 'task-end', t: now, task: task.id, worker: slot, partition: this.m.partitionOf[slot]!, layer: task.layer, tiles: task.tiles.length });
+    this.m.bus.emit({ type: 'task-end', t: now, task: task.id, kind: task.kind, worker: slot, partition: this.m.partitionOf[slot]!, layer: task.layer, tiles: task.tiles.length });
     this.finished++;
     this.completedFlags[task.id] = 1;
     this.layerEnd[task.layer + 1] = now;

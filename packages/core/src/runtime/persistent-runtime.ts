@@ -175,7 +175,7 @@ export class PersistentRuntime {
     const task = this.graph.tasks[id]!;
     switch (this.phase[w]) {
       case FETCH: {
-        this.m.bus.emit({ type: 'task-start', t: this.m.engine.now, task: id, worker: w, partition: this.m.partitionOf[w]!, layer: task.layer });
+        this.m.bus.emit({ type: 'task-start', t: this.m.engine.now, task: id, kind: task.kind, worker: w, partition: this.m.partitionOf[w]!, layer: task.layer });
         this.nextTile[w] = task.partition !== null ? this.rank[w]! : 0;
         this.phase[w] = TILE;
         this.nextTileOrSignal(w, task);
@@ -218,7 +218,7 @@ export class PersistentRuntime {
     }
     if (task.partition !== null && this.opts.twoLevelCounting) {
       this.phase[w] = LOCAL_SIGNAL;
-      this.m.bus.emit({ type: 'event-signal', t: this.m.engine.now, event: task.signal ?? -1, task: task.id, scope: 'chiplet', partition: this.m.partitionOf[w]! });
+      this.m.bus.emit({ type: 'event-signal', t: this.m.engine.now, event: task.signal ?? -1, task: task.id, scope: 'chiplet', partition: this.m.partitionOf[w]!, worker: w });
       this.m.runDelay(w, coherenceScope(this.m.topology, 'chiplet').atomicLatencyNs);
       return;
     }
@@ -247,21 +247,24 @@ export class PersistentRuntime {
 
   private taskEnd(w: number, task: Task, complete: boolean): void {
     const now = this.m.engine.now;
-    this.m.bus.emit({ type: 'task-end', t: now, task: task.id, worker: w, partition: this.m.partitionOf[w]!, layer: task.layer, tiles: task.tiles.length });
+    this.m.bus.emit({ type: 'task-end', t: now, task: task.id, kind: task.kind, worker: w, partition: this.m.partitionOf[w]!, layer: task.layer, tiles: task.tiles.length });
     if (complete) {
       this.finished++;
       this.completedFlags[task.id] = 1;
       if (task.signal !== null) {
-        this.m.bus.emit({ type: 'event-signal', t: now, event: task.signal, task: task.id, scope: 'device', partition: this.m.partitionOf[w]! });
+        this.m.bus.emit({ type: 'event-signal', t: now, event: task.signal, task: task.id, scope: 'device', partition: this.m.partitionOf[w]!, worker: w });
         this.counters.signal(task.signal, now, this.m.bus);
       }
       this.layerEnd[this.layerOfTask[task.id]! + 1] = now;
+      if (this.finished === this.graph.tasks.length) this.finishedAt = now;
     }
     this.fetch(w);
   }
 
   /** Time the last task of each layer bucket completed (index = layer + 1). */
   readonly layerEnd: number[] = [];
+  /** When the last task completed, ns. */
+  finishedAt = 0;
 }
 
 function range(a: number, b: number): number[] {

@@ -18,6 +18,8 @@ export interface SimulationOptions {
   persistent?: PersistentOptions;
   /** Kernel-per-op graphs: eager launches or a replayed graph. */
   launchMode?: 'eager' | 'graph';
+  /** Emit a `memory-sample` event every this many ns (HBM bandwidth in use, L2 occupancy). */
+  sampleIntervalNs?: number;
   /** Extra subscribers to the event stream (trace writers, progress…). */
   observers?: ((events: readonly SimEvent[]) => void)[];
 }
@@ -108,6 +110,16 @@ export function simulateGraph(backend: Backend, graph: TaskGraph, opts: Simulati
     kernels: graph.kernels.length,
     tasksPerLayer: graph.tasks.filter((t) => t.layer === graph.layers[0]).length,
   });
+  if (opts.sampleIntervalNs && opts.sampleIntervalNs > 0) {
+    const every = opts.sampleIntervalNs;
+    const m = machine.memory;
+    const kind = engine.register('memory-sample', () => {
+      bus.emit({ type: 'memory-sample', t: engine.now, hbmBytesPerNs: m.hbmBandwidth.currentBytesPerNs, l2ResidentBytes: m.l2.map((c) => c.residentBytes()) });
+      // Only while other work is pending: a sampler must never keep a finished engine alive.
+      if (engine.pending > 0) engine.after(every, kind, 0);
+    });
+    engine.at(0, kind, 0);
+  }
   runtime.start();
   engine.run();
   if (!runtime.done) {
@@ -121,13 +133,14 @@ export function simulateGraph(backend: Backend, graph: TaskGraph, opts: Simulati
   }
   const counters = machine.memory.allCounters();
   counters.forEach((c, bucket) =>
-    bus.emit({ type: 'memory-summary', t: engine.now, layer: bucket - 1, l2: c.l2, llc: machine.memory.llc ? c.llc : null, hbmReadBytes: c.hbmReadBytes, hbmWriteBytes: c.hbmWriteBytes, fabricReadBytes: c.fabricReadBytes }),
+    bus.emit({ type: 'memory-summary', t: runtime.finishedAt, layer: bucket - 1, l2: c.l2, llc: machine.memory.llc ? c.llc : null, hbmReadBytes: c.hbmReadBytes, hbmWriteBytes: c.hbmWriteBytes, fabricReadBytes: c.fabricReadBytes }),
   );
-  bus.emit({ type: 'step-end', t: engine.now });
+  const end = runtime.finishedAt;
+  bus.emit({ type: 'step-end', t: end });
   bus.complete();
   backendMetrics.push(...contributed);
   return {
-    timeNs: engine.now,
+    timeNs: end,
     layerEndNs: runtime.layerEnd,
     counters,
     tasks: graph.tasks.length,

@@ -1,6 +1,6 @@
 import type { Task, TaskGraph } from '../graph/task-graph.js';
 import type { Backend } from '../plugin/contract.js';
-import type { MemorySummaryEvent, SimEvent } from '../protocol/events.js';
+import type { MemorySampleEvent, MemorySummaryEvent, SimEvent } from '../protocol/events.js';
 import { usOf, type ChromeTrace, type TraceArgs, type TraceEvent } from './chrome-trace.js';
 import { busyCounter, layerBandwidthCounter, type CounterPoint, type Interval } from './counters.js';
 
@@ -12,18 +12,8 @@ export interface TraceRecorderOptions {
   metadata?: TraceArgs;
 }
 
-/**
- * A periodic memory sample. Not part of the event protocol yet; a stream that carries such
- * events (`type: 'memory-sample'`) gets exact HBM-bandwidth and L2-occupancy counters.
- */
-export interface MemorySample {
-  type: 'memory-sample';
-  t: number;
-  /** HBM bytes per ns being transferred at `t`. */
-  hbmBytesPerNs: number;
-  /** Valid bytes held in each L2 instance at `t`. */
-  l2ResidentBytes: readonly number[];
-}
+/** A periodic memory sample (`simulateGraph` with `sampleIntervalNs`). */
+export type MemorySample = MemorySampleEvent;
 
 /** Track ids: unique across processes, so viewers that key threads by tid alone agree. */
 const DEVICE_PID = 1;
@@ -122,11 +112,10 @@ export class TraceRecorder {
   };
 
   private on(e: SimEvent): void {
-    if ((e as { type: string }).type === 'memory-sample') {
-      this.samples.push(e as unknown as MemorySample);
-      return;
-    }
     switch (e.type) {
+      case 'memory-sample':
+        this.samples.push(e);
+        return;
       case 'graph':
         if (this.seenGraph) throw new Error('TraceRecorder records one simulated step; use a new recorder per graph');
         this.seenGraph = true;

@@ -7,12 +7,14 @@ import {
   zeroCounters,
   type Backend,
   type BackendMetric,
+  type PersistentOptions,
+  type PolicySupport,
   type MemoryCounters,
   type ModelSpec,
   type SimEvent,
 } from '@fleet/core';
 import { compilePolicy } from '../policies/compile.js';
-import { POLICIES } from '../policies/policy.js';
+import { POLICIES, type PolicyDef } from '../policies/policy.js';
 
 export interface DecodeOptions {
   policy: string;
@@ -45,6 +47,17 @@ export interface DecodePrediction {
   dispatchesPerToken: number;
   launchesPerToken: number;
   backendMetrics: BackendMetric[];
+}
+
+/** How a persistent policy's megakernel is organised on a backend (workers, schedulers, counting). */
+export function persistentOptionsFor(backend: Backend, def: PolicyDef, support: PolicySupport): PersistentOptions {
+  const parts = backend.topology.partitions.computeUnits;
+  return {
+    workersPerPartition: support.workersPerPartition ?? Math.min(...parts) - 1,
+    chipletAware: def.chipletAware,
+    schedulers: support.globalSchedulers ?? (support.schedulersPerPartition ?? 1) * parts.length,
+    twoLevelCounting: def.twoLevelCounting,
+  };
 }
 
 /**
@@ -87,14 +100,7 @@ export function predictDecode(backend: Backend, model: ModelSpec, opts: DecodeOp
     const r = simulateGraph(backend, tg, {
       granularityBytes: opts.granularityBytes,
       launchMode: def.launchMode,
-      persistent: def.style === 'persistent'
-        ? {
-            workersPerPartition: support.workersPerPartition ?? Math.min(...backend.topology.partitions.computeUnits) - 1,
-            chipletAware: def.chipletAware,
-            schedulers: support.globalSchedulers ?? (support.schedulersPerPartition ?? 1) * backend.topology.partitions.computeUnits.length,
-            twoLevelCounting: def.twoLevelCounting,
-          }
-        : undefined,
+      persistent: def.style === 'persistent' ? persistentOptionsFor(backend, def, support) : undefined,
       observers: opts.observers,
     });
     // Bucket b = layer + 1: 0 embedding, 1..S sampled layers, S+1 the head (layer L).

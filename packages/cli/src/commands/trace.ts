@@ -1,0 +1,131 @@
+import { writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import type { Command } from 'commander';
+import {
+  buildDecodeGraph,
+  inputError,
+  listPresets,
+  loadModel,
+  serializeTrace,
+  simulateGraph,
+  TraceRecorder,
+  type SimEvent,
+} from '@fleet/core';
+import { compilePolicy, persistentOptionsFor, POLICIES, policyNames } from '@fleet/ops';
+import { loadBackends } from '../backends.js';
+import { parseInt1 } from '../compare.js';
+import type { Io } from '../io.js';
+import { progress } from '../progress.js';
+
+/** Plain JSON above this many MiB is written gzipped instead (as `<file>.gz`): Perfetto opens both. */
+export const AUTO_GZIP_MIB = 32;
+
+/** `--layers 2` or `--layers 0-3` → the decoder layers to simulate, checked against the model. */
+export function parseLayerRange(value: string, numLayers: number): number[] {
+  const m = /^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$/.exec(value);
+  const max = numLayers - 1;
+  if (!m) throw inputError(`--layers: '${value}' is not a layer or a range a-b (layers 0..${max})`);
+  const a = Number(m[1]);
+  const b = m[2] === undefined ? a : Number(m[2]);
+  if (a > b || b > max) throw inputError(`--layers: '${value}' is not a range within 0..${max}`);
+  return Array.from({ length: b - a + 1 }, (_, i) => a + i);
+}
+
+/** `fleet trace`: one simulated decode step as a Chrome Trace / Perfetto timeline. */
+export function registerTrace(program: Command, io: Io): void {
+  program
+    .command('trace')
+    .description('write one simulated decode step as a Perfetto / Chrome trace (open it in ui.perfetto.dev)')
+    .option('--model <name|path>', `preset (${listPresets().join(', ')}), a config.json, or a directory with config.json and *.safetensors`, 'qwen3-8b')
+    .requiredOption('--backend <name>', 'backend to simulate')
+    .requiredOption('--policy <name>', `scheduling policy (known: ${[...new Set(policyNames())].join(', ')})`)
+    .option('--batch <n>', 'batch size', '1')
+    .option('--context <n>', 'tokens already in the KV cache at this decode step', '64')
+    .option('--layers <a-b>', 'decoder layers to simulate (embedding and head always run)', '0-2')
+    .requiredOption('-o, --out <file>', 'output file: .json, or .json.gz for gzip')
+    .option('--gzip-above <MiB>', 'write <file>.gz instead when the JSON is larger than this', String(AUTO_GZIP_MIB))
+    .option('--json', 'print a machine-readable summary')
+    .action(async (o) => {
+      const model = loadModel(o.model);
+      const registry = await loadBackends(io.cwd);
+      const backend = registry.get(String(o.backend).trim());
+      const policy = String(o.policy).trim();
+      const support = backend.policies.find((p) => p.policy === policy);
+      if (!support) throw inputError(`--policy: backend ${backend.name} does not run '${policy}' (it runs: ${backend.policies.map((p) => p.policy).join(', ')})`);
+      if (support.unsupportedReason) throw inputError(`--policy: ${policy} is unsupported on ${backend.name}: ${support.unsupportedReason}`);
+      const def = POLICIES.find((p) => p.name === policy);
+      if (!def) throw inputError(`--policy: '${policy}' has no compiler in @fleet/ops yet (known: ${POLICIES.map((p) => p.name).join(', ')})`);
+      const batch = parseInt1('--batch', o.batch, 1, 4096);
+      const context = parseInt1('--context', o.context, 0, 1_000_000);
+      const layers = parseLayerRange(o.layers, model.numLayers);
+      let file = resolve(io.cwd ?? process.cwd(), o.out);
+      const gzipAbove = Number(o.gzipAbove);
+      if (!(gzipAbove >= 0)) throw inputError(`--gzip-above: '${o.gzipAbove}' is not a size in MiB (a number ≥ 0)`);
+
+      const graph = compilePolicy(buildDecodeGraph(model, { batch, contextLen: context }), def, backend.topology, { layers });
+      const persistent = def.style === 'persistent' ? persistentOptionsFor(backend, def, support) : undefined;
+      const recorder = new TraceRecorder({
+        graph,
+        backend,
+        metadata: { model: model.name, batch, context, layers: `${layers[0]}-${layers[layers.length - 1]}` },
+      });
+      // Progress: task slices started, out of those the step will run.
+      const expected = graph.tasks.reduce((n, t) => n + (t.partition !== null && persistent ? persistent.workersPerPartition : 1), 0);
+      const bar = progress(io, expected);
+      const ticker = (events: readonly SimEvent[]) => {
+        for (const e of events) if (e.type === 'task-start') bar.tick(`${backend.name} ${policy} b${batch}`);
+      };
+      const step = simulateGraph(backend, graph, { launchMode: def.launchMode, persistent, sampleIntervalNs: 1000, observers: [recorder.observer, ticker] });
+      bar.stop();
+
+      const trace = recorder.finish();
+      const json = serializeTrace(trace);
+      let bytes: Buffer = Buffer.from(json);
+      const jsonBytes = bytes.length;
+      let gzipped = false;
+      let note = '';
+      if (file.endsWith('.gz')) {
+        bytes = gzipSync(bytes);
+        gzipped = true;
+      } else if (bytes.length > gzipAbove * 2 ** 20) {
+        bytes = gzipSync(bytes);
+        gzipped = true;
+        note = ` (gzipped: the JSON is ${mb(jsonBytes)} MB, over ${gzipAbove} MiB)`;
+        file = `${file}.gz`;
+      }
+      writeFileSync(file, bytes);
+      const count = (ph: string) => trace.traceEvents.filter((e) => e.ph === ph).length;
+      const summary = {
+        schemaVersion: 1,
+        file,
+        bytes: bytes.length,
+        jsonBytes,
+        gzipped,
+        backend: backend.name,
+        policy,
+        model: model.name,
+        batch,
+        context,
+        layers: `${layers[0]}-${layers[layers.length - 1]}`,
+        stepNs: Math.round(step.timeNs),
+        events: trace.traceEvents.length,
+        slices: count('X'),
+        flows: count('s'),
+        instants: count('i'),
+        counters: count('C'),
+      };
+      if (o.json) io.out(JSON.stringify(summary, null, 2) + '\n');
+      else {
+        io.out(
+          `wrote ${file}${note}: ${mb(bytes.length)} MB, ${summary.slices} slices, ${summary.flows} flows, ${summary.instants} instants, ${summary.counters} counter samples; ` +
+            `simulated step ${(step.timeNs / 1e3).toFixed(1)} µs (layers ${layers[0]}-${layers[layers.length - 1]} of ${model.numLayers}, plus embedding and head).\n` +
+            `Open it at https://ui.perfetto.dev (Open trace file), or chrome://tracing.\n`,
+        );
+      }
+    });
+}
+
+function mb(bytes: number): string {
+  return (bytes / 1e6).toFixed(1);
+}

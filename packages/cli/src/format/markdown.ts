@@ -1,0 +1,17 @@
+import type { CompareRow } from '../compare.js';
+import { HUMAN_COLUMNS } from './columns.js';
+
+/** A cell safe inside a GitHub-flavoured Markdown table. */
+function mdCell(s: string): string {
+  return s.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+}
+
+/** Comparison rows as a GitHub-flavoured Markdown table (numbers right-aligned). */
+export function formatMarkdown(rows: readonly CompareRow[]): string {
+  const row = (cells: string[]) => `| ${cells.map(mdCell).join(' | ')} |`;
+  return [
+    row(HUMAN_COLUMNS.map((c) => c.header)),
+    `|${HUMAN_COLUMNS.map((c) => (c.numeric ? ' ---: ' : ' --- ')).join('|')}|`,
+    ...rows.map((r) => row(HUMAN_COLUMNS.map((c) => c.cell(r)))),
+  ].join('\n');
+}

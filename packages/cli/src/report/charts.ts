@@ -1,0 +1,155 @@
+import type { TopLevelSpec } from 'vega-lite';
+import type { ReportData } from './data.js';
+import { OP_CLASSES } from './op-class.js';
+
+/** One chart of the report: a Vega-Lite spec with its data inline, and how to read it. */
+export interface ChartSpec {
+  id: string;
+  title: string;
+  caption: string;
+  spec: TopLevelSpec;
+}
+
+/** Fonts present on Debian (DejaVu) first, so SVG in the browser and PNG via resvg agree. */
+const FONT = 'DejaVu Sans, Liberation Sans, Arial, Helvetica, sans-serif';
+const SCHEMA = 'https://vega.github.io/schema/vega-lite/v6.json';
+
+const config = {
+  font: FONT,
+  background: 'white',
+  padding: 8,
+  view: { stroke: '#d0d0d0' },
+  axis: { labelFontSize: 11, titleFontSize: 12, gridColor: '#ececec', titleFontWeight: 'normal' as const },
+  legend: { labelFontSize: 11, titleFontSize: 12, labelLimit: 320, titleFontWeight: 'normal' as const },
+  title: { fontSize: 14, subtitleFontSize: 11, anchor: 'start' as const, subtitleColor: '#555' },
+};
+
+/** The report's charts, built from the comparison (only rows that ran). */
+export function reportCharts(data: ReportData): ChartSpec[] {
+  const ok = data.rows.filter((r) => r.row.status === 'ok');
+  const series = [...new Set(ok.map((r) => r.series))];
+  const batches = [...new Set(ok.map((r) => r.row.batch))].sort((a, b) => a - b);
+  const color = { field: 'series', type: 'nominal' as const, title: 'backend · policy', scale: { domain: series, scheme: 'tableau20' } };
+  const batchAxis = { field: 'batch', type: 'quantitative' as const, title: 'batch size', scale: { type: 'log' as const, base: 2 }, axis: { values: batches, format: 'd' } };
+  const points = ok.map((r) => ({
+    series: r.series,
+    backend: r.row.backend,
+    policy: r.row.policy,
+    batch: r.row.batch,
+    tpotMs: r.row.tpotMs!,
+    l2HitRate: r.row.l2HitRate!,
+    hbmGB: (r.row.hbmReadBytes! + r.row.hbmWriteBytes!) / 1e9,
+  }));
+
+  const tpot: ChartSpec = {
+    id: 'tpot-vs-batch',
+    title: 'TPOT vs batch',
+    caption: 'Mean decode time per output token for each backend and policy; lower is better.',
+    spec: {
+      $schema: SCHEMA,
+      config,
+      width: 520,
+      height: 300,
+      data: { values: points },
+      mark: { type: 'line', point: { filled: true, size: 50 }, strokeWidth: 2 },
+      encoding: { x: batchAxis, y: { field: 'tpotMs', type: 'quantitative', title: 'TPOT (ms)', scale: { zero: true } }, color },
+    },
+  };
+
+  const l2: ChartSpec = {
+    id: 'l2-hit-vs-batch',
+    title: 'L2 hit rate vs batch',
+    caption: 'Share of all L2 accesses (reads and writes) that hit, per decode token.',
+    spec: {
+      $schema: SCHEMA,
+      config,
+      width: 520,
+      height: 300,
+      data: { values: points },
+      mark: { type: 'line', point: { filled: true, size: 50 }, strokeWidth: 2 },
+      encoding: { x: batchAxis, y: { field: 'l2HitRate', type: 'quantitative', title: 'L2 hit rate', axis: { format: '.0%' }, scale: { zero: true } }, color },
+    },
+  };
+
+  const hbm: ChartSpec = {
+    id: 'hbm-bytes-per-token',
+    title: 'HBM bytes per token',
+    caption: 'HBM traffic (reads + write-backs) per decoded token: a batch shares one pass over the weights.',
+    spec: {
+      $schema: SCHEMA,
+      config,
+      // Grouped bars: about 14 px per bar keeps them readable whatever the series count.
+      width: Math.max(360, 14 * series.length * batches.length + 24 * batches.length),
+      height: 300,
+      data: { values: points },
+      mark: { type: 'bar' },
+      encoding: {
+        x: { field: 'batch', type: 'ordinal', title: 'batch size', axis: { labelAngle: 0 } },
+        xOffset: { field: 'series', type: 'nominal', scale: { domain: series } },
+        y: { field: 'hbmGB', type: 'quantitative', title: 'HBM GB per token' },
+        color,
+      },
+    },
+  };
+
+  const maxAi = Math.max(1, ...ok.map((r) => r.intensity ?? 1));
+  const minAi = Math.min(1, ...ok.map((r) => r.intensity ?? 1));
+  const xLo = 2 ** Math.floor(Math.log2(minAi / 2));
+  const xHi = 2 ** Math.ceil(Math.log2(Math.max(maxAi * 2, ...data.roofs.map((r) => r.ridge * 2))));
+  const roofLines = data.roofs.flatMap((r) =>
+    [xLo, r.ridge, xHi].map((ai) => ({ backend: r.backend, ai, tflops: Math.min(r.peakTflops, ai * r.hbmTBps) })),
+  );
+  const backends = data.roofs.map((r) => r.backend);
+  const rooflinePoints = ok.filter((r) => r.intensity !== null).map((r) => ({ backend: r.row.backend, policy: r.row.policy, batch: r.row.batch, ai: r.intensity!, tflops: r.achievedTflops! }));
+  const roofline: ChartSpec = {
+    id: 'roofline',
+    title: 'Roofline',
+    caption:
+      'Each run at its effective arithmetic intensity B / (1 − L2 hit rate) FLOP per HBM byte (B = batch, bf16 weights; runs of one batch size cluster near x = B) and the TFLOP/s it achieves; ' +
+      'dashed lines are each backend’s roofs (achievable HBM bandwidth, peak matrix throughput).',
+    spec: {
+      $schema: SCHEMA,
+      config,
+      width: 520,
+      height: 340,
+      encoding: {
+        x: { field: 'ai', type: 'quantitative', title: 'effective arithmetic intensity (FLOP/byte)', scale: { type: 'log', domain: [xLo, xHi] } },
+        y: { field: 'tflops', type: 'quantitative', title: 'TFLOP/s', scale: { type: 'log' } },
+        color: { field: 'backend', type: 'nominal', title: 'backend', scale: { domain: backends, scheme: 'tableau10' } },
+      },
+      layer: [
+        { data: { values: roofLines }, mark: { type: 'line', strokeDash: [5, 3], strokeWidth: 1.5 } },
+        {
+          data: { values: rooflinePoints },
+          mark: { type: 'point', filled: true, size: 70, opacity: 0.9 },
+          encoding: { shape: { field: 'policy', type: 'nominal', title: 'policy' } },
+        },
+      ],
+    },
+  };
+
+  const labels = ok.filter((r) => r.breakdownMs).map((r) => `${r.series} · b${r.row.batch}`);
+  const bars = ok
+    .filter((r) => r.breakdownMs)
+    .flatMap((r) => OP_CLASSES.map((c, i) => ({ label: `${r.series} · b${r.row.batch}`, opClass: c, order: i, ms: r.breakdownMs![c] })));
+  const breakdown: ChartSpec = {
+    id: 'time-breakdown',
+    title: 'Time per op class',
+    caption: 'Each op class’s share of worker-busy time, scaled to TPOT (ms per token). Tasks of different classes overlap, so shares, not sums.',
+    spec: {
+      $schema: SCHEMA,
+      config,
+      width: 460,
+      height: { step: 18 },
+      data: { values: bars },
+      mark: { type: 'bar' },
+      encoding: {
+        y: { field: 'label', type: 'nominal', title: null, sort: labels, axis: { labelLimit: 360 } },
+        x: { field: 'ms', type: 'quantitative', title: 'ms per token', stack: 'zero' },
+        color: { field: 'opClass', type: 'nominal', title: 'op class', scale: { domain: [...OP_CLASSES], scheme: 'set2' } },
+        order: { field: 'order', type: 'quantitative' },
+      },
+    },
+  };
+  return [tpot, l2, hbm, roofline, breakdown];
+}

@@ -1,0 +1,53 @@
+import type { Command } from 'commander';
+import { inputError, listPresets, loadModel, type ModelSpec } from '@fleet/core';
+import { policyNames } from '@fleet/ops';
+import { loadBackends } from '../backends.js';
+import { parseInt1, parseIntList, type CompareOptions } from '../compare.js';
+import type { CompareSampling } from '../format/index.js';
+import type { Io } from '../io.js';
+
+/** The options `fleet compare` takes, for commands that run the same comparison. */
+export function addCompareOptions(cmd: Command): Command {
+  return cmd
+    .option('--model <name|path>', `preset (${listPresets().join(', ')}), a config.json, or a directory with config.json and *.safetensors`, 'qwen3-8b')
+    .option('--backends <list>', 'comma-separated backend names (default: all installed)')
+    .option('--policies <list>', `comma-separated policies (default: each backend's own; known: ${[...new Set(policyNames())].join(', ')})`)
+    .option('--batch <list>', 'comma-separated batch sizes', '1,8,32')
+    .option('--prompt <n>', 'prompt tokens in the KV cache before decoding', '64')
+    .option('--decode <n>', 'decode tokens; TPOT is their mean', '1024')
+    .option('--positions <n>', 'decode positions simulated (evenly spaced; TPOT is near-linear in position)', '1')
+    .option('--sample-layers <n>', 'decoder layers simulated; the rest repeat the steady-state layer', '3');
+}
+
+export interface ResolvedCompare {
+  model: ModelSpec;
+  opts: CompareOptions;
+  sampling: CompareSampling;
+}
+
+/** Parse and check the comparison options (same rules and messages as `fleet compare`). */
+export async function resolveCompareOptions(o: Record<string, string | undefined>, io: Io): Promise<ResolvedCompare> {
+  const model = loadModel(o.model!);
+  const registry = await loadBackends(io.cwd);
+  const backends = o.backends ? o.backends.split(',').map((n) => registry.get(n.trim())) : registry.all();
+  const known = new Set([...policyNames(), ...registry.all().flatMap((b) => b.policies.map((p) => p.policy))]);
+  const policies = o.policies ? o.policies.split(',').map((p) => p.trim()) : null;
+  for (const p of policies ?? []) if (!known.has(p)) throw inputError(`--policies: unknown policy '${p}' (known: ${[...known].join(', ')})`);
+  const opts: CompareOptions = {
+    backends,
+    policies,
+    batches: parseIntList('--batch', o.batch!),
+    prompt: parseInt1('--prompt', o.prompt!, 0, 1_000_000),
+    decode: parseInt1('--decode', o.decode!, 1, 1_000_000),
+    positions: parseInt1('--positions', o.positions!, 1, 64),
+    layers: parseInt1('--sample-layers', o.sampleLayers!, 1, 1000),
+  };
+  const simulated = Math.min(opts.layers, model.numLayers);
+  const sampling: CompareSampling = {
+    decodePositions: opts.positions,
+    layersSimulated: simulated,
+    layersTotal: model.numLayers,
+    note: `TPOT is the mean over ${opts.decode} decode positions, estimated from ${Math.min(opts.positions, opts.decode)} simulated position(s); ${simulated} of ${model.numLayers} layers simulated, the rest repeat the steady-state layer`,
+  };
+  return { model, opts, sampling };
+}

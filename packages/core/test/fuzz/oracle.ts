@@ -1,0 +1,94 @@
+/**
+ * What every fuzzed input must get from Fleet: either a result that passes the caller's own
+ * checks, or a one-line `FleetError` (exit code 2) naming the input, the field and the rule —
+ * within a time limit and with bounded memory. Anything else escaping (a TypeError, a
+ * RangeError...) fails the property, so fast-check shrinks it to a minimal example.
+ */
+import { FleetError } from '../../src/errors/fleet-error.js';
+
+/** Each case must be decided within this (generous on a loaded 2-core CI machine). */
+export const CASE_LIMIT_MS = 1000;
+/** Resident memory one case may add. */
+export const CASE_MEMORY_BYTES = 256 * 2 ** 20;
+
+/**
+ * Fast-check parameters: a fixed seed, so CI runs the same cases every time (set
+ * `FLEET_FUZZ_SEED` to explore others; a failure prints the seed and path to replay it).
+ */
+export function fuzz(numRuns: number): { numRuns: number; seed: number; endOnFailure: true } {
+  const env = process.env.FLEET_FUZZ_SEED;
+  return { numRuns, seed: env === undefined ? 0x5eed : Number(env), endOnFailure: true };
+}
+
+/** Words a message uses to state the rule that was broken. */
+export const RULE = /must|allowed|supported|expect|at most|missing|exceed|beyond|overlap|invalid|not valid|unknown|twice|shorter|cannot|no default export|no config\.json|not a preset|too large|absurdly/;
+
+export type Outcome<T> = { ok: true; value: T } | { ok: false; error: FleetError };
+
+function checkRejection(e: unknown): FleetError {
+  if (!(e instanceof FleetError)) {
+    const what = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+    throw new Error(`expected a FleetError or a result, got ${what}`);
+  }
+  if (e.exitCode !== 2) throw new Error(`expected exit code 2 (bad input), got ${e.exitCode}: ${e.message}`);
+  if (/[\r\n\u2028\u2029]/.test(e.message)) throw new Error(`message is not one line: ${JSON.stringify(e.message)}`);
+  if (e.message.trim() === '') throw new Error('empty error message');
+  return e;
+}
+
+function checkCost(startMs: number, startRss: number): void {
+  const ms = performance.now() - startMs;
+  if (ms > CASE_LIMIT_MS) throw new Error(`took ${ms.toFixed(0)} ms (limit ${CASE_LIMIT_MS} ms)`);
+  const grew = process.memoryUsage.rss() - startRss;
+  if (grew > CASE_MEMORY_BYTES) throw new Error(`resident memory grew by ${(grew / 2 ** 20).toFixed(0)} MiB`);
+}
+
+/** Run `fn` on one fuzzed input: its result, or the one-line `FleetError` it threw. */
+export function outcome<T>(fn: () => T): Outcome<T> {
+  const t0 = performance.now();
+  const rss0 = process.memoryUsage.rss();
+  let result: Outcome<T>;
+  try {
+    result = { ok: true, value: fn() };
+  } catch (e) {
+    result = { ok: false, error: checkRejection(e) };
+  }
+  checkCost(t0, rss0);
+  return result;
+}
+
+export async function outcomeAsync<T>(fn: () => Promise<T>): Promise<Outcome<T>> {
+  const t0 = performance.now();
+  const rss0 = process.memoryUsage.rss();
+  let result: Outcome<T>;
+  try {
+    result = { ok: true, value: await fn() };
+  } catch (e) {
+    result = { ok: false, error: checkRejection(e) };
+  }
+  checkCost(t0, rss0);
+  return result;
+}
+
+/** The message of a rejection that names every one of `mentions` and states a rule. */
+export function rejected<T>(o: Outcome<T>, ...mentions: string[]): string {
+  if (o.ok) throw new Error(`expected a rejection naming ${mentions.join(', ')}, but the input was accepted`);
+  const msg = o.error.message;
+  for (const m of mentions) if (!msg.includes(m)) throw new Error(`message does not name ${JSON.stringify(m)}: ${msg}`);
+  if (!RULE.test(msg)) throw new Error(`message states no rule: ${msg}`);
+  return msg;
+}
+
+/** Shorthand: run and expect a one-line rejection naming `mentions`. */
+export function rejects(fn: () => unknown, ...mentions: string[]): string {
+  return rejected(outcome(fn), ...mentions);
+}
+
+export async function rejectsAsync(fn: () => Promise<unknown>, ...mentions: string[]): Promise<string> {
+  return rejected(await outcomeAsync(fn), ...mentions);
+}
+
+/** A value no JSON config should hold where a positive integer belongs. */
+export function isPositiveInteger(v: unknown): boolean {
+  return typeof v === 'number' && Number.isInteger(v) && v > 0;
+}
