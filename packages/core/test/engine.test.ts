@@ -183,3 +183,20 @@ describe('EventQueue capacity', () => {
     expect(q.size).toBe(1);
   });
 });
+
+describe('Engine watchdog', () => {
+  it('is called every N events and can stop a run that never ends', async () => {
+    const { Engine } = await import('../src/engine/engine.js');
+    const e = new Engine();
+    // A handler that reschedules itself at the same time forever: a livelock.
+    const k = e.register('spin', () => e.after(0, k, 0));
+    e.at(0, k, 0);
+    let calls = 0;
+    expect(() =>
+      e.run(Infinity, () => {
+        if (++calls === 3) throw new Error('stuck');
+      }, 1000),
+    ).toThrow('stuck');
+    expect(e.eventCount).toBe(3000);
+  });
+});

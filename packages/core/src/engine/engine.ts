@@ -48,14 +48,22 @@ export class Engine {
     this.at(this.nowNs + delay, kind, arg);
   }
 
-  /** Run until the queue is empty (or `until` ns is reached). */
-  run(until = Infinity): void {
+  /**
+   * Run until the queue is empty (or `until` ns is reached). `watchdog`, if given, is called
+   * every `every` events and may throw to stop a run that makes no progress.
+   */
+  run(until = Infinity, watchdog?: () => void, every = 1 << 20): void {
     const ev: [number, number, number] = [0, 0, 0];
+    let countdown = every;
     while (this.queue.size > 0 && this.queue.peekTime() <= until) {
       this.queue.pop(ev);
       this.nowNs = ev[0];
       this.fired++;
       this.handlers[ev[1]]!(ev[2]);
+      if (watchdog && --countdown === 0) {
+        countdown = every;
+        watchdog();
+      }
     }
   }
 }

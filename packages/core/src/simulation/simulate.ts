@@ -121,7 +121,22 @@ export function simulateGraph(backend: Backend, graph: TaskGraph, opts: Simulati
     engine.at(0, kind, 0);
   }
   runtime.start();
-  engine.run();
+  // Watchdog: events keep firing but no task has completed for a long stretch — a livelock.
+  let lastFinished = -1;
+  let lastNow = -1;
+  const watchdog = () => {
+    if (runtime.finishedTasks === lastFinished && engine.now === lastNow) {
+      const pending = runtime instanceof PersistentRuntime ? runtime.counters.pendingEvents() : [];
+      throw new DeadlockError(
+        `simulation of '${graph.policy}' on ${backend.name} makes no progress at ${engine.now.toFixed(0)} ns: ${graph.tasks.length - runtime.finishedTasks} tasks unfinished; pending events: ${pending.slice(0, 5).join(', ') || 'none'}`,
+        graph.tasks.filter((t) => !runtime.completed[t.id]).map((t) => t.name).slice(0, 20),
+        pending,
+      );
+    }
+    lastFinished = runtime.finishedTasks;
+    lastNow = engine.now;
+  };
+  engine.run(Infinity, watchdog);
   if (!runtime.done) {
     const blocked = graph.tasks.filter((t) => !runtime.completed[t.id]).map((t) => t.name);
     const pending = runtime instanceof PersistentRuntime ? runtime.counters.pendingEvents() : [];
