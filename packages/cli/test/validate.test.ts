@@ -40,6 +40,12 @@ describe('FLEET paper on MI350X: what the model reproduces', () => {
     }
   });
 
+  it('the M-tile L2 hit rate rises with batch (more batch tiles share each weight tile)', () => {
+    const l2 = (b: number) => byName(b === 1 ? 'L2 hit rate fleet-mtile, batch 1' : `L2 hit rate fleet-mtile, batch ${b}`).predicted;
+    expect(l2(32)).toBeGreaterThan(l2(1) + 0.2);
+    expect(l2(64)).toBeGreaterThan(l2(32));
+  });
+
   it('kernel-per-op reaches the 11–12 ms plateau at batch 32', () => {
     expect(byName('TPOT kernel-per-op plateau, batch 32').ok).toBe(true);
   });
@@ -58,5 +64,17 @@ describe('fleet validate', () => {
     const io: Io = { out: () => {}, err: (s) => (err += s), errIsTty: false };
     expect(await main(['validate', '--suite', 'nope'], io)).toBe(2);
     expect(err).toMatch(/unknown suite 'nope' \(known: fleet-mi350/);
+  });
+});
+
+describe('MI300X vendor GEMV at M=1', () => {
+  it('predicts the 2 GB wvSpltK GEMV bandwidth within 15% (cold weights, HBM-bound)', async () => {
+    const { gemvMi300xValidation } = await import('../src/validate/gemv-mi300x.js');
+    const mi300x = (await import('@fleet/backend-mi300x')).default;
+    const [big, small] = gemvMi300xValidation(loadBackend(mi300x, 'mi300x'));
+    expect(big!.ok).toBe(true);
+    // The 90 MB case fits the 256 MB MALL; the benchmark may not rotate buffers, so the
+    // measurement can exceed a cold-cache prediction. Tracked, not yet matched.
+    expect(small!.error).toBeGreaterThan(-30);
   });
 });

@@ -1,5 +1,6 @@
 import type { BackendRegistry, ValidationRow } from '@fleet/core';
 import { fleetMi350Jobs, fleetMi350Validation } from './fleet-mi350.js';
+import { gemvMi300xValidation } from './gemv-mi300x.js';
 
 /** A validation suite: the backend(s) it needs, how much work it is, and how to run it. */
 export interface ValidationSuite {
@@ -18,5 +19,12 @@ export const SUITES: ValidationSuite[] = [
     backends: ['mi350'],
     points: fleetMi350Jobs().length,
     run: (registry, tick) => fleetMi350Validation(registry.get('mi350'), tick),
+  },
+  {
+    name: 'gemv-mi300x',
+    description: 'vendor GEMV bandwidth at M=1 on MI300X (rocBLAS wvSpltK measurements)',
+    backends: ['mi300x'],
+    points: 2,
+    run: (registry, tick) => gemvMi300xValidation(registry.get('mi300x'), tick),
   },
 ];
