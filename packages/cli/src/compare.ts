@@ -1,5 +1,5 @@
 import { inputError, type Backend, type ModelSpec } from '@fleet/core';
-import { predictDecode, type DecodePrediction } from '@fleet/ops';
+import { predictDecode, type DecodePrediction, type PolicyOverrides } from '@fleet/ops';
 
 export interface CompareOptions {
   backends: Backend[];
@@ -9,6 +9,7 @@ export interface CompareOptions {
   decode: number;
   positions: number;
   layers: number;
+  overrides?: PolicyOverrides;
 }
 
 export interface CompareRow {
@@ -23,6 +24,8 @@ export interface CompareRow {
   l2HitRate?: number;
   hbmReadBytes?: number;
   hbmWriteBytes?: number;
+  /** Bytes read past the L2 per token (LLC or HBM): L2-to-fabric read traffic. */
+  fabricReadBytes?: number;
   tasksPerLayer?: number;
   fencesPerToken?: number;
   dispatchesPerToken?: number;
@@ -47,6 +50,7 @@ export function runJob(model: ModelSpec, job: { backend: Backend; policy: string
     decode: o.decode,
     positions: o.positions,
     layers: o.layers,
+    overrides: o.overrides,
   });
   const base = { backend: job.backend.name, policy: job.policy, batch: job.batch, promptTokens: o.prompt, decodeTokens: o.decode };
   if (r.status !== 'ok') return { ...base, status: 'unsupported', reason: r.reason };
@@ -57,6 +61,7 @@ export function runJob(model: ModelSpec, job: { backend: Backend; policy: string
     l2HitRate: round(r.l2HitRate, 4),
     hbmReadBytes: Math.round(r.hbmReadBytes),
     hbmWriteBytes: Math.round(r.hbmWriteBytes),
+    fabricReadBytes: Math.round(r.fabricReadBytes),
     tasksPerLayer: r.tasksPerLayer,
     fencesPerToken: Math.round(r.fencesPerToken),
     dispatchesPerToken: Math.round(r.dispatchesPerToken),

@@ -6,6 +6,7 @@ import { registerModels } from './models.js';
 import { registerReport } from './report.js';
 import { registerTrace } from './trace.js';
 import { registerValidate } from './validate.js';
+import { registerVerify } from './verify.js';
 
 /** Every `fleet` subcommand, in help order. Add a command: one module, one line here. */
-export const COMMANDS: ((program: Command, io: Io) => void)[] = [registerCompare, registerBackends, registerModels, registerTrace, registerReport, registerValidate];
+export const COMMANDS: ((program: Command, io: Io) => void)[] = [registerCompare, registerBackends, registerModels, registerTrace, registerReport, registerValidate, registerVerify];

@@ -1,3 +1,4 @@
+import type { PolicyOverrides } from '@fleet/ops';
 import { describeModel, type ModelSpec } from '@fleet/core';
 import type { CompareRow } from '../compare.js';
 import { formatCsv } from './csv.js';
@@ -22,16 +23,18 @@ export interface CompareSampling {
 }
 
 export interface CompareOutput {
+  /** Schedule knobs the user overrode on every policy (absent: each policy's own). */
+  overrides?: PolicyOverrides;
   model: ModelSpec;
   sampling: CompareSampling;
   rows: readonly CompareRow[];
 }
 
 /** The comparison in one format; `json` is the stable contract (`schemaVersion: 1`). */
-export function formatCompare(format: CompareFormat, { model, sampling, rows }: CompareOutput): string {
+export function formatCompare(format: CompareFormat, { model, sampling, rows, overrides }: CompareOutput): string {
   switch (format) {
     case 'json':
-      return JSON.stringify({ schemaVersion: 1, model: model.name, sampling, results: rows }, null, 2) + '\n';
+      return JSON.stringify({ schemaVersion: 1, model: model.name, sampling, ...(overrides ? { overrides } : {}), results: rows }, null, 2) + '\n';
     case 'csv':
       return formatCsv(model.name, rows);
     case 'markdown':

@@ -1,4 +1,5 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
+import type { PolicyOverrides } from '@fleet/ops';
 import { inputError, listPresets, loadModel, type ModelSpec } from '@fleet/core';
 import { policyNames } from '@fleet/ops';
 import { loadBackends } from '../backends.js';
@@ -16,13 +17,30 @@ export function addCompareOptions(cmd: Command): Command {
     .option('--prompt <n>', 'prompt tokens in the KV cache before decoding', '64')
     .option('--decode <n>', 'decode tokens; TPOT is their mean', '1024')
     .option('--positions <n>', 'decode positions simulated (evenly spaced; TPOT is near-linear in position)', '1')
-    .option('--sample-layers <n>', 'decoder layers simulated; the rest repeat the steady-state layer', '3');
+    .option('--sample-layers <n>', 'decoder layers simulated; the rest repeat the steady-state layer', '3')
+    .addOption(new Option('--weight-cache <policy>', 'override how weights are loaded (isolates a mechanism)').choices(['default', 'streaming', 'nontemporal']))
+    .addOption(new Option('--store-cache <policy>', 'override how activations are stored').choices(['default', 'streaming', 'nontemporal']))
+    .addOption(new Option('--fuse-silu <on|off>', 'override fusing SiLU·mul into the gate+up projection').choices(['on', 'off']))
+    .addOption(new Option('--traversal <order>', 'override the chiplet-task tile order').choices(['m-tile', 'm-split', 'n-major']))
+    .addOption(new Option('--two-level <on|off>', 'override two-level completion counting').choices(['on', 'off']));
+}
+
+/** The schedule overrides given on the command line, or undefined. */
+export function overridesOf(o: Record<string, string | undefined>): PolicyOverrides | undefined {
+  const out: PolicyOverrides = {};
+  if (o.weightCache) out.weightPolicy = o.weightCache as PolicyOverrides['weightPolicy'];
+  if (o.storeCache) out.storePolicy = o.storeCache as PolicyOverrides['storePolicy'];
+  if (o.fuseSilu) out.fuseActivation = o.fuseSilu === 'on';
+  if (o.traversal) out.traversal = o.traversal as PolicyOverrides['traversal'];
+  if (o.twoLevel) out.twoLevelCounting = o.twoLevel === 'on';
+  return Object.keys(out).length > 0 ? out : undefined;
 }
 
 export interface ResolvedCompare {
   model: ModelSpec;
   opts: CompareOptions;
   sampling: CompareSampling;
+  overrides?: PolicyOverrides;
 }
 
 /** Parse and check the comparison options (same rules and messages as `fleet compare`). */
@@ -41,6 +59,7 @@ export async function resolveCompareOptions(o: Record<string, string | undefined
     decode: parseInt1('--decode', o.decode!, 1, 1_000_000),
     positions: parseInt1('--positions', o.positions!, 1, 64),
     layers: parseInt1('--sample-layers', o.sampleLayers!, 1, 1000),
+    overrides: overridesOf(o),
   };
   const simulated = Math.min(opts.layers, model.numLayers);
   const sampling: CompareSampling = {
@@ -49,5 +68,5 @@ export async function resolveCompareOptions(o: Record<string, string | undefined
     layersTotal: model.numLayers,
     note: `TPOT is the mean over ${opts.decode} decode positions, estimated from ${Math.min(opts.positions, opts.decode)} simulated position(s); ${simulated} of ${model.numLayers} layers simulated, the rest repeat the steady-state layer`,
   };
-  return { model, opts, sampling };
+  return { model, opts, sampling, overrides: opts.overrides };
 }

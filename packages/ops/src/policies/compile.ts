@@ -176,10 +176,15 @@ class Decomposer {
           const c1 = Math.min(op.n, split(op.n, groupSize, idx + 1));
           for (const n0 of colTiles(c0, c1)) for (const m of myM) tiles.push(tile(m, n0));
         } else {
-          // M-major: consecutive workers take the same weight columns for successive batch tiles.
           const c0 = Math.min(op.n, split(op.n, this.P, p));
           const c1 = Math.min(op.n, split(op.n, this.P, p + 1));
-          for (const n0 of colTiles(c0, c1)) for (let m = 0; m < mt; m++) tiles.push(tile(m, n0));
+          if (this.policy.traversal === 'n-major') {
+            // N-major: consecutive workers take different weight columns: no reuse in flight.
+            for (let m = 0; m < mt; m++) for (const n0 of colTiles(c0, c1)) tiles.push(tile(m, n0));
+          } else {
+            // M-major: consecutive workers take the same weight columns for successive batch tiles.
+            for (const n0 of colTiles(c0, c1)) for (let m = 0; m < mt; m++) tiles.push(tile(m, n0));
+          }
         }
         drafts.push({ name: `${op.id}.x${p}`, level: 'chiplet', partition: p, tiles });
       }

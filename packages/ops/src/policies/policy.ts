@@ -9,8 +9,12 @@ export interface PolicyDef {
   launchMode?: 'eager' | 'graph';
   /** Linear ops as chiplet-tasks (one per partition, N-split) instead of CU-tasks. */
   chipletLinear: boolean;
-  /** Chiplet-task tile order: cooperative M-major (weight tile shared in L2) or M-split. */
-  traversal?: 'm-tile' | 'm-split';
+  /**
+   * Chiplet-task tile order: cooperative M-major (a weight tile shared in L2 by the workers
+   * of successive batch tiles), M-split (each XCD one batch tile), or N-major (successive
+   * workers on different columns: the thrashing order).
+   */
+  traversal?: 'm-tile' | 'm-split' | 'n-major';
   /** Fuse SiLU·mul into the gate+up projection's epilogue. */
   fuseActivation: boolean;
   /** Vendor-BLAS style split-K when the output alone cannot fill the device. */
@@ -89,6 +93,23 @@ export const POLICIES: readonly PolicyDef[] = [
     chipletAware: true,
   },
 ];
+
+/** Schedule knobs a user may override on any policy, to isolate one mechanism. */
+export interface PolicyOverrides {
+  weightPolicy?: AccessPolicy;
+  storePolicy?: AccessPolicy;
+  fuseActivation?: boolean;
+  traversal?: 'm-tile' | 'm-split' | 'n-major';
+  twoLevelCounting?: boolean;
+}
+
+/** A policy with overrides applied (the name stays; callers report the overrides). */
+export function withOverrides(def: PolicyDef, o: PolicyOverrides | undefined): PolicyDef {
+  if (!o) return def;
+  const out = { ...def };
+  for (const [k, v] of Object.entries(o)) if (v !== undefined) (out as Record<string, unknown>)[k] = v;
+  return out;
+}
 
 export function policyNames(): string[] {
   return POLICIES.map((p) => p.name).concat('clusterfusion');

@@ -14,7 +14,7 @@ import {
   type SimEvent,
 } from '@fleet/core';
 import { compilePolicy } from '../policies/compile.js';
-import { POLICIES, type PolicyDef } from '../policies/policy.js';
+import { POLICIES, withOverrides, type PolicyDef, type PolicyOverrides } from '../policies/policy.js';
 
 export interface DecodeOptions {
   policy: string;
@@ -28,6 +28,8 @@ export interface DecodeOptions {
   /** Decoder layers simulated; the others repeat the steady-state layer. Default 3. */
   layers?: number;
   granularityBytes?: number;
+  /** Schedule knobs overriding the policy's own (cache policies, SiLU fusion, traversal…). */
+  overrides?: PolicyOverrides;
   observers?: ((events: readonly SimEvent[]) => void)[];
 }
 
@@ -65,7 +67,8 @@ export function persistentOptionsFor(backend: Backend, def: PolicyDef, support: 
  * few layers each, extrapolate the steady-state layer to the whole model, and average.
  */
 export function predictDecode(backend: Backend, model: ModelSpec, opts: DecodeOptions): DecodePrediction {
-  const def = POLICIES.find((p) => p.name === opts.policy);
+  const found = POLICIES.find((p) => p.name === opts.policy);
+  const def = found ? withOverrides(found, opts.overrides) : undefined;
   const support = backend.policies.find((p) => p.policy === opts.policy);
   const sampling = { positions: [] as number[], layersSimulated: 0, layersTotal: model.numLayers };
   const unsupported = (reason: string): DecodePrediction => ({

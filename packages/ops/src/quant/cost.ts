@@ -1,0 +1,86 @@
+/**
+ * What a weight type costs the cost model: bytes a linear layer reads (packed codes in the
+ * pre-layout plus scales) and the vector work of dequantizing them. Decode is bound by
+ * weight bytes, so these numbers carry the W4A16-vs-W16A16 difference.
+ */
+import type { ModelSpec } from '@fleet/core';
+import { dtypeBytes } from '../numerics/dtype.js';
+import { DEFAULT_PRELAYOUT, prelayoutBytes, type PrelayoutTiles } from './prelayout.js';
+import type { WeightType } from './weight-type.js';
+
+export interface WeightBytes {
+  /** Packed codes (or dense elements). */
+  weights: number;
+  /** Group scales ([⌈K/group⌉, N] in the scale type); 0 for dense weights. */
+  scales: number;
+  total: number;
+}
+
+/** Bytes of an [N, K] linear weight stored as `wt`. */
+export function linearWeightBytes(wt: WeightType, n: number, k: number, tiles: PrelayoutTiles = DEFAULT_PRELAYOUT): WeightBytes {
+  if (wt.kind === 'dense') {
+    const weights = n * k * dtypeBytes(wt.dtype);
+    return { weights, scales: 0, total: weights };
+  }
+  const weights = prelayoutBytes(n, k, wt.bits, tiles);
+  const scales = Math.ceil(k / wt.group) * n * dtypeBytes(wt.scaleDtype);
+  return { weights, scales, total: weights + scales };
+}
+
+/**
+ * Bytes a tile reads for `rows` weight rows over `kLen` K-elements (a slice of a linear
+ * weight, as a decomposition's tile region): packed codes plus the scales of the groups it
+ * spans. Exact when the slice is whole pre-layout tiles and groups.
+ */
+export function weightSliceBytes(wt: WeightType, rows: number, kLen: number): WeightBytes {
+  if (wt.kind === 'dense') {
+    const weights = rows * kLen * dtypeBytes(wt.dtype);
+    return { weights, scales: 0, total: weights };
+  }
+  const weights = Math.ceil((rows * kLen * wt.bits) / 8);
+  const scales = Math.ceil(kLen / wt.group) * rows * dtypeBytes(wt.scaleDtype);
+  return { weights, scales, total: weights + scales };
+}
+
+/**
+ * Vector operations to dequantize one weight element: unpack (one op where codes align with
+ * byte lanes — 1, 2, 4, 8 bits — two where they straddle bytes), convert to fp16/bf16 (one:
+ * the magic-number or exponent-rebias trick), scale (one multiply). Dense weights need none.
+ */
+export function dequantOpsPerElement(wt: WeightType): number {
+  if (wt.kind === 'dense') return 0;
+  const aligned = 8 % wt.bits === 0;
+  return (aligned ? 1 : 2) + 1 + 1;
+}
+
+/** Dequantization work of a tile reading `elements` weight elements, in vector FLOP-equivalents. */
+export function dequantFlops(wt: WeightType, elements: number): number {
+  return dequantOpsPerElement(wt) * elements;
+}
+
+/** The decoder-layer linear weights of a model, as (name, N, K), per layer. */
+export function layerLinearShapes(spec: ModelSpec): { name: string; n: number; k: number }[] {
+  const { hiddenSize: h, numHeads: nh, numKvHeads: nkv, headDim: hd, intermediateSize: inter } = spec;
+  return [
+    { name: 'w_qkv', n: (nh + 2 * nkv) * hd, k: h },
+    { name: 'w_o', n: h, k: nh * hd },
+    { name: 'w_gate_up', n: 2 * inter, k: h },
+    { name: 'w_down', n: h, k: inter },
+  ];
+}
+
+/**
+ * Weight bytes one decode step reads from the decoder layers' linear weights (every layer,
+ * each weight once) when they are stored as `wt`. The LM head, norms and embedding rows stay
+ * in the model's dtype, as GPTQ/AWQ-style checkpoints keep them.
+ */
+export function decoderLinearBytes(spec: ModelSpec, wt: WeightType, tiles: PrelayoutTiles = DEFAULT_PRELAYOUT): WeightBytes {
+  const total: WeightBytes = { weights: 0, scales: 0, total: 0 };
+  for (const s of layerLinearShapes(spec)) {
+    const b = linearWeightBytes(wt, s.n, s.k, tiles);
+    total.weights += b.weights * spec.numLayers;
+    total.scales += b.scales * spec.numLayers;
+  }
+  total.total = total.weights + total.scales;
+  return total;
+}

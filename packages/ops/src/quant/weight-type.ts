@@ -1,0 +1,62 @@
+/**
+ * Weight types as the CLI spells them (`--weights`): a dense storage type (`bf16`, `fp16`,
+ * `fp32`) or a low-precision type with a quantization group, Tilus-style: `u4g128`,
+ * `i6g128`, `f6e3m2g128`, `e4m3g64` — the type name (see `parseLowBitType`) followed by
+ * `g` and the group size along K.
+ */
+import { inputError } from '@fleet/core';
+import type { FloatDType } from '../numerics/dtype.js';
+import { parseLowBitType, type LowBitType } from '../lowbit/types.js';
+
+export const QUANT_GROUPS: readonly number[] = [32, 64, 128, 256];
+
+export interface DenseWeights {
+  kind: 'dense';
+  name: FloatDType;
+  dtype: FloatDType;
+  bits: number;
+}
+
+export interface QuantizedWeights {
+  kind: 'quantized';
+  /** Canonical name, e.g. `u4g128`. */
+  name: string;
+  type: LowBitType;
+  bits: number;
+  /** Consecutive K elements sharing one scale. */
+  group: number;
+  /** Storage type of the scales ([K/group, N]). */
+  scaleDtype: FloatDType;
+}
+
+export type WeightType = DenseWeights | QuantizedWeights;
+
+/** Dense bf16 weights: what a model's linear layers are unless a weight type says otherwise. */
+export const DENSE_BF16: DenseWeights = { kind: 'dense', name: 'bf16', dtype: 'bf16', bits: 16 };
+
+const DENSE: Record<string, FloatDType> = { bf16: 'bf16', fp16: 'fp16', f16: 'fp16', fp32: 'fp32', f32: 'fp32' };
+
+const SYNTAX = `bf16, fp16, fp32, or <type>g<group> with type i2..i8, u2..u8 or a float f{n}e{E}m{M}, and group ${QUANT_GROUPS.join('/')} (e.g. u4g128, i6g128, f6e3m2g128)`;
+
+/**
+ * Parse a weight type. Scales are stored in `scaleDtype` (the activation type; bf16 unless
+ * given). Integer types need at least 2 bits: symmetric quantization of 1-bit integers has
+ * no positive level.
+ */
+export function parseWeightType(text: string, field = '--weights', scaleDtype: FloatDType = 'bf16'): WeightType {
+  const s = String(text).trim().toLowerCase();
+  const dense = DENSE[s];
+  if (dense) return { kind: 'dense', name: dense, dtype: dense, bits: dense === 'fp32' ? 32 : 16 };
+  const m = /^(.+?)g(\d+)$/.exec(s);
+  if (!m) throw inputError(`${field}: unknown weight type '${text}' (allowed: ${SYNTAX})`);
+  let type: LowBitType;
+  try {
+    type = parseLowBitType(m[1]!, field);
+  } catch {
+    throw inputError(`${field}: unknown weight type '${text}' (allowed: ${SYNTAX})`);
+  }
+  const group = Number(m[2]);
+  if (!QUANT_GROUPS.includes(group)) throw inputError(`${field}: group ${m[2]} in '${text}' is not supported (allowed: ${QUANT_GROUPS.join(', ')})`);
+  if (type.kind !== 'float' && type.bits < 2) throw inputError(`${field}: '${text}': symmetric quantization needs integers of at least 2 bits`);
+  return { kind: 'quantized', name: `${type.name}g${group}`, type, bits: type.bits, group, scaleDtype };
+}
