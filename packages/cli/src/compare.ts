@@ -1,5 +1,5 @@
 import { inputError, type Backend, type ModelSpec } from '@fleet/core';
-import { predictDecode, type DecodePrediction, type PolicyOverrides } from '@fleet/ops';
+import { predictDecode, type DecodePrediction, type PolicyOverrides, type WeightType } from '@fleet/ops';
 
 export interface CompareOptions {
   backends: Backend[];
@@ -10,6 +10,8 @@ export interface CompareOptions {
   positions: number;
   layers: number;
   overrides?: PolicyOverrides;
+  /** Decoder-layer linear weight type (default bf16). */
+  weights?: WeightType;
 }
 
 export interface CompareRow {
@@ -18,6 +20,8 @@ export interface CompareRow {
   batch: number;
   promptTokens: number;
   decodeTokens: number;
+  /** Decoder-layer linear weight type, e.g. `bf16`, `u4g128`. */
+  weights: string;
   status: 'ok' | 'unsupported';
   reason?: string;
   tpotMs?: number;
@@ -51,8 +55,9 @@ export function runJob(model: ModelSpec, job: { backend: Backend; policy: string
     positions: o.positions,
     layers: o.layers,
     overrides: o.overrides,
+    weights: o.weights,
   });
-  const base = { backend: job.backend.name, policy: job.policy, batch: job.batch, promptTokens: o.prompt, decodeTokens: o.decode };
+  const base = { backend: job.backend.name, policy: job.policy, batch: job.batch, promptTokens: o.prompt, decodeTokens: o.decode, weights: o.weights?.name ?? 'bf16' };
   if (r.status !== 'ok') return { ...base, status: 'unsupported', reason: r.reason };
   return {
     ...base,

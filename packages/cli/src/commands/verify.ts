@@ -12,9 +12,7 @@ export const VERIFY_FAILED_EXIT = 1;
 /** A check that ran and failed: one line on stderr, exit code 1. */
 class VerificationFailed extends FleetError {
   constructor(message: string) {
-    super(message);
-    // FleetError's codes are for input (2) and deadlocks (3); a failed check is 1.
-    (this as { exitCode: number }).exitCode = VERIFY_FAILED_EXIT;
+    super(message, VERIFY_FAILED_EXIT);
     this.name = 'VerificationFailed';
   }
 }

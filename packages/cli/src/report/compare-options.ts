@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import type { PolicyOverrides } from '@fleet/ops';
+import { parseWeightType, type PolicyOverrides } from '@fleet/ops';
 import { inputError, listPresets, loadModel, type ModelSpec } from '@fleet/core';
 import { policyNames } from '@fleet/ops';
 import { loadBackends } from '../backends.js';
@@ -18,6 +18,7 @@ export function addCompareOptions(cmd: Command): Command {
     .option('--decode <n>', 'decode tokens; TPOT is their mean', '1024')
     .option('--positions <n>', 'decode positions simulated (evenly spaced; TPOT is near-linear in position)', '1')
     .option('--sample-layers <n>', 'decoder layers simulated; the rest repeat the steady-state layer', '3')
+    .option('--weights <type>', 'decoder-layer linear weights: bf16, or a low-bit type with a group, e.g. u4g128, i6g128, f6e3m2g128', 'bf16')
     .addOption(new Option('--weight-cache <policy>', 'override how weights are loaded (isolates a mechanism)').choices(['default', 'streaming', 'nontemporal']))
     .addOption(new Option('--store-cache <policy>', 'override how activations are stored').choices(['default', 'streaming', 'nontemporal']))
     .addOption(new Option('--fuse-silu <on|off>', 'override fusing SiLU·mul into the gate+up projection').choices(['on', 'off']))
@@ -60,6 +61,7 @@ export async function resolveCompareOptions(o: Record<string, string | undefined
     positions: parseInt1('--positions', o.positions!, 1, 64),
     layers: parseInt1('--sample-layers', o.sampleLayers!, 1, 1000),
     overrides: overridesOf(o),
+    weights: parseWeightType(o.weights ?? 'bf16'),
   };
   const simulated = Math.min(opts.layers, model.numLayers);
   const sampling: CompareSampling = {

@@ -49,7 +49,7 @@ export class RooflineCostModel implements CostModel {
   }
 
   tileComputeNs(tile: Tile): number {
-    return tile.flops / (tile.unit === 'matrix' ? this.matrixRate : this.vectorRate);
+    return tile.flops / (tile.unit === 'matrix' ? this.matrixRate : this.vectorRate) + (tile.vectorFlops ?? 0) / this.vectorRate;
   }
 
   tileOverheadNs(op: OpKind): number {

@@ -6,8 +6,8 @@
 export class FleetError extends Error {
   constructor(
     message: string,
-    /** 2 = bad input, 3 = a simulation that cannot make progress (deadlock). */
-    readonly exitCode: 2 | 3 = 2,
+    /** 1 = a check ran and failed (`fleet verify`), 2 = bad input, 3 = a simulation that cannot make progress (deadlock). */
+    readonly exitCode: 1 | 2 | 3 = 2,
   ) {
     super(message);
     this.name = 'FleetError';

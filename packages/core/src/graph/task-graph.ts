@@ -22,6 +22,8 @@ export interface Tile {
   flops: number;
   /** Matrix pipe (GEMM/GEMV tiles) or vector ALU (elementwise, softmax). */
   unit: 'matrix' | 'vector';
+  /** Vector-ALU work beside the matrix pipe (e.g. dequantizing weights), FLOP. */
+  vectorFlops?: number;
   /**
    * The worker streams its reads in this many equal steps (a GEMM tile's K-chunks), each
    * resolved against the caches when it starts; writes land with the last step. Default 1.

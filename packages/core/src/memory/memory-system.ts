@@ -149,22 +149,36 @@ export class MemorySystem {
     if (step === steps - 1) for (const r of tile.writes) this.region(r, true, partition, c, out, 0, 1);
   }
 
-  /** Step `step` of `steps` covers the same slice of every row: [step·bytes/steps, (step+1)·bytes/steps). */
+  /**
+   * Step `step` of `steps` of a region: whole rows when it has at least `steps` rows (a
+   * quantized weight's K-steps, a split-K slice's rows), else the same slice of every row.
+   * Slices stay as wide as the region's rows allow, so no step reads a fraction of a sector
+   * another step reads the rest of.
+   */
   private region(r: Region, write: boolean, partition: number, c: MemoryCounters, out: TileTraffic, step: number, steps: number): void {
     const rows = r.rows ?? 1;
     const stride = r.strideBytes ?? r.bytes;
     const base = this.bases[r.buffer]! + r.offset;
     const G = this.blockBytes;
-    const lo = Math.floor((step * r.bytes) / steps);
-    const hi = Math.floor(((step + 1) * r.bytes) / steps);
+    let row0 = 0;
+    let row1 = rows;
+    let lo = 0;
+    let hi = r.bytes;
+    if (rows >= steps) {
+      row0 = Math.floor((step * rows) / steps);
+      row1 = Math.floor(((step + 1) * rows) / steps);
+    } else {
+      lo = Math.floor((step * r.bytes) / steps);
+      hi = Math.floor(((step + 1) * r.bytes) / steps);
+    }
     if (hi <= lo) return;
-    for (let row = 0; row < rows; row++) {
+    for (let row = row0; row < row1; row++) {
       const start = base + row * stride + lo;
       const end = base + row * stride + hi;
       for (let b = Math.floor(start / G); b * G < end; b++) {
-        const lo = Math.max(start, b * G) - b * G;
-        const hi = Math.min(end, (b + 1) * G) - b * G;
-        this.block(b, hi - lo, this.sectorMask(lo, hi), write, r.policy, partition, c, out);
+        const bLo = Math.max(start, b * G) - b * G;
+        const bHi = Math.min(end, (b + 1) * G) - b * G;
+        this.block(b, bHi - bLo, this.sectorMask(bLo, bHi), write, r.policy, partition, c, out);
       }
     }
   }

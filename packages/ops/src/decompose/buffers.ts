@@ -27,6 +27,11 @@ export class BufferTable {
     return id;
   }
 
+  /** Change a buffer's size (a weight stored in another type). */
+  resize(name: string, bytes: number): void {
+    this.buffers[this.id(name)]!.bytes = bytes;
+  }
+
   id(name: string): number {
     const id = this.ids.get(name);
     if (id === undefined) throw new Error(`compiled graph has no buffer '${name}'`);

@@ -1,4 +1,6 @@
 import type { AccessPolicy, LinearOp, Tile } from '@fleet/core';
+import { linearWeightRegions, tileDequantFlops } from '../quant/weight-regions.js';
+import { DENSE_BF16, type WeightType } from '../quant/weight-type.js';
 
 /** GEMM tile shape: T_M rows of the batch × T_N output columns, all of K in T_K chunks (16 × 64 × 256 CK tiles). */
 export const TILE_M = 16;
@@ -21,13 +23,16 @@ export interface LinearBuffers {
   x: number;
   w: number;
   y: number;
+  /** Group scales of a quantized weight. */
+  scales?: number;
 }
 
 /**
  * One output tile y[m0:m0+tm, n0:n0+tn] over K columns starting at k0 (all of K unless
  * split): reads the weight rows (contiguous in the [N, K] layout) and the activation rows,
  * writes the output slice. `outCols` lets a fused epilogue write fewer columns (SiLU·mul
- * halves them).
+ * halves them). Quantized weights (`wt`) read their pre-laid-out code tiles and scales and
+ * add the dequantization work.
  */
 export function linearTile(
   op: LinearOp,
@@ -39,23 +44,23 @@ export function linearTile(
   k0 = 0,
   kLen = op.k,
   out: { cols: number; ldOut: number; col0: number } = { cols: tn, ldOut: op.n, col0: n0 },
+  wt: WeightType = DENSE_BF16,
 ): Tile {
   const tm = Math.min(TILE_M, op.m - m0);
   // The kernel's A tile is always T_M rows: a partial batch tile still loads (and
   // multiplies) all T_M rows of the padded activation buffer; only valid rows are stored.
   const tmLoad = TILE_M;
   const el = 2;
-  const w = kLen === op.k
-    ? { buffer: buf.w, offset: n0 * op.k * el, bytes: tn * op.k * el, policy: pol.weight }
-    : { buffer: buf.w, offset: (n0 * op.k + k0) * el, bytes: kLen * el, rows: tn, strideBytes: op.k * el, policy: pol.weight };
+  const weight = linearWeightRegions(wt, op, { w: buf.w, scales: buf.scales }, n0, tn, k0, kLen, pol.weight);
   const x = kLen === op.k
     ? { buffer: buf.x, offset: m0 * op.k * el, bytes: tmLoad * op.k * el, policy: 'default' as const }
     : { buffer: buf.x, offset: (m0 * op.k + k0) * el, bytes: kLen * el, rows: tmLoad, strideBytes: op.k * el, policy: 'default' as const };
   return {
-    reads: [w, x],
+    reads: [...weight, x],
     writes: [{ buffer: buf.y, offset: (m0 * out.ldOut + out.col0) * el, bytes: out.cols * el, rows: tm, strideBytes: out.ldOut * el, policy: pol.store }],
     flops: 2 * tmLoad * tn * kLen,
     unit: 'matrix',
+    ...(wt.kind === 'quantized' ? { vectorFlops: tileDequantFlops(wt, tn, kLen) } : {}),
     steps: Math.max(1, Math.ceil(kLen / STEP_K)),
   };
 }

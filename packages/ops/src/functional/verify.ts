@@ -8,6 +8,7 @@
  * prefilled) and tokens; each keeps its own KV cache from step to step, and both are fed the
  * reference's greedy tokens (so a near-tie in the argmax cannot make them diverge).
  */
+import { persistentOptionsFor } from '../predict/decode.js';
 import {
   buildDecodeGraph,
   FleetError,
@@ -99,19 +100,7 @@ export function defaultTolerance(dtype: FloatDType): number {
 
 /** The persistent-runtime options a backend declares for a policy (as `predictDecode` uses them). */
 export function simulationOptions(backend: Backend, def: PolicyDef, support: PolicySupport): SimulationOptions {
-  const cus = backend.topology.partitions.computeUnits;
-  return {
-    launchMode: def.launchMode,
-    persistent:
-      def.style === 'persistent'
-        ? {
-            workersPerPartition: support.workersPerPartition ?? Math.min(...cus) - 1,
-            chipletAware: def.chipletAware,
-            schedulers: support.globalSchedulers ?? (support.schedulersPerPartition ?? 1) * cus.length,
-            twoLevelCounting: def.twoLevelCounting,
-          }
-        : undefined,
-  };
+  return { launchMode: def.launchMode, persistent: def.style === 'persistent' ? persistentOptionsFor(backend, def, support) : undefined };
 }
 
 /** Refuse models too large to hold and run in memory (a one-line input error). */

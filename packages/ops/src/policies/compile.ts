@@ -18,6 +18,8 @@ import { BufferTable } from '../decompose/buffers.js';
 import { linearTile, mTiles, TILE_N, type LinearPolicies } from '../decompose/linear.js';
 import { rowTiles, type RowOperand } from '../decompose/row-ops.js';
 import type { PolicyDef } from './policy.js';
+import { quantizesLinear, splitKBoundary, weightBufferBytes } from '../quant/weight-regions.js';
+import { DENSE_BF16, type WeightType } from '../quant/weight-type.js';
 
 /** A task before ids and events are assigned. */
 interface Draft {
@@ -38,6 +40,8 @@ interface Stage {
 export interface CompileOptions {
   /** Decoder layers to compile (a sample); embedding and head are always included. */
   layers: readonly number[];
+  /** Type of the decoder layers' linear weights (default bf16; the LM head stays dense). */
+  weights?: WeightType;
 }
 
 const EL = 2;
@@ -60,7 +64,16 @@ export function compilePolicy(graph: OpGraph, policy: PolicyDef, topology: Topol
     const l = layerOfTensor(n);
     return l < 0 || keepLayer.has(l);
   });
-  const ctx = new Decomposer(graph, policy, topology, buffers);
+  const wt = opts.weights ?? DENSE_BF16;
+  if (wt.kind === 'quantized') {
+    for (const op of ops) {
+      if (op.kind !== 'linear' || !quantizesLinear(op, graph.layers)) continue;
+      const b = weightBufferBytes(wt, op.n, op.k);
+      buffers.resize(op.weight, b.weights);
+      buffers.add(`${op.weight}.scales`, b.scales, 'weight');
+    }
+  }
+  const ctx = new Decomposer(graph, policy, topology, buffers, wt);
   const stages = groupStages(ops, policy).map((group) => ({
     name: group.map((o) => o.id).join('+'),
     layer: group[0]!.layer,
@@ -122,6 +135,7 @@ class Decomposer {
     private readonly policy: PolicyDef,
     topology: Topology,
     private readonly buf: BufferTable,
+    private readonly wt: WeightType,
   ) {
     this.P = topology.partitions.computeUnits.length;
     this.cus = topology.partitions.computeUnits.reduce((a, b) => a + b, 0);
@@ -148,14 +162,20 @@ class Decomposer {
   }
 
   private linear(op: LinearOp, fusedAct: boolean): Draft[] {
-    const b = { x: this.buf.id(op.inputs[0]!), w: this.buf.id(op.weight), y: this.buf.id(fusedAct ? 'act' : op.outputs[0]!) };
+    const qw = quantizesLinear(op, this.graph.layers) ? this.wt : DENSE_BF16;
+    const b = {
+      x: this.buf.id(op.inputs[0]!),
+      w: this.buf.id(op.weight),
+      y: this.buf.id(fusedAct ? 'act' : op.outputs[0]!),
+      ...(qw.kind === 'quantized' ? { scales: this.buf.id(`${op.weight}.scales`) } : {}),
+    };
     const pol = this.linearPolicies();
     const mt = mTiles(op);
     const tile = (m: number, n0: number): Tile => {
       const tn = Math.min(TILE_N, op.n - n0);
       return fusedAct
-        ? linearTile(op, b, pol, m * 16, n0, tn, 0, op.k, { cols: tn / 2, ldOut: op.n / 2, col0: n0 / 2 })
-        : linearTile(op, b, pol, m * 16, n0, tn);
+        ? linearTile(op, b, pol, m * 16, n0, tn, 0, op.k, { cols: tn / 2, ldOut: op.n / 2, col0: n0 / 2 }, qw)
+        : linearTile(op, b, pol, m * 16, n0, tn, 0, op.k, undefined, qw);
     };
     const colTiles = (c0: number, c1: number) => {
       const out: number[] = [];
@@ -204,7 +224,7 @@ class Decomposer {
         const c0 = narrow ? t * width : Math.min(op.n, split(op.n, tasks, t));
         const c1 = narrow ? c0 + width : Math.min(op.n, split(op.n, tasks, t + 1));
         const tiles: Tile[] = [];
-        if (narrow) for (let m = 0; m < mt; m++) tiles.push(linearTile(op, b, pol, m * 16, c0, width));
+        if (narrow) for (let m = 0; m < mt; m++) tiles.push(linearTile(op, b, pol, m * 16, c0, width, 0, op.k, undefined, qw));
         else for (const n0 of colTiles(c0, c1)) for (let m = 0; m < mt; m++) tiles.push(tile(m, n0));
         if (tiles.length > 0) drafts.push({ name: `${op.id}.t${t}`, level: 'cu', partition: null, tiles });
       }
@@ -217,9 +237,10 @@ class Decomposer {
     for (const n0 of colTiles(0, op.n)) {
       for (let m = 0; m < mt; m++) {
         for (let s = 0; s < ks; s++) {
-          const k0 = Math.floor((op.k * s) / ks);
-          const k1 = Math.floor((op.k * (s + 1)) / ks);
-          const t = ks === 1 ? tile(m, n0) : linearTile(op, b, pol, m * 16, n0, Math.min(TILE_N, op.n - n0), k0, k1 - k0);
+          const k0 = splitKBoundary(qw, op.k, s, ks);
+          const k1 = splitKBoundary(qw, op.k, s + 1, ks);
+          if (k1 <= k0) continue;
+          const t = ks === 1 ? tile(m, n0) : linearTile(op, b, pol, m * 16, n0, Math.min(TILE_N, op.n - n0), k0, k1 - k0, undefined, qw);
           drafts.push({ name: `${op.id}.wg${drafts.length}`, level: 'cu', partition: null, tiles: [t] });
         }
       }

@@ -14,6 +14,7 @@ import {
   type SimEvent,
 } from '@fleet/core';
 import { compilePolicy } from '../policies/compile.js';
+import type { WeightType } from '../quant/weight-type.js';
 import { POLICIES, withOverrides, type PolicyDef, type PolicyOverrides } from '../policies/policy.js';
 
 export interface DecodeOptions {
@@ -28,6 +29,8 @@ export interface DecodeOptions {
   /** Decoder layers simulated; the others repeat the steady-state layer. Default 3. */
   layers?: number;
   granularityBytes?: number;
+  /** Type of the decoder layers' linear weights (default bf16). */
+  weights?: WeightType;
   /** Schedule knobs overriding the policy's own (cache policies, SiLU fusion, traversal…). */
   overrides?: PolicyOverrides;
   observers?: ((events: readonly SimEvent[]) => void)[];
@@ -98,7 +101,7 @@ export function predictDecode(backend: Backend, model: ModelSpec, opts: DecodeOp
   const metrics: BackendMetric[] = [];
   for (const pos of positions) {
     const g = buildDecodeGraph(model, { batch: opts.batch, contextLen: pos });
-    const tg = compilePolicy(g, def, backend.topology, { layers });
+    const tg = compilePolicy(g, def, backend.topology, { layers, weights: opts.weights });
     tasksPerLayer = tg.tasks.filter((t) => t.layer === 0).length;
     const r = simulateGraph(backend, tg, {
       granularityBytes: opts.granularityBytes,
