@@ -3,6 +3,7 @@
  * H100 80GB HBM3 (SXM), /work/shared/reference/h100-microbench.json [CAL].
  */
 import type { RooflineParams } from '@fleet/core';
+import { OURS, PRIOR } from './calibration.js';
 import { H100_CLOCK_GHZ, H100_LATENCY_CYCLES as LAT } from './topology.js';
 
 /** CAL ours: launch.graphPerNodeUs 1.20 — the whole gap between dependent kernels in a CUDA graph, ns. */
@@ -10,8 +11,17 @@ export const GRAPH_GAP_NS = 1200;
 /** UNC: the device-side part of that gap (see `endOfKernel.barrierNs`), ns. */
 export const BARRIER_NS = 800;
 
-/** Two dependent L2 round trips (346 cycles each, ours) at 1.98 GHz ≈ 349.5 ns. */
-const TWO_L2_ROUND_TRIPS_NS = Math.round(((2 * LAT.l2) / H100_CLOCK_GHZ) * 10) / 10;
+const ns = (cycles: number) => Math.round((cycles / H100_CLOCK_GHZ) * 10) / 10;
+
+/**
+ * Bytes one SM keeps in flight in a vendor kernel (Little's law), from the GEMV calibration:
+ * the QKV GEMV at M = 1 (prior, 22.4 µs) runs 96 CTAs (one per SM, its grid in our profile)
+ * well below the HBM limit, so each SM streams 6144 × 4096 × 2 / 96 B in 22.4 µs = 23.4 B/ns
+ * against the HBM latency (658 cycles): 23.4 × 332 ≈ 7.8 KB.
+ */
+export const BYTES_IN_FLIGHT_PER_SM = Math.round(
+  ((6144 * 4096 * 2) / 96 / (PRIOR.gemvBf16ColdUs.qkv_proj_N6144_K4096 * 1000)) * (LAT.hbm / H100_CLOCK_GHZ),
+);
 
 export const params: RooflineParams = {
   // CAL ours (S39): bf16 8192³ GEMM 798 TFLOP/s = 81% of the 989.4 dense peak. Decode tiles
@@ -22,12 +32,12 @@ export const params: RooflineParams = {
   // UNC: per-tile prologue/epilogue the memory system does not charge (address setup,
   // wgmma pipeline fill/drain, accumulator conversion, store issue): ≈ 600 cycles ≈ 300 ns.
   tileOverheadNs: { default: 300 },
-  // UNC DER: MPK's scheduler writes a task id (relaxed store, acked by the L2) and then a
-  // release add at GPU scope (atomic at the L2): two dependent L2 round trips (ours: 346 cycles).
-  dispatchNs: TWO_L2_ROUND_TRIPS_NS,
-  // UNC DER: the worker's acquire poll of its queue (L2) + the descriptor copy from L2 into
-  // shared memory (descriptor assumed L2-resident, its bytes negligible): two L2 round trips.
-  fetchNs: TWO_L2_ROUND_TRIPS_NS,
+  // DER from CAL ours: MPK's scheduler writes a task id (a relaxed store, 18-cycle issue) then a
+  // release add at GPU scope: atom.add.release.gpu 945 cycles.
+  dispatchNs: ns(OURS.atomics.atomAddReleaseGpu),
+  // DER from CAL ours: the worker's acquire poll of its queue (ld.acquire.gpu 277 cycles) + the
+  // descriptor copy from L2 into shared memory (one L2 round trip, 296 cycles).
+  fetchNs: ns(OURS.atomics.ldAcquireGpu + LAT.l2),
   // Core's kernel runtime charges `endOfKernel.barrierNs` and then `launch.graphNodeNs`
   // between dependent kernels (graph mode); the measured graph gap covers both, so they
   // are split to add up to it.
@@ -49,4 +59,7 @@ export const params: RooflineParams = {
   // UNC/DS: the block scheduler places each CTA on the next SM with room, anywhere on the die
   // (no partition round-robin is documented for Hopper).
   hardwareDispatch: 'greedy',
+  // DER from CAL (see BYTES_IN_FLIGHT_PER_SM). UNC persistent: MPK's 256-thread workers are
+  // assumed to keep as much in flight as cuBLAS's 384-thread GEMV CTAs.
+  bytesInFlightPerCu: { kernel: BYTES_IN_FLIGHT_PER_SM, persistent: BYTES_IN_FLIGHT_PER_SM },
 };

@@ -1,10 +1,22 @@
-/** @fleet/backend-h100 — NVIDIA H100 SXM5 (Hopper) for Fleet: GPCs, clusters, partitioned L2. */
+/** @fleet/backend-h100 — NVIDIA H100 SXM5 (Hopper) for Fleet: GPCs, clusters, DSMEM collectives, partitioned L2. */
 import { API_VERSION, defineBackend } from '@fleet/core';
 import { module } from './module.js';
 
 export { topology, H100_CLOCK_GHZ, H100_LATENCY_CYCLES } from './topology.js';
-export { params } from './cost-params.js';
-export { policies, MIRAGE_WORKERS_PER_GPC, MIRAGE_SCHEDULERS } from './policies.js';
+export { params, BYTES_IN_FLIGHT_PER_SM } from './cost-params.js';
+export { policies, MIRAGE_WORKERS_PER_GPC, MIRAGE_SCHEDULERS, CLUSTERFUSION_DEFAULT_CLUSTER } from './policies.js';
+export { CLUSTER_DOMAINS, MAX_CLUSTER_SIZE, CLUSTERFUSION_CTAS_PER_SM, maxActiveClusters, activeSms, dsmem, type DsmemSpec } from './clusters.js';
+export {
+  collectives,
+  collectiveModel,
+  onChipPricing,
+  offChipPricing,
+  SHARED_BYTES_PER_NS,
+  CTA_STREAM_BYTES_PER_NS,
+  OFF_CHIP_ROUND_FIXED_NS,
+} from './collectives.js';
+export { OURS, PRIOR } from './calibration.js';
 export { module } from './module.js';
 
 export default defineBackend({ name: 'h100', apiVersion: API_VERSION, module });
+export { h100Validation, linearOpUs, clusterKernelUs, clusterFusionTpotMs, type OpsForValidation, type PolicyLike, type H100ValidationOptions } from './validation.js';

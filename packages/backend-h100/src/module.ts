@@ -1,5 +1,6 @@
-/** The H100 bindings: one topology, one cost model, one `PolicySupport` per policy. */
+/** The H100 bindings: topology, cost model, one `PolicySupport` per policy, the cluster collectives. */
 import { ContainerModule, RooflineCostModel, TOKENS } from '@fleet/core';
+import { collectives } from './collectives.js';
 import { params } from './cost-params.js';
 import { policies } from './policies.js';
 import { topology } from './topology.js';
@@ -8,4 +9,5 @@ export const module = new ContainerModule(({ bind }) => {
   bind(TOKENS.Topology).toConstantValue(topology);
   bind(TOKENS.CostModel).toConstantValue(new RooflineCostModel(topology, params));
   for (const p of policies) bind(TOKENS.PolicySupport).toConstantValue(p);
+  for (const c of collectives) bind(TOKENS.Collective).toConstantValue(c);
 });

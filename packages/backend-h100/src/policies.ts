@@ -1,13 +1,29 @@
 /** The scheduling policies H100 supports, and why not the chiplet-aware ones. */
 import type { PolicySupport } from '@fleet/core';
+import { CLUSTER_DOMAINS, maxActiveClusters } from './clusters.js';
 
 /** Mirage MPK on H100: 128 workers (one per SM) + 16 schedulers (seeds §5, seedcode §6 mirage utils.py). */
 export const MIRAGE_WORKERS_PER_GPC = 16;
 export const MIRAGE_SCHEDULERS = 16;
+/** ClusterFusion's default cluster size (seedcode §2: CLUSTER_SIZE 4; best for 32–64 heads). */
+export const CLUSTERFUSION_DEFAULT_CLUSTER = 4;
+
+/**
+ * What `kernel-per-op(-graph)` stands for on H100: PyTorch ops (eager, or captured in one
+ * CUDA graph). MEAS ours (bench/h100/e2e.py, nsys on the Qwen3-8B graph): 27 kernels per
+ * layer — no fusion across ops, q- and k-norm 1 each, RoPE 5 per tensor (two `cat` copies),
+ * separate K and V cache copies, SiLU and mul apart, and cuBLAS split-K GEMMs (O and down
+ * projections at M = 1) followed by a reduction kernel.
+ */
+export const PYTORCH_KERNELS: NonNullable<PolicySupport['kernels']> = {
+  unfused: true,
+  perOp: { 'qk-norm': 2, rope: 10, 'kv-append': 2, 'act-mul': 2 },
+  splitKReduce: true,
+};
 
 export const policies: readonly PolicySupport[] = [
-  { policy: 'kernel-per-op' },
-  { policy: 'kernel-per-op-graph' },
+  { policy: 'kernel-per-op', kernels: PYTORCH_KERNELS },
+  { policy: 'kernel-per-op-graph', kernels: PYTORCH_KERNELS },
   // 8 GPCs × 16 = 128 workers; the 16 schedulers are 4 warps on each of 4 SMs, not per GPC.
   { policy: 'mirage', workersPerPartition: MIRAGE_WORKERS_PER_GPC, globalSchedulers: MIRAGE_SCHEDULERS, signalScope: 'device' },
   {
@@ -20,5 +36,8 @@ export const policies: readonly PolicySupport[] = [
     unsupportedReason:
       "Hopper's chiplet level is a thread-block cluster (≤16 blocks sharing DSMEM, no private L2 per cluster); FLEET's chiplet-tasks need a partition-private L2 — use mirage or clusterfusion",
   },
-  { policy: 'clusterfusion', unsupportedReason: 'the fused cluster dataflow is not modelled yet' },
+  // QKV projection + attention + output projection fused per KV-head group in a cluster of 4
+  // CTAs (SplitToken, DSMEM ClusterGather/ClusterReduce), FFN as kernels, one CUDA graph.
+  // ≈101 KB of shared memory per CTA fits two CTAs per SM (measured placement domains).
+  { policy: 'clusterfusion', clusterSize: CLUSTERFUSION_DEFAULT_CLUSTER, maxActiveClusters: maxActiveClusters(CLUSTERFUSION_DEFAULT_CLUSTER, CLUSTER_DOMAINS, 2) },
 ];

@@ -18,20 +18,29 @@ const CLK = H100_CLOCK_GHZ;
 const ns = (cycles: number) => Math.round((cycles / CLK) * 10) / 10;
 const KiB = 1024;
 
-/** Our microbenchmarks (h100-microbench.json `latencyCycles`), SM cycles. */
+/**
+ * Latencies, SM cycles. "ours" = calibration/h100-microbench-ours.json (bench/h100/microbench.cu,
+ * 2026-11-21) unless marked "prior" (calibration/h100-microbench-prior.json).
+ */
 export const H100_LATENCY_CYCLES = Object.freeze({
   /** GH200 pointer chase, 32.0 cycles (MEAS* S7). */
   l1: 32,
-  /** ours: sharedLocalCluster1. */
+  /** prior: sharedLocalCluster1 34 (ours: 28.7 for a plain shared-memory chase). */
   shared: 34,
-  /** ours: dsmemRemoteLoadCluster2. */
-  dsmem: 193,
-  /** ours: globalPointerChaseL2Resident1MB. */
-  l2: 346,
-  /** far − near L2 half: 190–240 cycles (MEAS* S7, GH200 and H100 PCIe), midpoint. */
-  l2FarExtra: 215,
-  /** ours: globalPointerChaseHbm256MB. */
+  /** ours: remote DSMEM load at cluster size 2, 192 (prior 193); 207 at sizes 4–16. */
+  dsmem: 192,
+  /** ours: L2 hit after the SM's own earlier read, median over 132 SMs × 2048 lines (SMs range 282–306; prior 1 MB chase 346). */
+  l2: 296,
+  /** ours: first read from the other side of a line homed in the far half, 474 − 292 near (MEAS* S7: 190–240). */
+  l2FarExtra: 182,
+  /** prior: globalPointerChaseHbm256MB (ours: 725 after an L2 flush, TLB misses included). */
   hbm: 658,
+  /** ours: fence.acq_rel.gpu, 673 idle, 688 after a store (fence.acq_rel.cluster: 672). */
+  fenceGpu: 688,
+  /** ours: fence.acq_rel.cluster with nothing outstanding. */
+  fenceCluster: 672,
+  /** ours: relaxed atom.add.gpu, mean over 64 lines: 292 homed near, 500 homed far. */
+  atomicGpu: 400,
 });
 const LAT = H100_LATENCY_CYCLES;
 
@@ -48,7 +57,7 @@ export const topology: Topology = {
   description:
     'NVIDIA H100 SXM5 80 GB (Hopper): 132 SMs in 8 GPCs, thread-block clusters of ≤ 16 CTAs with DSMEM, 50 MB L2 in two halves, 80 GB HBM3',
   clockGHz: CLK,
-  partitions: { kind: 'gpc', computeUnits: [18, 18, 16, 16, 16, 16, 16, 16] },
+  partitions: { kind: 'gpc', computeUnits: [18, 16, 16, 16, 18, 16, 16, 16] },
   computeUnit: {
     simdWidth: 32,
     simdsPerUnit: 4,
@@ -108,20 +117,20 @@ export const topology: Topology = {
       scope: 'chiplet',
       atomicResolvesAt: 'dsmem',
       atomicLatencyNs: ns(LAT.dsmem),
-      release: { fixedNs: ns(LAT.dsmem), writeBackDirty: false },
+      release: { fixedNs: ns(LAT.fenceCluster), writeBackDirty: false },
       acquire: { fixedNs: ns(LAT.l1), invalidates: true },
     },
     {
       scope: 'device',
       atomicResolvesAt: 'l2',
-      atomicLatencyNs: ns(LAT.l2),
-      release: { fixedNs: ns(LAT.l2), writeBackDirty: false },
+      atomicLatencyNs: ns(LAT.atomicGpu),
+      release: { fixedNs: ns(LAT.fenceGpu), writeBackDirty: false },
       acquire: { fixedNs: ns(LAT.l1), invalidates: true },
     },
     {
       scope: 'system',
       atomicResolvesAt: 'l2',
-      atomicLatencyNs: ns(LAT.l2),
+      atomicLatencyNs: ns(LAT.atomicGpu),
       release: { fixedNs: SYSTEM_RELEASE_NS, writeBackDirty: false },
       acquire: { fixedNs: ns(LAT.l1), invalidates: true },
     },
@@ -135,7 +144,7 @@ export const topology: Topology = {
   sources: {
     '/clockGHz': 'DS S37: 1980 MHz max boost (CAL ours: maxSmClockMHz 1980); tensor peaks are quoted at 1830 MHz (S33)',
     '/partitions/computeUnits':
-      'DS S33: 132 SMs in 8 GPCs (CAL ours: sms 132); UNC split 18,18,16×6: floorsweeping varies per die, a 16-SM GPC was observed (S35)',
+      'DS S33: 132 SMs in 8 GPCs; CAL ours: GPCs of 18,18,16×6 (SMs that share clusters), ordered so GPCs 0–3 and 4–7 are the two L2 sides: each L2 half is near 66 SMs, one 18-SM GPC and three 16-SM GPCs (l2Sides)',
     '/computeUnit/simdWidth': 'DS S37: warp of 32 threads',
     '/computeUnit/simdsPerUnit': 'DS S33/S36: 4 SM sub-partitions (SMSPs), one warp scheduler each',
     '/computeUnit/registerFileBytes': 'DS S37/S38: 64K × 32-bit registers per SM (CAL ours: regsPerSm 65536)',
@@ -157,9 +166,9 @@ export const topology: Topology = {
     '/memory/l2/associativity': 'UNC not published; 16-way chosen so 50 MB / (128 B × 16) = 25600 sets',
     '/memory/l2/bandwidthBytesPerNs':
       'MEAS*/UNC S7: H200 (same 132-SM die and clock) 9.7–10.5 TB/s for 4–40 MB; H100 PCIe 7.0–7.7 TB/s; modelled at 10 TB/s (hardware.md §3.2)',
-    '/memory/l2/latencyNs': `CAL ours: globalPointerChaseL2Resident1MB ${LAT.l2} cycles at ${CLK} GHz (third-party near-half 265–281, MEAS* S7)`,
+    '/memory/l2/latencyNs': `CAL ours (bench/h100/microbench.cu l2): ${LAT.l2} cycles at ${CLK} GHz, an L2 hit after the SM's own earlier read (reads are replicated into the near half), median over 132 SMs; prior 1 MB pointer chase 346; third-party near half 265–281 (MEAS* S7)`,
     '/memory/l2/halves': 'DS/MEAS S37/S7b: two partitions of ≈25 MB, near and far',
-    '/memory/l2/farExtraLatencyNs': `MEAS* S7: far ≈ near + 190–240 cycles (GH200, H100 PCIe); ${LAT.l2FarExtra} cycles at ${CLK} GHz`,
+    '/memory/l2/farExtraLatencyNs': `CAL ours: ${LAT.l2FarExtra} cycles at ${CLK} GHz — the first read from the other side of a line homed in the far half (474 vs 292 cycles); later reads hit a near copy; atomics always pay it (292 vs 500 cycles); MEAS* S7 190–240`,
     '/memory/l2/writePolicy': 'UNC write-back; the L2 is the point of device coherence',
     '/memory/hbm/capacityBytes': 'CAL ours: device memBytes 85017493504 (80 GB HBM3, DS S37)',
     '/memory/hbm/peakBandwidthBytesPerNs': 'DS S37/S33: 5 stacks, 5120 bit × 2619 MHz DDR = 3.35 TB/s',
@@ -171,13 +180,13 @@ export const topology: Topology = {
     '/coherence/1/atomicLatencyNs': `UNC shared-memory atomic assumed to cost a shared load: CAL ours ${LAT.shared} cycles`,
     '/coherence/1/release/fixedNs': `UNC fence.acq_rel.cta (MEMBAR.CTA) assumed one shared-memory round trip (${LAT.shared} cycles); no measurement (hardware.md §3.3 gap)`,
     '/coherence/1/acquire/fixedNs': 'UNC CTA-scope acquire on one SM needs no invalidate, counted as 0',
-    '/coherence/2/atomicLatencyNs': `UNC a DSMEM atomic assumed to cost a remote DSMEM load: CAL ours dsmemRemoteLoadCluster2 ${LAT.dsmem} cycles (ClusterFusion reports ≈190, seeds §3)`,
-    '/coherence/2/release/fixedNs': `UNC fence.acq_rel.cluster / barrier.cluster.arrive.release assumed one DSMEM round trip (${LAT.dsmem} cycles)`,
+    '/coherence/2/atomicLatencyNs': `UNC a DSMEM atomic assumed to cost a remote DSMEM load: CAL ours ${LAT.dsmem} cycles at cluster size 2 (ClusterFusion reports ≈190, seeds §3)`,
+    '/coherence/2/release/fixedNs': `CAL ours: fence.acq_rel.cluster ${LAT.fenceCluster} cycles (the same as fence.acq_rel.gpu on this H100; cluster.sync 750–906 cycles)`,
     '/coherence/2/acquire/fixedNs': `UNC L1 invalidate for global data assumed one L1 hit (${LAT.l1} cycles)`,
-    '/coherence/3/atomicLatencyNs': `UNC global atomics resolve at the L2; assumed one L2 round trip (${LAT.l2} cycles, ours), the far half's extra not included; no atomic timing exists (hardware.md §3.3 gap)`,
-    '/coherence/3/release/fixedNs': `UNC fence.acq_rel.gpu (MEMBAR.GPU): no number exists; assumed one L2 round trip (${LAT.l2} cycles) for outstanding stores to be acked by the L2, the point of coherence; nothing to write back`,
+    '/coherence/3/atomicLatencyNs': `CAL ours: relaxed atom.add.gpu ${LAT.atomicGpu} cycles, mean over 64 lines (292 homed in the near half, 500 in the far half: atomics resolve at the home)`,
+    '/coherence/3/release/fixedNs': `CAL ours: store + fence.acq_rel.gpu ${LAT.fenceGpu} cycles (673 with nothing outstanding; atom.add.release.gpu 945); nothing to write back, the L2 is the point of coherence`,
     '/coherence/3/acquire/fixedNs': `UNC L1 invalidate (CCTL.IVALL) assumed one L1 hit (${LAT.l1} cycles)`,
-    '/coherence/4/atomicLatencyNs': 'UNC system-scope atomics on device memory assumed to resolve at the L2 like device scope',
+    '/coherence/4/atomicLatencyNs': `UNC system-scope atomics on device memory assumed to resolve at the L2 like device scope (CAL ours ${LAT.atomicGpu} cycles)`,
     '/coherence/4/release/fixedNs': 'UNC fence.sc.sys (MEMBAR.SYS) orders against the host interface: assumed 1 µs, no measurement',
     '/coherence/4/acquire/fixedNs': `UNC as device scope: L1 invalidate, one L1 hit (${LAT.l1} cycles)`,
     '/levels/wavefront/lanes': 'DS S37: warp of 32',

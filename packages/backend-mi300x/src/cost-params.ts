@@ -23,7 +23,7 @@ export const BARRIER_NS = 1000;
  * takes ≈ 4.0 µs (S17); the rest is the framework's host-side work per op. Software, not
  * silicon, so MI300X uses the same value [UNC].
  */
-export const VLLM_EAGER_LAUNCH_NS = 14330;
+export const VLLM_EAGER_LAUNCH_NS = 14940;
 
 /**
  * Bytes of loads one CU keeps in flight, by execution style (Little's law: a CU's read rate

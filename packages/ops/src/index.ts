@@ -43,5 +43,6 @@ export * from './functional/executor.js';
 export * from './functional/verify.js';
 export * from './functional/tiny-model.js';
 export * from './functional/model-source.js';
+export * from './policies/clusterfusion.js';
 export * from './functional/fault-injection.js';
 export * from './quant/weight-regions.js';

@@ -1,12 +1,14 @@
 import type { Command } from 'commander';
 import type { Io } from '../io.js';
 import { registerBackends } from './backends.js';
+import { registerCollective } from './collective.js';
 import { registerCompare } from './compare.js';
 import { registerModels } from './models.js';
+import { registerOp } from './op.js';
 import { registerReport } from './report.js';
 import { registerTrace } from './trace.js';
 import { registerValidate } from './validate.js';
 import { registerVerify } from './verify.js';
 
 /** Every `fleet` subcommand, in help order. Add a command: one module, one line here. */
-export const COMMANDS: ((program: Command, io: Io) => void)[] = [registerCompare, registerBackends, registerModels, registerTrace, registerReport, registerValidate, registerVerify];
+export const COMMANDS: ((program: Command, io: Io) => void)[] = [registerCompare, registerBackends, registerModels, registerTrace, registerReport, registerValidate, registerVerify, registerCollective, registerOp];

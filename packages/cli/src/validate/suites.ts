@@ -1,6 +1,8 @@
 import type { BackendRegistry, ValidationRow } from '@fleet/core';
 import { fleetMi350Jobs, fleetMi350Validation } from './fleet-mi350.js';
 import { gemvMi300xValidation } from './gemv-mi300x.js';
+import * as ops from '@fleet/ops';
+import { h100Validation } from '@fleet/backend-h100';
 
 /** A validation suite: the backend(s) it needs, how much work it is, and how to run it. */
 export interface ValidationSuite {
@@ -26,5 +28,12 @@ export const SUITES: ValidationSuite[] = [
     backends: ['mi300x'],
     points: 2,
     run: (registry, tick) => gemvMi300xValidation(registry.get('mi300x'), tick),
+  },
+  {
+    name: 'h100',
+    description: 'H100 against our own measurements: Qwen3-8B graph TPOT, Llama2-7B contexts, GEMV/GEMM, collectives, cluster sizes',
+    backends: ['h100'],
+    points: 86,
+    run: (registry, tick) => h100Validation(registry.get('h100'), ops, { tick }),
   },
 ];

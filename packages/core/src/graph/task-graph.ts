@@ -25,6 +25,11 @@ export interface Tile {
   /** Vector-ALU work beside the matrix pipe (e.g. dequantizing weights), FLOP. */
   vectorFlops?: number;
   /**
+   * Time the tile spends that moves no cache or HBM bytes (a DSMEM collective round, a
+   * cluster barrier), ns; added once, with the tile's last step.
+   */
+  fixedNs?: number;
+  /**
    * The worker streams its reads in this many equal steps (a GEMM tile's K-chunks), each
    * resolved against the caches when it starts; writes land with the last step. Default 1.
    * Steps make the live working set one chunk per worker, as in the real kernel.

@@ -52,3 +52,14 @@ export function oneLine(e: unknown): string {
   }
   return msg.replace(/\s*\n\s*/g, ' ').trim();
 }
+
+/** The first non-empty line of what was thrown (an error's message, or any value), for wrapping a plugin's failure. */
+export function firstLine(e: unknown): string {
+  let text: string;
+  try {
+    text = e instanceof Error ? String(e.message) : safeString(e);
+  } catch {
+    text = safeString(e);
+  }
+  return text.split(/\r?\n/).find((l) => l.trim() !== '')?.trim() ?? '(no message)';
+}

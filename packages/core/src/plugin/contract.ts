@@ -67,6 +67,15 @@ export interface PolicySupport {
   globalSchedulers?: number;
   /** Which coherence scope a CU-task's completion signal needs. */
   signalScope?: 'chiplet' | 'device';
+  /**
+   * Kernel-per-op policies: the kernel granularity of the software stack this policy stands
+   * for on this backend (e.g. PyTorch ops in a CUDA graph run unfused, RoPE as 5 kernels per
+   * tensor, cuBLAS split-K with a reduction kernel; vLLM fuses more). Default: fused.
+   */
+  kernels?: { unfused?: boolean; perOp?: Partial<Record<OpKind, number>>; splitKReduce?: boolean };
+  /** Cluster policies: blocks per thread-block cluster, and how many clusters fit at once. */
+  clusterSize?: number;
+  maxActiveClusters?: number;
 }
 
 /** A metric a backend derives from the event stream (coherence accounting, collectives…). */

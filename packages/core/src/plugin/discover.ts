@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { inputError } from '../errors/fleet-error.js';
+import { firstLine, lineError } from '../model/messages.js';
 import { describeAjvError } from '../topology/validate.js';
 import { isApiCompatible } from './load-backend.js';
 import { API_VERSION } from './contract.js';
@@ -44,10 +44,10 @@ function readJson(path: string): Record<string, unknown> | null {
 export function checkFleetField(pkgName: string, field: unknown): FleetPackageField {
   if (!validateField(field)) {
     const e = validateField.errors?.[0];
-    throw inputError(`package ${pkgName}: invalid 'fleet' field in package.json: ${e ? describeAjvError(e) : ''}`);
+    throw lineError(`package ${pkgName}: invalid 'fleet' field in package.json: ${e ? describeAjvError(e) : ''}`);
   }
   if (!isApiCompatible(field.apiVersion)) {
-    throw inputError(`package ${pkgName}: apiVersion ${field.apiVersion} is not supported; this Fleet supports ${API_VERSION.split('.')[0]}.0–${API_VERSION}`);
+    throw lineError(`package ${pkgName}: apiVersion ${field.apiVersion} is not supported; this Fleet supports ${API_VERSION.split('.')[0]}.0–${API_VERSION}`);
   }
   return field;
 }
@@ -100,8 +100,9 @@ export async function importBackendEntry(p: DiscoveredPackage): Promise<unknown>
   try {
     mod = (await import(url)) as { default?: unknown };
   } catch (e) {
-    throw inputError(`package ${p.packageName}: cannot import ${p.field.entry}: ${(e instanceof Error ? e.message : String(e)).split('\n')[0]}`);
+    throw lineError(`package ${p.packageName}: cannot import ${p.field.entry}: ${firstLine(e)}`);
   }
-  if (mod.default === undefined) throw inputError(`package ${p.packageName}: ${p.field.entry} has no default export`);
+  if (mod.default === undefined) throw lineError(`package ${p.packageName}: ${p.field.entry} has no default export`);
   return mod.default;
 }
+

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { Container, ContainerModule, inject, injectable, multiInject, optional } from 'inversify';
-import { inputError } from '../errors/fleet-error.js';
+import { firstLine, lineError } from '../model/messages.js';
 import { describeAjvError, validateTopology } from '../topology/validate.js';
 import type { Topology } from '../topology/topology.js';
 import {
@@ -27,6 +27,99 @@ const descriptorSchema = {
 const ajv = new Ajv2020({ strict: true });
 const validateDescriptor = ajv.compile(descriptorSchema);
 
+/** Overheads a backend states, ns: up to a millisecond, as the topology's latencies. */
+const overheadNs = { type: 'number', minimum: 0, maximum: 1e6 } as const;
+const count = (max: number) => ({ type: 'integer', minimum: 1, maximum: max }) as const;
+
+/**
+ * What a bound `PolicySupport` must look like: the runtimes size worker and scheduler
+ * arrays from it, so a wrong type or an absurd count must stop here, not in the simulation.
+ */
+const validatePolicy = ajv.compile({
+  type: 'object',
+  required: ['policy'],
+  properties: {
+    policy: { type: 'string', pattern: '^[a-z0-9][a-z0-9.-]*$' },
+    unsupportedReason: { type: 'string' },
+    workersPerPartition: count(4096),
+    schedulersPerPartition: count(4096),
+    globalSchedulers: count(65536),
+    signalScope: { enum: ['chiplet', 'device'] },
+  },
+});
+
+/** The data half of a `CostModel` (its two methods are checked by hand). */
+const validateCostData = ajv.compile({
+  type: 'object',
+  required: ['dispatchNs', 'fetchNs', 'launch', 'endOfKernel', 'hardwareDispatch'],
+  properties: {
+    dispatchNs: overheadNs,
+    fetchNs: overheadNs,
+    launch: { type: 'object', required: ['eagerNs', 'graphNodeNs'], properties: { eagerNs: overheadNs, graphNodeNs: overheadNs } },
+    endOfKernel: { type: 'object', required: ['barrierNs', 'writeBackL2'], properties: { barrierNs: overheadNs, writeBackL2: { type: 'boolean' } } },
+    hardwareDispatch: { enum: ['round-robin-partition', 'greedy'] },
+    bytesInFlightPerCu: {
+      type: 'object',
+      required: ['persistent', 'kernel'],
+      properties: { persistent: { type: 'number', exclusiveMinimum: 0, maximum: 2 ** 32 }, kernel: { type: 'number', exclusiveMinimum: 0, maximum: 2 ** 32 } },
+    },
+  },
+});
+
+function isObjectLike(v: unknown): v is Record<string, unknown> {
+  return (typeof v === 'object' && v !== null) || typeof v === 'function';
+}
+
+/** Check what the module bound, so that a wrong type fails here with its token, not mid-simulation. */
+function checkBindings(where: string, a: BackendAssembly, topology: Topology): void {
+  const cm: unknown = a.costModel;
+  if (!isObjectLike(cm) || typeof cm.tileComputeNs !== 'function' || typeof cm.tileOverheadNs !== 'function') {
+    throw lineError(`${where}: TOKENS.CostModel must be an object with methods tileComputeNs and tileOverheadNs`);
+  }
+  if (!validateCostData(cm)) throw lineError(`${where}: TOKENS.CostModel ${describeAjvError(validateCostData.errors![0]!)}`);
+  const seen = new Set<string>();
+  for (const [i, p] of a.policies.entries()) {
+    if (!validatePolicy(p)) throw lineError(`${where}: TOKENS.PolicySupport binding ${i} ${describeAjvError(validatePolicy.errors![0]!)}`);
+    if (seen.has(p.policy)) throw lineError(`${where}: policy '${p.policy}' is bound twice`);
+    const fewest = Math.min(...topology.partitions.computeUnits);
+    if (p.workersPerPartition !== undefined && p.workersPerPartition > fewest) {
+      throw lineError(`${where}: TOKENS.PolicySupport '${p.policy}': workersPerPartition (${p.workersPerPartition}) must be at most ${fewest}, the compute units of its smallest partition`);
+    }
+    seen.add(p.policy);
+  }
+  for (const [i, c] of a.streamContributions.entries()) {
+    if (typeof c !== 'function') throw lineError(`${where}: TOKENS.StreamContribution binding ${i} must be a function (an RxJS operator on the event stream)`);
+  }
+  for (const [i, c] of a.collectives.entries()) {
+    const v: unknown = c;
+    if (!isObjectLike(v) || typeof v.name !== 'string' || typeof v.latencyNs !== 'function' || typeof v.trafficBytes !== 'function' || typeof v.onChip !== 'boolean') {
+      throw lineError(`${where}: TOKENS.Collective binding ${i} must be {name: string, latencyNs(), trafficBytes(), onChip: boolean}`);
+    }
+  }
+}
+
+/**
+ * Load the descriptor's module synchronously. A load callback that returns something is
+ * refused, as inversify's synchronous `load` does; a returned promise is settled here so
+ * that its rejection cannot escape as an unhandled rejection, which would end the process
+ * with a stack trace.
+ */
+function loadSynchronously(container: Container, where: string, module: ContainerModule): void {
+  let result: unknown;
+  try {
+    container.load(new ContainerModule((options) => void (result = module.load(options))));
+  } catch (e) {
+    throw lineError(`${where}: its module failed to load: ${firstLine(e)}`);
+  }
+  if (result === undefined) return;
+  const thenable = (typeof result === 'object' || typeof result === 'function') && result !== null && typeof (result as { then?: unknown }).then === 'function';
+  if (thenable) {
+    Promise.resolve(result).catch(() => undefined);
+    throw lineError(`${where}: its module's load callback is asynchronous (returns a promise); a backend must bind synchronously`);
+  }
+  throw lineError(`${where}: its module's load callback returned a value; it must bind synchronously and return nothing`);
+}
+
 /** Same major, and a minor no newer than core's: what this core can host. */
 export function isApiCompatible(pluginVersion: string, hostVersion = API_VERSION): boolean {
   const [pMaj, pMin] = pluginVersion.split('.').map(Number);
@@ -38,14 +131,14 @@ export function isApiCompatible(pluginVersion: string, hostVersion = API_VERSION
 export function checkDescriptor(value: unknown, origin: string): BackendDescriptor {
   if (!validateDescriptor(value)) {
     const e = validateDescriptor.errors?.[0];
-    throw inputError(`backend ${origin}: default export is not a backend descriptor {name, apiVersion, module}: ${e ? describeAjvError(e) : ''}`);
+    throw lineError(`backend ${origin}: default export is not a backend descriptor {name, apiVersion, module}: ${e ? describeAjvError(e) : ''}`);
   }
   const d = value as unknown as BackendDescriptor;
   if (!(d.module instanceof ContainerModule)) {
-    throw inputError(`backend ${origin}: 'module' must be an inversify ContainerModule (import it from @fleet/core so there is one copy)`);
+    throw lineError(`backend ${origin}: 'module' must be an inversify ContainerModule (import it from @fleet/core so there is one copy)`);
   }
   if (!isApiCompatible(d.apiVersion)) {
-    throw inputError(`backend ${origin} (${d.name}): apiVersion ${d.apiVersion} is not supported; this Fleet supports ${API_VERSION.split('.')[0]}.0–${API_VERSION}`);
+    throw lineError(`backend ${origin} (${d.name}): apiVersion ${d.apiVersion} is not supported; this Fleet supports ${API_VERSION.split('.')[0]}.0–${API_VERSION}`);
   }
   return d;
 }
@@ -68,15 +161,12 @@ class BackendAssembly {
  */
 export function loadBackend(value: unknown, origin: string): Backend {
   const d = checkDescriptor(value, origin);
+  const where = `backend ${d.name} (${origin})`;
   const container = new Container({ defaultScope: 'Singleton' });
-  try {
-    container.load(d.module);
-  } catch (e) {
-    throw inputError(`backend ${d.name} (${origin}): its module failed to load: ${firstLine(e)}`);
-  }
+  loadSynchronously(container, where, d.module);
   for (const key of REQUIRED_TOKENS) {
     if (!container.isBound(TOKENS[key])) {
-      throw inputError(`backend ${d.name} (${origin}): missing required binding TOKENS.${key}`);
+      throw lineError(`${where}: missing required binding TOKENS.${key}`);
     }
   }
   container.bind(BackendAssembly).toSelf();
@@ -84,14 +174,10 @@ export function loadBackend(value: unknown, origin: string): Backend {
   try {
     a = container.get(BackendAssembly);
   } catch (e) {
-    throw inputError(`backend ${d.name} (${origin}): cannot resolve its bindings: ${firstLine(e)}`);
+    throw lineError(`${where}: cannot resolve its bindings: ${firstLine(e)}`);
   }
   const topology = validateTopology(a.topology, `backend ${d.name}`);
-  const seen = new Set<string>();
-  for (const p of a.policies) {
-    if (seen.has(p.policy)) throw inputError(`backend ${d.name} (${origin}): policy '${p.policy}' is bound twice`);
-    seen.add(p.policy);
-  }
+  checkBindings(where, a, topology);
   return {
     name: d.name,
     apiVersion: d.apiVersion,
@@ -103,23 +189,19 @@ export function loadBackend(value: unknown, origin: string): Backend {
   };
 }
 
-function firstLine(e: unknown): string {
-  return (e instanceof Error ? e.message : String(e)).split('\n')[0]!;
-}
-
 /** Loaded backends by name; a second backend with the same name is an error. */
 export class BackendRegistry {
   private readonly byName = new Map<string, { backend: Backend; origin: string }>();
 
   register(backend: Backend, origin: string): void {
     const prev = this.byName.get(backend.name);
-    if (prev) throw inputError(`duplicate backend name '${backend.name}': from ${prev.origin} and ${origin}`);
+    if (prev) throw lineError(`duplicate backend name '${backend.name}': from ${prev.origin} and ${origin}`);
     this.byName.set(backend.name, { backend, origin });
   }
 
   get(name: string): Backend {
     const b = this.byName.get(name);
-    if (!b) throw inputError(`unknown backend '${name}' (installed: ${this.names().join(', ') || 'none'})`);
+    if (!b) throw lineError(`unknown backend '${name}' (installed: ${this.names().join(', ') || 'none'})`);
     return b.backend;
   }
 

@@ -89,7 +89,8 @@ export class Machine {
     // Steps are software-pipelined: only the first pays the memory latency; the fixed
     // per-tile overhead (fill, epilogue) is paid once, with the last step.
     if (step > 0) t.latencyNs = 0;
-    this.startOp(slot, t, compute, step === steps - 1 ? this.cost.tileOverheadNs(task.kind) : 0);
+    const last = step === steps - 1;
+    this.startOp(slot, t, compute, last ? this.cost.tileOverheadNs(task.kind) + (tile.fixedNs ?? 0) : 0);
   }
 
   private stepDone(slot: number): void {

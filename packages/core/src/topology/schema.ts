@@ -1,15 +1,27 @@
-/** JSON Schema (draft 2020-12) for `Topology`. Validated with ajv in strict mode. */
+/**
+ * JSON Schema (draft 2020-12) for `Topology`. Validated with ajv in strict mode.
+ *
+ * Every number has a range: a value far outside anything a GPU has is a corrupt file or a
+ * unit mistake, and left through it would exhaust memory (caches are simulated block by
+ * block) or push the simulated clock where its resolution fails (`1e308` ns latencies,
+ * `5e-324` B/ns bandwidths).
+ * The bounds leave well over an order of magnitude of headroom over today's parts.
+ */
 
-const positive = { type: 'number', exclusiveMinimum: 0 } as const;
-const nonNegative = { type: 'number', minimum: 0 } as const;
-const positiveInt = { type: 'integer', minimum: 1 } as const;
+/** Bandwidths (B/ns) and throughputs (FLOP/ns): 1 GB/s to 1 PB/s. */
+const rate = { type: 'number', minimum: 1, maximum: 1e6 } as const;
+/** Latencies and fixed costs, ns: up to a millisecond. */
+const latency = { type: 'number', minimum: 0, maximum: 1e6 } as const;
+const count = (max: number) => ({ type: 'integer', minimum: 1, maximum: max }) as const;
+/** One simulated cache instance: up to 4 GiB (today's largest GPU cache is 256 MiB). */
+export const MAX_CACHE_BYTES = 2 ** 32;
 
 const cacheProps = {
-  capacityBytes: positiveInt,
-  lineBytes: positiveInt,
-  associativity: positiveInt,
-  bandwidthBytesPerNs: positive,
-  latencyNs: nonNegative,
+  capacityBytes: count(MAX_CACHE_BYTES),
+  lineBytes: count(65536),
+  associativity: count(1024),
+  bandwidthBytesPerNs: rate,
+  latencyNs: latency,
   writePolicy: { enum: ['write-back', 'write-through'] },
   replacement: { const: 'lru' },
 } as const;
@@ -25,14 +37,14 @@ export const topologySchema = {
   properties: {
     name: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]*$' },
     description: { type: 'string' },
-    clockGHz: positive,
+    clockGHz: { type: 'number', minimum: 1e-3, maximum: 100 },
     partitions: {
       type: 'object',
       additionalProperties: false,
       required: ['kind', 'computeUnits'],
       properties: {
         kind: { type: 'string', minLength: 1 },
-        computeUnits: { type: 'array', minItems: 1, maxItems: 1024, items: positiveInt },
+        computeUnits: { type: 'array', minItems: 1, maxItems: 1024, items: count(4096) },
       },
     },
     computeUnit: {
@@ -40,19 +52,19 @@ export const topologySchema = {
       additionalProperties: false,
       required: ['simdWidth', 'simdsPerUnit', 'registerFileBytes', 'sharedMemoryBytes', 'l1', 'matrixFlopsPerNs', 'vectorFlopsPerNs', 'maxBandwidthBytesPerNs'],
       properties: {
-        simdWidth: positiveInt,
-        simdsPerUnit: positiveInt,
-        registerFileBytes: positiveInt,
-        sharedMemoryBytes: positiveInt,
+        simdWidth: count(1024),
+        simdsPerUnit: count(1024),
+        registerFileBytes: count(2 ** 32),
+        sharedMemoryBytes: count(2 ** 32),
         l1: { $ref: '#/$defs/cache' },
         matrixFlopsPerNs: {
           type: 'object',
           additionalProperties: false,
           required: ['bf16', 'fp16'],
-          properties: { bf16: positive, fp16: positive, fp8: positive },
+          properties: { bf16: rate, fp16: rate, fp8: rate },
         },
-        vectorFlopsPerNs: positive,
-        maxBandwidthBytesPerNs: positive,
+        vectorFlopsPerNs: rate,
+        maxBandwidthBytesPerNs: rate,
       },
     },
     memory: {
@@ -67,8 +79,8 @@ export const topologySchema = {
           properties: {
             ...cacheProps,
             organisation: { enum: ['per-partition', 'shared'] },
-            halves: positiveInt,
-            farExtraLatencyNs: nonNegative,
+            halves: count(64),
+            farExtraLatencyNs: latency,
           },
         },
         llc: {
@@ -82,10 +94,10 @@ export const topologySchema = {
           additionalProperties: false,
           required: ['capacityBytes', 'peakBandwidthBytesPerNs', 'achievableBandwidthBytesPerNs', 'latencyNs'],
           properties: {
-            capacityBytes: positiveInt,
-            peakBandwidthBytesPerNs: positive,
-            achievableBandwidthBytesPerNs: positive,
-            latencyNs: nonNegative,
+            capacityBytes: count(2 ** 50),
+            peakBandwidthBytesPerNs: rate,
+            achievableBandwidthBytesPerNs: rate,
+            latencyNs: latency,
           },
         },
       },
@@ -100,18 +112,18 @@ export const topologySchema = {
         properties: {
           scope: { enum: ['wave', 'group', 'chiplet', 'device', 'system'] },
           atomicResolvesAt: { enum: ['l1', 'lds', 'dsmem', 'l2', 'llc', 'memory'] },
-          atomicLatencyNs: nonNegative,
+          atomicLatencyNs: latency,
           release: {
             type: 'object',
             additionalProperties: false,
             required: ['fixedNs', 'writeBackDirty'],
-            properties: { fixedNs: nonNegative, writeBackDirty: { type: 'boolean' } },
+            properties: { fixedNs: latency, writeBackDirty: { type: 'boolean' } },
           },
           acquire: {
             type: 'object',
             additionalProperties: false,
             required: ['fixedNs', 'invalidates'],
-            properties: { fixedNs: nonNegative, invalidates: { type: 'boolean' } },
+            properties: { fixedNs: latency, invalidates: { type: 'boolean' } },
           },
         },
       },
@@ -125,14 +137,14 @@ export const topologySchema = {
           type: 'object',
           additionalProperties: false,
           required: ['unit', 'lanes'],
-          properties: { unit: { type: 'string' }, lanes: positiveInt },
+          properties: { unit: { type: 'string' }, lanes: count(1024) },
         },
         cu: { type: 'object', additionalProperties: false, required: ['unit'], properties: { unit: { type: 'string' } } },
         chiplet: {
           type: 'object',
           additionalProperties: false,
           required: ['unit'],
-          properties: { unit: { type: 'string' }, maxSize: positiveInt },
+          properties: { unit: { type: 'string' }, maxSize: count(1024) },
         },
         device: { type: 'object', additionalProperties: false, required: ['unit'], properties: { unit: { type: 'string' } } },
       },

@@ -1,10 +1,10 @@
 import { tensorBytes, type BufferSpec, type OpGraph } from '@fleet/core';
-import { TILE_M } from './linear.js';
+import { paddedRows } from './linear.js';
 
 /**
  * Buffer table of a compiled graph: one buffer per tensor of the op graph (kept layers
- * only). Activations are allocated for whole batch tiles (rows rounded up to T_M), as
- * inference engines size them for the kernels' fixed tile shape.
+ * only). Activations are allocated for whole batch tiles (rows rounded up to the largest
+ * tile that reads them padded), as inference engines size them for fixed tile shapes.
  */
 export class BufferTable {
   readonly buffers: BufferSpec[] = [];
@@ -13,7 +13,7 @@ export class BufferTable {
   constructor(graph: OpGraph, keep: (tensorName: string) => boolean) {
     for (const t of graph.tensors) {
       if (!keep(t.name)) continue;
-      const padded = t.kind === 'activation' && t.shape[0] === graph.batch ? Math.ceil(graph.batch / TILE_M) * TILE_M : t.shape[0]!;
+      const padded = t.kind === 'activation' && t.shape[0] === graph.batch ? paddedRows(graph.batch) : t.shape[0]!;
       this.add(t.name, (tensorBytes(t) / t.shape[0]!) * padded, t.kind);
     }
   }

@@ -45,11 +45,12 @@ export function linearTile(
   kLen = op.k,
   out: { cols: number; ldOut: number; col0: number } = { cols: tn, ldOut: op.n, col0: n0 },
   wt: WeightType = DENSE_BF16,
+  tileM = TILE_M,
 ): Tile {
-  const tm = Math.min(TILE_M, op.m - m0);
-  // The kernel's A tile is always T_M rows: a partial batch tile still loads (and
-  // multiplies) all T_M rows of the padded activation buffer; only valid rows are stored.
-  const tmLoad = TILE_M;
+  const tm = Math.min(tileM, op.m - m0);
+  // The kernel's A tile is always `tileM` rows: a partial batch tile still loads (and
+  // multiplies) all of them from the padded activation buffer; only valid rows are stored.
+  const tmLoad = tileM;
   const el = 2;
   const weight = linearWeightRegions(wt, op, { w: buf.w, scales: buf.scales }, n0, tn, k0, kLen, pol.weight);
   const x = kLen === op.k
@@ -65,6 +66,20 @@ export function linearTile(
   };
 }
 
-export function mTiles(op: LinearOp): number {
-  return Math.ceil(op.m / TILE_M);
+export function mTiles(op: LinearOp, tileM = TILE_M): number {
+  return Math.ceil(op.m / tileM);
+}
+
+/**
+ * Batch rows per tile a vendor BLAS picks for a skinny GEMM: the next power of two from 8 to
+ * 64 (cuBLAS on H100 uses 8, 16, 32 and 64 at M = 1…64: our measurement), so the weights are
+ * read once per up to 64 batch rows.
+ */
+export function blasTileM(m: number): number {
+  return Math.min(64, Math.max(8, 2 ** Math.ceil(Math.log2(Math.max(1, m)))));
+}
+
+/** Activation rows to allocate for a batch: enough for every tile shape reading it padded. */
+export function paddedRows(batch: number): number {
+  return batch <= 64 ? Math.max(TILE_M, blasTileM(batch)) : Math.ceil(batch / 64) * 64;
 }

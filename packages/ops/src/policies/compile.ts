@@ -1,5 +1,7 @@
 import {
   inputError,
+  type CollectiveModel,
+  type OpKind,
   type AttentionOp,
   type EventCounterSpec,
   type KernelSpec,
@@ -15,9 +17,10 @@ import {
 } from '@fleet/core';
 import { attentionTiles } from '../decompose/attention.js';
 import { BufferTable } from '../decompose/buffers.js';
-import { linearTile, mTiles, TILE_N, type LinearPolicies } from '../decompose/linear.js';
+import { blasTileM, linearTile, mTiles, TILE_K, TILE_N, type LinearPolicies } from '../decompose/linear.js';
 import { rowTiles, type RowOperand } from '../decompose/row-ops.js';
 import type { PolicyDef } from './policy.js';
+import { compileClusterFusion } from './clusterfusion.js';
 import { quantizesLinear, splitKBoundary, weightBufferBytes } from '../quant/weight-regions.js';
 import { DENSE_BF16, type WeightType } from '../quant/weight-type.js';
 
@@ -42,6 +45,15 @@ export interface CompileOptions {
   layers: readonly number[];
   /** Type of the decoder layers' linear weights (default bf16; the LM head stays dense). */
   weights?: WeightType;
+  /**
+   * Kernel-per-op policies: the framework's kernel granularity on this backend. `unfused`:
+   * no fusion across ops; `perOp`: kernels one op of a kind takes (a chain of elementwise
+   * passes, e.g. RoPE as PyTorch runs it); `splitKReduce`: split-K GEMMs end with a separate
+   * reduction kernel (cuBLAS).
+   */
+  kernels?: { unfused?: boolean; perOp?: Partial<Record<OpKind, number>>; splitKReduce?: boolean };
+  /** Cluster policies (`clusterfusion`): cluster size, dataflow, the backend's collectives. */
+  cluster?: { size?: number; dataflow?: 'split-token' | 'split-head'; collectives?: readonly CollectiveModel[]; maxActiveClusters?: number };
 }
 
 const EL = 2;
@@ -53,6 +65,19 @@ const EL = 2;
  * kernel.
  */
 export function compilePolicy(graph: OpGraph, policy: PolicyDef, topology: Topology, opts: CompileOptions): TaskGraph {
+  if (policy.name === 'clusterfusion') {
+    // Its own compiler: the attention block as one cluster kernel per layer over the base kernels.
+    const c = opts.cluster ?? {};
+    const maxActive = c.maxActiveClusters;
+    return compileClusterFusion(graph, topology, {
+      layers: opts.layers,
+      weights: opts.weights,
+      clusterSize: c.size,
+      dataflow: c.dataflow,
+      collectives: c.collectives,
+      maxActiveClusters: maxActive === undefined ? undefined : () => maxActive,
+    });
+  }
   const keepLayer = new Set([-1, graph.layers, ...opts.layers]);
   for (const l of opts.layers) if (!(l >= 0 && l < graph.layers)) throw inputError(`layer ${l} is out of range 0..${graph.layers - 1}`);
   const ops = graph.ops.filter((o) => keepLayer.has(o.layer));
@@ -74,17 +99,18 @@ export function compilePolicy(graph: OpGraph, policy: PolicyDef, topology: Topol
     }
   }
   const ctx = new Decomposer(graph, policy, topology, buffers, wt);
-  const stages = groupStages(ops, policy).map((group) => ({
+  const stages = groupStages(ops, policy, opts.kernels?.unfused ?? false).map((group) => ({
     name: group.map((o) => o.id).join('+'),
     layer: group[0]!.layer,
     ops: group,
     drafts: ctx.stage(group),
   }));
-  return policy.style === 'persistent' ? persistentGraph(policy, stages, buffers, opts) : kernelGraph(policy, stages, buffers, opts);
+  return policy.style === 'persistent' ? persistentGraph(policy, stages, buffers, opts) : kernelGraph(policy, stages, buffers, opts, graph);
 }
 
 /** Which ops share a stage, by policy: megakernels fuse like MPK, kernel-per-op like vLLM. */
-function groupStages(ops: readonly OpNode[], policy: PolicyDef): OpNode[][] {
+function groupStages(ops: readonly OpNode[], policy: PolicyDef, unfused: boolean): OpNode[][] {
+  if (unfused && policy.style === 'kernel-per-op') return ops.map((op) => [op]);
   const groups: OpNode[][] = [];
   const last = () => groups[groups.length - 1]!;
   const prologue: OpNode[] = [];
@@ -230,17 +256,23 @@ class Decomposer {
       }
       return drafts;
     }
-    // Vendor BLAS: one 16×64 tile per workgroup; split K until the grid fills the device.
-    const grid = mt * Math.ceil(op.n / TILE_N);
-    const ks = this.policy.splitK && grid < this.cus ? Math.max(1, Math.min(Math.floor(op.k / 256), Math.ceil(this.cus / grid))) : 1;
+    // Vendor BLAS: one workgroup per (batch tile × 64 columns), batch tiles of up to 64 rows;
+    // split K (in whole K-chunks) only while the grid stays within one wave of the device.
+    const bm = blasTileM(op.m);
+    const bmt = mTiles(op, bm);
+    const grid = bmt * Math.ceil(op.n / TILE_N);
+    const ks = this.policy.splitK && grid < this.cus ? Math.max(1, Math.min(Math.floor(op.k / TILE_K), Math.floor(this.cus / grid))) : 1;
     const drafts: Draft[] = [];
     for (const n0 of colTiles(0, op.n)) {
-      for (let m = 0; m < mt; m++) {
+      for (let m = 0; m < bmt; m++) {
         for (let s = 0; s < ks; s++) {
-          const k0 = splitKBoundary(qw, op.k, s, ks);
-          const k1 = splitKBoundary(qw, op.k, s + 1, ks);
+          const k0 = chunkBoundary(splitKBoundary(qw, op.k, s, ks), op.k);
+          const k1 = chunkBoundary(splitKBoundary(qw, op.k, s + 1, ks), op.k);
           if (k1 <= k0) continue;
-          const t = ks === 1 ? tile(m, n0) : linearTile(op, b, pol, m * 16, n0, Math.min(TILE_N, op.n - n0), k0, k1 - k0, undefined, qw);
+          const tn = Math.min(TILE_N, op.n - n0);
+          const t = fusedAct
+            ? linearTile(op, b, pol, m * bm, n0, tn, k0, k1 - k0, { cols: tn / 2, ldOut: op.n / 2, col0: n0 / 2 }, qw, bm)
+            : linearTile(op, b, pol, m * bm, n0, tn, k0, k1 - k0, undefined, qw, bm);
           drafts.push({ name: `${op.id}.wg${drafts.length}`, level: 'cu', partition: null, tiles: [t] });
         }
       }
@@ -341,6 +373,11 @@ class Decomposer {
   }
 }
 
+/** A split-K boundary snapped down to a whole K-chunk (the end of K stays the end). */
+function chunkBoundary(k: number, total: number): number {
+  return k >= total ? total : Math.floor(k / TILE_K) * TILE_K;
+}
+
 function range(n: number): number[] {
   return Array.from({ length: n }, (_, i) => i);
 }
@@ -375,18 +412,53 @@ function persistentGraph(policy: PolicyDef, stages: Stage[], buffers: BufferTabl
   return { policy: policy.name, style: 'persistent', buffers: buffers.buffers, tasks, events, kernels: [], layers: [...opts.layers] };
 }
 
-function kernelGraph(policy: PolicyDef, stages: Stage[], buffers: BufferTable, opts: CompileOptions): TaskGraph {
+function kernelGraph(policy: PolicyDef, stages: Stage[], buffers: BufferTable, opts: CompileOptions, graph: OpGraph): TaskGraph {
   const tasks: Task[] = [];
   const kernels: KernelSpec[] = [];
-  for (const s of stages) {
-    const k: KernelSpec = { id: kernels.length, name: s.name, opIds: s.ops.map((o) => o.id), layer: s.layer, tasks: [] };
-    for (const d of s.drafts) {
+  const addKernel = (s: Stage, name: string, drafts: readonly Draft[]) => {
+    const k: KernelSpec = { id: kernels.length, name, opIds: s.ops.map((o) => o.id), layer: s.layer, tasks: [] };
+    for (const d of drafts) {
       k.tasks.push(tasks.length);
       tasks.push({ id: tasks.length, name: d.name, opId: s.ops[0]!.id, kind: mainKind(s), layer: s.layer, level: 'cu', partition: null, tiles: d.tiles, waits: [], signal: null, kernel: k.id });
     }
     kernels.push(k);
+  };
+  const perOp = opts.kernels?.perOp ?? {};
+  for (const s of stages) {
+    const kind = mainKind(s);
+    const passes = s.ops.length === 1 ? Math.max(1, perOp[kind] ?? 1) : 1;
+    for (let i = 0; i < passes; i++) addKernel(s, passes > 1 ? `${s.name}#${i + 1}` : s.name, s.drafts);
+    if (opts.kernels?.splitKReduce && kind === 'linear') {
+      const reduce = splitKReduce(s, buffers, graph);
+      if (reduce) addKernel(s, `${s.name}.reduce`, reduce);
+    }
   }
   return { policy: policy.name, style: 'kernel-per-op', buffers: buffers.buffers, tasks, events: [], kernels, layers: [...opts.layers] };
+}
+
+/**
+ * cuBLAS's split-K epilogue kernel: when a GEMM's workgroups split K, partial sums (fp32)
+ * are written to a workspace and a second kernel reduces them into the output.
+ */
+function splitKReduce(s: Stage, buffers: BufferTable, graph: OpGraph): Draft[] | null {
+  const op = s.ops.find((o) => o.kind === 'linear') as LinearOp | undefined;
+  if (!op) return null;
+  const parts = new Map<number, number>();
+  for (const d of s.drafts) for (const t of d.tiles) {
+    const w = t.writes[0];
+    if (w) parts.set(w.offset, (parts.get(w.offset) ?? 0) + 1);
+  }
+  const splits = Math.max(0, ...parts.values());
+  if (splits <= 1) return null;
+  const ws = buffers.add(`${op.id}.splitk_workspace`, splits * graph.batch * op.n * 4, 'activation');
+  const y = buffers.id(op.outputs[0]!);
+  const rowBytes = op.n * 4;
+  return rowTiles(graph.batch, graph.batch, [{ buffer: ws, bytesPerRow: rowBytes * splits }], [{ buffer: y, bytesPerRow: op.n * EL }], op.n * splits).map((tile, i) => ({
+    name: `${op.id}.reduce.t${i}`,
+    level: 'cu' as const,
+    partition: null,
+    tiles: [tile],
+  }));
 }
 
 function mainKind(s: Stage): Task['kind'] {

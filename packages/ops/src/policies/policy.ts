@@ -92,6 +92,19 @@ export const POLICIES: readonly PolicyDef[] = [
     twoLevelCounting: true,
     chipletAware: true,
   },
+  {
+    name: 'clusterfusion',
+    description: 'Hopper: QKV projection + attention + output projection fused per head group in a thread-block cluster (DSMEM collectives), FFN as kernels, one graph',
+    style: 'kernel-per-op',
+    launchMode: 'graph',
+    chipletLinear: false,
+    fuseActivation: false,
+    splitK: true,
+    weightPolicy: 'default',
+    storePolicy: 'default',
+    twoLevelCounting: false,
+    chipletAware: false,
+  },
 ];
 
 /** Schedule knobs a user may override on any policy, to isolate one mechanism. */
@@ -112,5 +125,5 @@ export function withOverrides(def: PolicyDef, o: PolicyOverrides | undefined): P
 }
 
 export function policyNames(): string[] {
-  return POLICIES.map((p) => p.name).concat('clusterfusion');
+  return POLICIES.map((p) => p.name);
 }

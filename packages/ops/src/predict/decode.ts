@@ -101,7 +101,12 @@ export function predictDecode(backend: Backend, model: ModelSpec, opts: DecodeOp
   const metrics: BackendMetric[] = [];
   for (const pos of positions) {
     const g = buildDecodeGraph(model, { batch: opts.batch, contextLen: pos });
-    const tg = compilePolicy(g, def, backend.topology, { layers, weights: opts.weights });
+    const tg = compilePolicy(g, def, backend.topology, {
+      layers,
+      weights: opts.weights,
+      cluster: { size: support.clusterSize, maxActiveClusters: support.maxActiveClusters, collectives: backend.collectives },
+      kernels: support.kernels,
+    });
     tasksPerLayer = tg.tasks.filter((t) => t.layer === 0).length;
     const r = simulateGraph(backend, tg, {
       granularityBytes: opts.granularityBytes,

@@ -1,0 +1,29 @@
+/**
+ * Our own H100 microbenchmarks (bench/h100/microbench.cu, bench/h100/e2e.py), as JSON with
+ * their provenance beside the parameters they set. Only `calibration/` may set parameters;
+ * `measured/` (end-to-end, collectives, GEMMs at M > 1) is for validation only.
+ */
+import cal from './calibration/h100-microbench-ours.json' with { type: 'json' };
+import prior from './calibration/h100-microbench-prior.json' with { type: 'json' };
+
+/** Our 2026-11-21 microbenchmarks: clusters, DSMEM, L2 halves, atomics, fences, launches, GEMV at M = 1. */
+export const OURS = cal;
+/** The earlier reference set (/work/shared/reference/h100-microbench.json): HBM, launch, latencies, GEMV at M = 1. */
+export const PRIOR = prior;
+
+/** Median over ranks of the remote DSMEM load latency, SM cycles, by cluster size (ours). */
+export function dsmemLatencyCycles(clusterSize: number): number {
+  const rows = OURS.dsmemLatency.byCluster;
+  if (clusterSize <= 1) return rows[0]!.ownRankViaClusterCycles;
+  // the measured size at or above `clusterSize` (2, 4, 8, 16)
+  const row = rows.find((r) => r.cluster >= clusterSize) ?? rows[rows.length - 1]!;
+  return row.remoteMeanCycles;
+}
+
+/** barrier.cluster arrive + wait (cluster.sync()) in a loop, SM cycles, by cluster size (ours). */
+export function clusterBarrierCycles(clusterSize: number): number {
+  const t = OURS.atomics.clusterSyncCycles as Record<string, number>;
+  const sizes = Object.keys(t).map(Number).sort((a, b) => a - b);
+  const at = sizes.find((s) => s >= clusterSize) ?? sizes[sizes.length - 1]!;
+  return t[String(at)]!;
+}

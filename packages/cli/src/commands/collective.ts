@@ -1,0 +1,87 @@
+import { Option, type Command } from 'commander';
+import { collectiveRounds, collectiveTrafficBytes, inputError, type Backend, type ClusterCollectiveKind, type CollectiveModel } from '@fleet/core';
+import { loadBackends } from '../backends.js';
+import type { Io } from '../io.js';
+
+/** `32768`, `32K`, `32KiB`, `1M` → bytes (binary units). */
+export function parseBytes(flag: string, value: string): number {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(k|kb|kib|m|mb|mib)?\s*$/i.exec(value);
+  const n = m ? Number(m[1]) * (m[2] ? (m[2].toLowerCase().startsWith('k') ? 1024 : 1024 * 1024) : 1) : NaN;
+  if (!m || !Number.isInteger(n) || n < 1 || n > 2 ** 30) throw inputError(`${flag}: '${value}' is not a byte count in 1..1GiB (e.g. 32768, 32K, 1M)`);
+  return n;
+}
+
+export interface CollectiveResult {
+  collective: string;
+  onChip: boolean;
+  latencyUs: number;
+  trafficBytes: number;
+  rounds: number;
+}
+
+function pick(backend: Backend, op: ClusterCollectiveKind, onChip: boolean): CollectiveModel {
+  const m = backend.collectives.find((c) => c.onChip === onChip && c.name.endsWith(`-${op}`));
+  if (!m) {
+    const known = backend.collectives.map((c) => `${c.name} (${c.onChip ? 'on' : 'off'} chip)`).join(', ') || 'none';
+    throw inputError(`backend ${backend.name} models no ${onChip ? 'on-chip' : 'off-chip'} ${op} collective (it has: ${known})`);
+  }
+  return m;
+}
+
+/** Latency and traffic of one collective of `bytes` per participant over a cluster of `cluster`. */
+export function runCollective(backend: Backend, op: ClusterCollectiveKind, bytes: number, cluster: number, onChip: boolean): CollectiveResult {
+  const m = pick(backend, op, onChip);
+  return {
+    collective: m.name,
+    onChip: m.onChip,
+    latencyUs: Math.round(m.latencyNs(bytes, cluster)) / 1000,
+    trafficBytes: m.trafficBytes(bytes, cluster),
+    rounds: collectiveRounds(op, bytes, cluster).length,
+  };
+}
+
+/** `fleet collective`: a cluster collective's latency on chip (DSMEM) or through global memory. */
+export function registerCollective(program: Command, io: Io): void {
+  program
+    .command('collective')
+    .description('latency of a cluster collective (ClusterReduce / ClusterGather) over DSMEM or through global memory')
+    .requiredOption('--backend <name>', 'backend (one that models collectives, e.g. h100)')
+    .addOption(new Option('--op <op>', 'collective').choices(['reduce', 'gather']).makeOptionMandatory())
+    .requiredOption('--bytes <n>', 'bytes per participant: a reduce vector or a gather slice (e.g. 8192, 32K)')
+    .option('--cluster <n>', 'participants (CTAs in the cluster): a power of two', '4')
+    .option('--off-chip', 'through global memory instead of on chip')
+    .option('--both', 'on chip and off chip, side by side')
+    .option('--json', 'machine-readable output')
+    .action(async (o) => {
+      const registry = await loadBackends(io.cwd);
+      const backend = registry.get(o.backend as string);
+      const op = o.op as ClusterCollectiveKind;
+      const bytes = parseBytes('--bytes', o.bytes as string);
+      const cluster = Number(o.cluster);
+      pick(backend, op, !o.offChip);
+      const max = backend.topology.levels.chiplet.maxSize ?? 1;
+      if (!Number.isInteger(cluster) || cluster < 1 || cluster > max || (cluster & (cluster - 1)) !== 0) {
+        throw inputError(`--cluster: '${o.cluster}' must be a power of two in 1..${max} on ${backend.name}`);
+      }
+      if (o.offChip && o.both) throw inputError('--off-chip and --both exclude each other');
+      const primary = runCollective(backend, op, bytes, cluster, !o.offChip);
+      const results = o.both ? [primary, runCollective(backend, op, bytes, cluster, false)] : [primary];
+      const out = {
+        schemaVersion: 1,
+        backend: backend.name,
+        op,
+        bytes,
+        cluster,
+        ...primary,
+        // the same schedule's traffic, whatever the medium (seeds §3 formulas)
+        formulaTrafficBytes: collectiveTrafficBytes(op, bytes, cluster),
+        ...(o.both ? { results, onChipSpeedup: Math.round((results[1]!.latencyUs / results[0]!.latencyUs) * 1000) / 1000 } : {}),
+      };
+      if (o.json) {
+        io.out(JSON.stringify(out, null, 2) + '\n');
+        return;
+      }
+      io.out(`${backend.name} ${op} ${bytes} B per participant, cluster ${cluster}, ${primary.rounds} rounds, ${out.formulaTrafficBytes} B exchanged\n`);
+      for (const r of results) io.out(`  ${(r.onChip ? 'on chip ' : 'off chip').padEnd(9)} ${r.collective.padEnd(15)} ${r.latencyUs.toFixed(3)} µs\n`);
+    });
+}

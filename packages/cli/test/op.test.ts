@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { main, type Io } from '../src/index.js';
+
+async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const io: Io = { out: (s) => (out += s), err: (s) => (err += s), errIsTty: false };
+  const code = await main(args, io);
+  return { code, out, err };
+}
+
+const gemv = ['--m', '1', '--n', '4096', '--k', '4096'];
+// wide enough that no backend splits K (every backend has ≤ 384 compute units)
+const wide = ['--m', '1', '--n', '24576', '--k', '4096'];
+const wideBytes = 24576 * 4096 * 2;
+
+describe('fleet op', () => {
+  it('prints { timeUs, hbmReadBytes, l2HitRate } for one linear op on every backend', async () => {
+    for (const backend of ['h100', 'mi300x', 'mi350']) {
+      const r = await run(['op', '--backend', backend, ...wide, '--json']);
+      expect(r.code, backend).toBe(0);
+      const j = JSON.parse(r.out);
+      expect(j.backend).toBe(backend);
+      expect(j.policy).toBe('kernel-per-op-graph');
+      // the weights come from HBM once; the time cannot beat streaming them at the peak
+      expect(j.hbmReadBytes).toBeGreaterThanOrEqual(wideBytes);
+      expect(j.hbmReadBytes).toBeLessThan(1.1 * wideBytes);
+      expect(j.l2HitRate).toBeGreaterThanOrEqual(0);
+      expect(j.l2HitRate).toBeLessThanOrEqual(1);
+      expect(j.timeUs * 1e3).toBeGreaterThan(wideBytes / 8000);
+    }
+  });
+
+  it('lands near our H100 GEMV measurement (gate+up, M = 1: 74.3 µs) and scales with the weight bytes', async () => {
+    const gu = JSON.parse((await run(['op', '--backend', 'h100', '--m', '1', '--n', '24576', '--k', '4096', '--json'])).out);
+    expect(Math.abs(gu.timeUs - 74.3) / 74.3).toBeLessThan(0.15);
+    const o = JSON.parse((await run(['op', '--backend', 'h100', ...gemv, '--json'])).out);
+    expect(gu.timeUs).toBeGreaterThan(3 * o.timeUs);
+  });
+
+  it('follows the policy: eager launches cost more than a graph node; a policy the backend cannot run is an input error', async () => {
+    const graph = JSON.parse((await run(['op', '--backend', 'h100', ...gemv, '--json'])).out);
+    const eager = JSON.parse((await run(['op', '--backend', 'h100', ...gemv, '--policy', 'kernel-per-op', '--json'])).out);
+    expect(eager.timeUs).toBeGreaterThan(graph.timeUs);
+    const mirage = await run(['op', '--backend', 'h100', ...gemv, '--policy', 'mirage', '--json']);
+    expect(mirage.code).toBe(0);
+    const bad = await run(['op', '--backend', 'h100', ...gemv, '--policy', 'fleet-mtile']);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toMatch(/cannot run 'fleet-mtile'/);
+  });
+
+  it('rejects bad shapes with exit code 2', async () => {
+    for (const args of [['--m', '0', '--n', '8', '--k', '8'], ['--m', '1', '--n', 'x', '--k', '8'], ['--m', '1', '--n', '8']]) {
+      const r = await run(['op', '--backend', 'h100', ...args]);
+      expect(r.code, args.join(' ')).toBe(2);
+    }
+  });
+});

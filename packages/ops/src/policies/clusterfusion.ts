@@ -1,0 +1,252 @@
+/**
+ * ClusterFusion on Hopper: per decoder layer, the QKV projection, q/k norm, RoPE, the KV append,
+ * attention and the output projection run as ONE kernel of thread-block clusters; the FFN (and
+ * the residual + norm between them) stay kernels, all replayed as one CUDA graph.
+ *
+ * One cluster of N CTAs serves one (request, KV-head group) unit; with fewer co-resident clusters
+ * than units, each cluster takes units round-robin (`maxActiveClusters`: clusters live inside
+ * one GPC, so larger clusters leave SMs idle; and the kernel runtime holds one CTA per SM slot). Per CTA and unit (SplitToken, the default):
+ *   1. its 1/N of the group's q, k and v rows of W_qkv against the normed input row;
+ *   2. ClusterGather of the q/k/v slices (DSMEM), q/k norm and RoPE in registers;
+ *   3. attention over its 1/N of the cached positions (CTA 0 also appends the new K/V);
+ *   4. ClusterReduce of the softmax max and sum (one fp32 per query head) and of the output
+ *      (the group's G·d fp16 values);
+ *   5. its 1/N of the output projection's rows for the group's columns, added atomically.
+ * SplitHead instead splits the head dimension: no gather, but the fp32 scores of every cached
+ * position are reduced (and the output as in SplitToken).
+ *
+ * Collective steps move no L2/HBM bytes: they are tiles whose `fixedNs` is the backend's
+ * collective latency (`CollectiveModel`s named `cluster-reduce`/`cluster-gather`, or
+ * `global-*` with `offChip`), which the backend's cost model charges as the tile's time.
+ */
+import {
+  collectiveRounds,
+  coherenceScope,
+  inputError,
+  scheduleLatencyNs,
+  type AttentionOp,
+  type ClusterCollectiveKind,
+  type CollectiveModel,
+  type KernelSpec,
+  type LinearOp,
+  type OpGraph,
+  type Region,
+  type Task,
+  type TaskGraph,
+  type Tile,
+  type Topology,
+} from '@fleet/core';
+import { KV_CHUNK } from '../decompose/attention.js';
+import { compilePolicy, type CompileOptions } from './compile.js';
+import type { PolicyDef } from './policy.js';
+
+export type ClusterDataflow = 'split-token' | 'split-head';
+
+export interface ClusterFusionOptions extends CompileOptions {
+  /** CTAs per cluster: 1, 2, 4, 8 or 16 (default 4, ClusterFusion's). */
+  clusterSize?: number;
+  dataflow?: ClusterDataflow;
+  /** The backend's collective models; without them rounds are priced from the chiplet coherence scope. */
+  collectives?: readonly CollectiveModel[];
+  /** Exchange through global memory instead of DSMEM (the "DSMEM disabled" ablation). */
+  offChip?: boolean;
+  /** Clusters of a size that can be co-resident (default: Σ ⌊GPC SMs / size⌋ over the topology's partitions, one CTA per SM). */
+  maxActiveClusters?: (clusterSize: number) => number;
+}
+
+/**
+ * The kernels outside the fused block and the graph replay: kernel-per-op-graph's
+ * decompositions. (Its own name, so a `compilePolicy` that dispatches 'clusterfusion' here
+ * cannot recurse.)
+ */
+export const CLUSTERFUSION_BASE: PolicyDef = {
+  name: 'clusterfusion-kernels',
+  description: 'Hopper: QKV projection + attention + output projection fused per KV-head group in a thread-block cluster (DSMEM collectives), FFN as kernels, one CUDA graph',
+  style: 'kernel-per-op',
+  launchMode: 'graph',
+  chipletLinear: false,
+  fuseActivation: false,
+  splitK: true,
+  weightPolicy: 'default',
+  storePolicy: 'default',
+  twoLevelCounting: false,
+  chipletAware: false,
+};
+
+/** Ops of a layer the fused kernel replaces (the norm before it stays fused with the residual add). */
+const FUSED = ['qkv_proj', 'qk_norm', 'rope', 'kv_append', 'attention', 'o_proj'];
+const EL = 2;
+const FP32 = 4;
+
+/** Per-CTA message sizes of one unit's collectives, bytes. */
+export interface ClusterMessages {
+  gather: number;
+  reduces: number[];
+}
+
+/** The collectives one (request, group) unit runs, for a dataflow. */
+export function clusterMessages(op: AttentionOp, clusterSize: number, dataflow: ClusterDataflow): ClusterMessages {
+  const g = op.heads / op.kvHeads;
+  const d = op.headDim;
+  if (dataflow === 'split-head') return { gather: 0, reduces: [g * op.kvLen * FP32, g * d * EL] };
+  return { gather: ((g + 2) * d * EL) / clusterSize, reduces: [g * FP32, g * FP32, g * d * EL] };
+}
+
+/** DSMEM bytes one unit moves: Σ collective traffic (seeds §3: Reduce(size, N) = size·log2 N·N, …). */
+export function clusterTrafficBytes(op: AttentionOp, clusterSize: number, dataflow: ClusterDataflow): number {
+  const m = clusterMessages(op, clusterSize, dataflow);
+  const traffic = (kind: ClusterCollectiveKind, bytes: number) =>
+    collectiveRounds(kind, bytes, clusterSize).reduce((s, r) => s + r.sendBytes * clusterSize, 0);
+  return (m.gather > 0 ? traffic('gather', m.gather) : 0) + m.reduces.reduce((s, b) => s + traffic('reduce', b), 0);
+}
+
+function collectiveNs(kind: ClusterCollectiveKind, bytes: number, n: number, topology: Topology, opts: ClusterFusionOptions): number {
+  if (n === 1 || bytes === 0) return 0;
+  const name = `${opts.offChip ? 'global' : 'cluster'}-${kind}`;
+  const model = opts.collectives?.find((c) => c.name === name);
+  if (model) return model.latencyNs(bytes, n);
+  // No model: a round costs the chiplet scope's release and two atomic latencies, bytes at L1 rate.
+  const scope = coherenceScope(topology, opts.offChip ? 'device' : 'chiplet');
+  return scheduleLatencyNs(collectiveRounds(kind, bytes, n), {
+    fixedNs: scope.release.fixedNs + 2 * scope.atomicLatencyNs,
+    sendBytesPerNs: topology.computeUnit.l1.bandwidthBytesPerNs,
+    combineBytesPerNs: topology.computeUnit.l1.bandwidthBytesPerNs,
+  });
+}
+
+/** Clusters of `size` CTAs that fit at once, one CTA per SM, from the topology's partitions. */
+export function clustersFromPartitions(topology: Topology, size: number): number {
+  return topology.partitions.computeUnits.reduce((s, n) => s + Math.floor(n / size), 0);
+}
+
+/**
+ * Compile a decode step under ClusterFusion. The FFN and everything outside the fused block are
+ * kernel-per-op-graph's kernels; each sampled layer's attention block becomes one cluster kernel.
+ */
+export function compileClusterFusion(graph: OpGraph, topology: Topology, opts: ClusterFusionOptions): TaskGraph {
+  const N = opts.clusterSize ?? 4;
+  const maxSize = topology.levels.chiplet.maxSize ?? 1;
+  if (!(Number.isInteger(N) && N >= 1 && (N & (N - 1)) === 0 && N <= maxSize)) {
+    throw inputError(`clusterfusion: cluster size must be a power of two in 1..${maxSize} on ${topology.name} (got ${N})`);
+  }
+  const dataflow = opts.dataflow ?? 'split-token';
+  const base = compilePolicy(graph, CLUSTERFUSION_BASE, topology, { layers: opts.layers });
+  const bufId = (name: string) => {
+    const b = base.buffers.find((x) => x.name === name);
+    if (!b) throw new Error(`clusterfusion: compiled graph has no buffer '${name}'`);
+    return b.id;
+  };
+  const opOf = (k: KernelSpec) => k.opIds.map((id) => id.replace(/^L\d+\./, ''));
+  const tasks: Task[] = [];
+  const kernels: KernelSpec[] = [];
+  const fusedDone = new Set<number>();
+  for (const k of base.kernels) {
+    const ops = opOf(k);
+    const isFused = k.layer >= 0 && k.layer < graph.layers && ops.some((o) => FUSED.includes(o));
+    if (isFused) {
+      if (ops.some((o) => !FUSED.includes(o))) throw new Error(`clusterfusion: kernel ${k.name} mixes fused and unfused ops`);
+      if (fusedDone.has(k.layer)) continue;
+      fusedDone.add(k.layer);
+      const kernel: KernelSpec = { id: kernels.length, name: `L${k.layer}.cluster_attention`, opIds: FUSED.map((o) => `L${k.layer}.${o}`), layer: k.layer, tasks: [] };
+      for (const t of fusedTasks(graph, k.layer, topology, opts, N, dataflow, bufId)) {
+        kernel.tasks.push(tasks.length);
+        tasks.push({ ...t, id: tasks.length, kernel: kernel.id });
+      }
+      kernels.push(kernel);
+      continue;
+    }
+    const kernel: KernelSpec = { ...k, id: kernels.length, tasks: [] };
+    for (const id of k.tasks) {
+      kernel.tasks.push(tasks.length);
+      tasks.push({ ...base.tasks[id]!, id: tasks.length, kernel: kernel.id });
+    }
+    kernels.push(kernel);
+  }
+  return { policy: 'clusterfusion', style: 'kernel-per-op', buffers: base.buffers, tasks, events: [], kernels, layers: [...opts.layers] };
+}
+
+
+function fusedTasks(
+  graph: OpGraph,
+  layer: number,
+  topology: Topology,
+  opts: ClusterFusionOptions,
+  N: number,
+  dataflow: ClusterDataflow,
+  bufId: (name: string) => number,
+): Omit<Task, 'id' | 'kernel'>[] {
+  const p = `L${layer}.`;
+  const att = graph.ops.find((o) => o.id === `${p}attention`) as AttentionOp | undefined;
+  const qkv = graph.ops.find((o) => o.id === `${p}qkv_proj`) as LinearOp | undefined;
+  const oProj = graph.ops.find((o) => o.id === `${p}o_proj`) as LinearOp | undefined;
+  if (!att || !qkv || !oProj) throw new Error(`clusterfusion: layer ${layer} lacks qkv_proj, attention or o_proj`);
+  const { heads, kvHeads, headDim: d, kvLen, batch } = att;
+  const hidden = qkv.k;
+  const G = heads / kvHeads;
+  if (d % N !== 0 || hidden % N !== 0) throw inputError(`clusterfusion: cluster size ${N} must divide the head dim ${d} and hidden ${hidden}`);
+  const units = batch * kvHeads;
+  const active = Math.max(1, (opts.maxActiveClusters ?? ((s) => clustersFromPartitions(topology, s)))(N));
+  // The kernel runtime runs one CTA per SM slot: at most ⌊SMs / N⌋ clusters run side by side.
+  const slots = Math.max(1, Math.floor(topology.partitions.computeUnits.reduce((a, x) => a + x, 0) / N));
+  const C = Math.min(units, active, slots);
+  const b = { x: bufId('x'), wqkv: bufId(qkv.weight), k: bufId(att.kCache), v: bufId(att.vCache), wo: bufId(oProj.weight), o: bufId(oProj.outputs[0]!) };
+  const m = clusterMessages(att, N, dataflow);
+  const gatherNs = collectiveNs('gather', m.gather, N, topology, opts);
+  const reduceNs = m.reduces.reduce((s, bytes) => s + collectiveNs('reduce', bytes, N, topology, opts), 0);
+  const rowsPer = d / N;
+  const out: Omit<Task, 'id' | 'kernel'>[] = [];
+  for (let c = 0; c < C; c++) {
+    for (let j = 0; j < N; j++) {
+      const tiles: Tile[] = [];
+      for (let u = c; u < units; u += C) {
+        const r = Math.floor(u / kvHeads);
+        const g = u % kvHeads;
+        // 1. this CTA's rows of the group's q (G heads), k and v in W_qkv [out, in]
+        const wRows = (row0: number, rows: number): Region => ({ buffer: b.wqkv, offset: row0 * hidden * EL, bytes: rows * hidden * EL, policy: 'default' });
+        tiles.push({
+          reads: [
+            { buffer: b.x, offset: r * hidden * EL, bytes: hidden * EL, policy: 'default' },
+            wRows(g * G * d + (j * G * d) / N, (G * d) / N),
+            wRows(heads * d + g * d + j * rowsPer, rowsPer),
+            wRows((heads + kvHeads) * d + g * d + j * rowsPer, rowsPer),
+          ],
+          writes: [],
+          flops: (2 * (G + 2) * d * hidden) / N,
+          unit: 'matrix',
+        });
+        // 2. gather q/k/v; q/k norm and RoPE in registers
+        if (gatherNs > 0) tiles.push({ reads: [], writes: [], flops: 8 * (G + 2) * d, unit: 'vector', fixedNs: gatherNs });
+        // 3. attention: SplitToken over this CTA's positions; SplitHead over its head-dim slice
+        const kvBase = (r * kvHeads + g) * kvLen;
+        const t0 = dataflow === 'split-token' ? Math.floor((j * kvLen) / N) : 0;
+        const t1 = dataflow === 'split-token' ? Math.floor(((j + 1) * kvLen) / N) : kvLen;
+        for (let s = t0; s < t1 || (s === t0 && j === 0); s += KV_CHUNK) {
+          const len = Math.min(KV_CHUNK, t1 - s);
+          const kv = (buffer: number): Region =>
+            dataflow === 'split-token'
+              ? { buffer, offset: (kvBase + s) * d * EL, bytes: len * d * EL, policy: 'default' }
+              : { buffer, offset: ((kvBase + s) * d + j * rowsPer) * EL, bytes: rowsPer * EL, rows: len, strideBytes: d * EL, policy: 'default' };
+          const tile: Tile = { reads: len > 0 ? [kv(b.k), kv(b.v)] : [], writes: [], flops: (4 * G * len * d) / (dataflow === 'split-token' ? 1 : N), unit: 'matrix' };
+          if (j === 0 && s === t0) {
+            const at = (kvBase + kvLen - 1) * d * EL;
+            tile.writes.push({ buffer: b.k, offset: at, bytes: d * EL, policy: 'default' }, { buffer: b.v, offset: at, bytes: d * EL, policy: 'default' });
+          }
+          tiles.push(tile);
+          if (len <= 0) break;
+        }
+        // 4. softmax statistics and output (SplitHead: scores and output) reductions
+        if (reduceNs > 0) tiles.push({ reads: [], writes: [], flops: 4 * G * d, unit: 'vector', fixedNs: reduceNs });
+        // 5. this CTA's output rows of W_o [hidden, heads·d] over the group's columns, added atomically into o
+        const oRows = hidden / N;
+        tiles.push({
+          reads: [{ buffer: b.wo, offset: (j * oRows * heads * d + g * G * d) * EL, bytes: G * d * EL, rows: oRows, strideBytes: heads * d * EL, policy: 'default' }],
+          writes: [{ buffer: b.o, offset: (r * hidden + j * oRows) * EL, bytes: oRows * EL, policy: 'default' }],
+          flops: 2 * oRows * G * d,
+          unit: 'matrix',
+        });
+      }
+      out.push({ name: `L${layer}.cluster${c}.cta${j}`, opId: `${p}attention`, kind: 'attention', layer, level: 'cu', partition: null, tiles, waits: [], signal: null });
+    }
+  }
+  return out;
+}
