@@ -39,6 +39,14 @@ describe('fleet compare', () => {
     expect(a.out).toBe(b.out);
   });
 
+  it('a sweep on worker threads prints the same bytes as one run in-process', async () => {
+    const args = ['compare', '--json', '--batch', '1,4', '--backends', 'mi300x,h100', '--policies', 'kernel-per-op-graph', ...quick];
+    const seq = await run([...args, '--jobs', '1']);
+    const par = await run([...args, '--jobs', '2']);
+    expect(par.code).toBe(0);
+    expect(par.out).toBe(seq.out);
+  });
+
   it('prints a readable table by default', async () => {
     const r = await run(['compare', '--batch', '1', '--backends', 'h100', '--policies', 'kernel-per-op-graph', ...quick]);
     expect(r.code).toBe(0);
@@ -66,6 +74,7 @@ describe('bad input: one line on stderr, exit code 2', () => {
     ['negative batch', ['compare', '--batch', '-3'], /--batch/],
     ['non-numeric batch', ['compare', '--batch', 'many'], /--batch: 'many'/],
     ['unknown flag', ['compare', '--frobnicate'], /unknown option/],
+    ['zero jobs', ['compare', '--jobs', '0'], /--jobs: '0'/],
     ['malformed config path', ['compare', '--model', '/nonexistent/config.json'], /config\.json|nonexistent/],
   ];
   for (const [name, args, pattern] of cases) {

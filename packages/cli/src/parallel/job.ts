@@ -1,0 +1,52 @@
+import { loadModel, type ModelSpec } from '@fleet/core';
+import { parseWeightType, type PolicyOverrides } from '@fleet/ops';
+import { loadBackends } from '../backends.js';
+import { runJob, type CompareOptions, type CompareRow } from '../compare.js';
+
+/** Everything a worker needs to run comparison jobs: plain data, so it crosses threads. */
+export interface SweepSpec {
+  model: string;
+  cwd: string;
+  prompt: number;
+  decode: number;
+  positions: number;
+  layers: number;
+  weights: string;
+  overrides?: PolicyOverrides;
+}
+
+export interface SweepJob {
+  index: number;
+  backend: string;
+  policy: string;
+  batch: number;
+}
+
+/** Loads the model and backends once, then runs jobs: used by workers and in-process alike. */
+export class SweepRunner {
+  private constructor(
+    private readonly model: ModelSpec,
+    private readonly opts: CompareOptions,
+    private readonly registry: Awaited<ReturnType<typeof loadBackends>>,
+  ) {}
+
+  static async create(spec: SweepSpec): Promise<SweepRunner> {
+    const registry = await loadBackends(spec.cwd);
+    const opts: CompareOptions = {
+      backends: [],
+      policies: null,
+      batches: [],
+      prompt: spec.prompt,
+      decode: spec.decode,
+      positions: spec.positions,
+      layers: spec.layers,
+      overrides: spec.overrides,
+      weights: parseWeightType(spec.weights),
+    };
+    return new SweepRunner(loadModel(spec.model), opts, registry);
+  }
+
+  run(job: SweepJob): CompareRow {
+    return runJob(this.model, { backend: this.registry.get(job.backend), policy: job.policy, batch: job.batch }, this.opts);
+  }
+}

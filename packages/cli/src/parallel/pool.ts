@@ -1,0 +1,74 @@
+import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { FleetError } from '@fleet/core';
+import type { CompareRow } from '../compare.js';
+import { SweepRunner, type SweepJob, type SweepSpec } from './job.js';
+
+/** The compiled worker script (tests run from sources, so fall back to the package's dist). */
+function workerPath(): string {
+  const here = fileURLToPath(import.meta.url);
+  const beside = join(dirname(here), 'worker.js');
+  return existsSync(beside) ? beside : join(dirname(here), '..', '..', 'dist', 'parallel', 'worker.js');
+}
+
+/** Default parallelism: every core the process may use. */
+export function defaultJobs(): number {
+  return availableParallelism();
+}
+
+/**
+ * Run sweep jobs on `jobs` worker threads (in-process when 1): each worker loads the model
+ * and backends once and takes jobs one at a time. Results come back in job order, so the
+ * output does not depend on scheduling. `tick` is called as each job completes.
+ */
+export async function runSweep(spec: SweepSpec, work: readonly SweepJob[], jobs: number, tick: (label: string) => void): Promise<CompareRow[]> {
+  const out: CompareRow[] = new Array(work.length);
+  const label = (j: SweepJob) => `${j.backend} ${j.policy} b${j.batch}`;
+  const threads = Math.max(1, Math.min(jobs, work.length));
+  if (threads === 1) {
+    const runner = await SweepRunner.create(spec);
+    for (const j of work) {
+      tick(label(j));
+      out[j.index] = runner.run(j);
+    }
+    return out;
+  }
+  let next = 0;
+  let failure: { message: string; exitCode?: number } | null = null;
+  await Promise.all(
+    Array.from({ length: threads }, () =>
+      new Promise<void>((resolve, reject) => {
+        const w = new Worker(workerPath(), { workerData: spec });
+        const feed = () => {
+          if (failure || next >= work.length) {
+            w.postMessage(null);
+            return;
+          }
+          w.postMessage(work[next++]);
+        };
+        w.on('message', (m: { ready?: boolean; index?: number; row?: CompareRow; error?: string; exitCode?: number }) => {
+          if (m.ready) return feed();
+          if (m.error !== undefined) failure ??= { message: m.error, exitCode: m.exitCode };
+          else {
+            out[m.index!] = m.row!;
+            tick(label(work[m.index!]!));
+          }
+          feed();
+        });
+        w.on('error', (e) => {
+          failure ??= { message: e.message };
+          reject(e);
+        });
+        w.on('exit', () => resolve());
+      }),
+    ),
+  ).catch(() => undefined);
+  if (failure) {
+    const f = failure as { message: string; exitCode?: number };
+    throw new FleetError(f.message, (f.exitCode ?? 2) as 1 | 2 | 3);
+  }
+  return out;
+}
