@@ -12,6 +12,8 @@ export interface CompareOptions {
   overrides?: PolicyOverrides;
   /** Decoder-layer linear weight type (default bf16). */
   weights?: WeightType;
+  /** Budget of simulated tile steps per decode position. */
+  maxSimSteps?: number;
 }
 
 export interface CompareRow {
@@ -56,6 +58,7 @@ export function runJob(model: ModelSpec, job: { backend: Backend; policy: string
     layers: o.layers,
     overrides: o.overrides,
     weights: o.weights,
+    maxSimSteps: o.maxSimSteps,
   });
   const base = { backend: job.backend.name, policy: job.policy, batch: job.batch, promptTokens: o.prompt, decodeTokens: o.decode, weights: o.weights?.name ?? 'bf16' };
   if (r.status !== 'ok') return { ...base, status: 'unsupported', reason: r.reason };
@@ -79,14 +82,23 @@ function round(x: number, digits: number): number {
   return Math.round(x * f) / f;
 }
 
-/** Parse `1,8,32` into positive integers, naming the flag on error. */
+/** Parse `1,8,32` into integers in [min, max], naming the flag on error (plain digits only). */
 export function parseIntList(flag: string, value: string, min = 1, max = 4096): number[] {
   const parts = value.split(',').map((s) => s.trim());
   return parts.map((p) => {
-    const n = Number(p);
-    if (p === '' || !Number.isInteger(n) || n < min || n > max) throw inputError(`${flag}: '${p}' is not an integer in ${min}..${max}`);
+    const n = /^\d+$/.test(p) ? Number(p) : NaN;
+    if (!Number.isInteger(n) || n < min || n > max) throw inputError(`${flag}: '${p}' is not an integer in ${min}..${max}`);
     return n;
   });
+}
+
+/** Parse a comma-separated list of names: no empty names, no duplicates. */
+export function parseNameList(flag: string, value: string): string[] {
+  const names = value.split(',').map((s) => s.trim());
+  if (names.some((n) => n === '')) throw inputError(`${flag}: empty name in '${value}' (a comma-separated list)`);
+  const dup = names.find((n, i) => names.indexOf(n) !== i);
+  if (dup) throw inputError(`${flag}: '${dup}' is listed twice`);
+  return names;
 }
 
 export function parseInt1(flag: string, value: string, min: number, max: number): number {

@@ -11,7 +11,12 @@ export function buildProgram(io: Io = defaultIo): Command {
     .description('Predict and compare LLM decode on multi-die and cluster GPUs')
     .version(`fleet 0.1.0 (backend API ${API_VERSION})`)
     .exitOverride()
-    .configureOutput({ writeOut: io.out, writeErr: io.err });
+    .configureOutput({
+      writeOut: io.out,
+      writeErr: io.err,
+      // One line per error: commander puts "(Did you mean …?)" on a line of its own.
+      outputError: (str, write) => write(`${str.trimEnd().replace(/\s*\n\s*/g, ' ')}\n`),
+    });
   for (const register of COMMANDS) register(program, io);
   return program;
 }
@@ -27,7 +32,15 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
       io.err(`fleet: ${e.message}\n`);
       return e.exitCode;
     }
-    io.err(`fleet: internal error: ${e instanceof Error ? e.message : String(e)}\n`);
+    io.err(`fleet: internal error: ${e instanceof Error ? e.message.split('\n')[0] : safeString(e)}\n`);
     return 1;
+  }
+}
+
+function safeString(e: unknown): string {
+  try {
+    return String(e);
+  } catch {
+    return Object.prototype.toString.call(e);
   }
 }

@@ -13,6 +13,7 @@ export { BufferTable } from './decompose/buffers.js';
 export * from './policies/policy.js';
 export { compilePolicy, type CompileOptions } from './policies/compile.js';
 export * from './predict/decode.js';
+export * from './attention-mapping/index.js';
 export * from './numerics/random.js';
 export * from './numerics/float-format.js';
 export * from './numerics/dtype.js';

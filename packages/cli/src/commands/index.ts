@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { Io } from '../io.js';
+import { registerAttention } from './attention.js';
 import { registerBackends } from './backends.js';
 import { registerCollective } from './collective.js';
 import { registerCompare } from './compare.js';
@@ -11,4 +12,4 @@ import { registerValidate } from './validate.js';
 import { registerVerify } from './verify.js';
 
 /** Every `fleet` subcommand, in help order. Add a command: one module, one line here. */
-export const COMMANDS: ((program: Command, io: Io) => void)[] = [registerCompare, registerBackends, registerModels, registerTrace, registerReport, registerValidate, registerVerify, registerCollective, registerOp];
+export const COMMANDS: ((program: Command, io: Io) => void)[] = [registerCompare, registerBackends, registerModels, registerTrace, registerReport, registerValidate, registerVerify, registerAttention, registerCollective, registerOp];

@@ -60,7 +60,7 @@ export function registerTrace(program: Command, io: Io): void {
       const context = parseInt1('--context', o.context, 0, 1_000_000);
       const layers = parseLayerRange(o.layers, model.numLayers);
       let file = resolve(io.cwd ?? process.cwd(), o.out);
-      const gzipAbove = Number(o.gzipAbove);
+      const gzipAbove = String(o.gzipAbove).trim() === '' ? NaN : Number(o.gzipAbove);
       if (!(gzipAbove >= 0)) throw inputError(`--gzip-above: '${o.gzipAbove}' is not a size in MiB (a number ≥ 0)`);
 
       const graph = compilePolicy(buildDecodeGraph(model, { batch, contextLen: context }), def, backend.topology, { layers });

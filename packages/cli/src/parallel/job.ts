@@ -12,6 +12,7 @@ export interface SweepSpec {
   positions: number;
   layers: number;
   weights: string;
+  maxSimSteps?: number;
   overrides?: PolicyOverrides;
 }
 
@@ -42,6 +43,7 @@ export class SweepRunner {
       layers: spec.layers,
       overrides: spec.overrides,
       weights: parseWeightType(spec.weights),
+      maxSimSteps: spec.maxSimSteps,
     };
     return new SweepRunner(loadModel(spec.model), opts, registry);
   }

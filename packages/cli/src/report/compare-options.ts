@@ -3,7 +3,7 @@ import { parseWeightType, type PolicyOverrides } from '@fleet/ops';
 import { inputError, listPresets, loadModel, type ModelSpec } from '@fleet/core';
 import { policyNames } from '@fleet/ops';
 import { loadBackends } from '../backends.js';
-import { parseInt1, parseIntList, type CompareOptions } from '../compare.js';
+import { parseInt1, parseIntList, parseNameList, type CompareOptions } from '../compare.js';
 import type { CompareSampling } from '../format/index.js';
 import type { Io } from '../io.js';
 
@@ -18,6 +18,7 @@ export function addCompareOptions(cmd: Command): Command {
     .option('--decode <n>', 'decode tokens; TPOT is their mean', '1024')
     .option('--positions <n>', 'decode positions simulated (evenly spaced; TPOT is near-linear in position)', '1')
     .option('--sample-layers <n>', 'decoder layers simulated; the rest repeat the steady-state layer', '3')
+    .option('--max-sim-steps <n>', 'refuse runs whose GEMM and attention tiles exceed this many simulated steps per decode position', '10000000')
     .option('--weights <type>', 'decoder-layer linear weights: bf16, or a low-bit type with a group, e.g. u4g128, i6g128, f6e3m2g128', 'bf16')
     .addOption(new Option('--weight-cache <policy>', 'override how weights are loaded (isolates a mechanism)').choices(['default', 'streaming', 'nontemporal']))
     .addOption(new Option('--store-cache <policy>', 'override how activations are stored').choices(['default', 'streaming', 'nontemporal']))
@@ -48,9 +49,9 @@ export interface ResolvedCompare {
 export async function resolveCompareOptions(o: Record<string, string | undefined>, io: Io): Promise<ResolvedCompare> {
   const model = loadModel(o.model!);
   const registry = await loadBackends(io.cwd);
-  const backends = o.backends ? o.backends.split(',').map((n) => registry.get(n.trim())) : registry.all();
+  const backends = o.backends !== undefined ? parseNameList('--backends', o.backends).map((n) => registry.get(n)) : registry.all();
   const known = new Set([...policyNames(), ...registry.all().flatMap((b) => b.policies.map((p) => p.policy))]);
-  const policies = o.policies ? o.policies.split(',').map((p) => p.trim()) : null;
+  const policies = o.policies !== undefined ? parseNameList('--policies', o.policies) : null;
   for (const p of policies ?? []) if (!known.has(p)) throw inputError(`--policies: unknown policy '${p}' (known: ${[...known].join(', ')})`);
   const opts: CompareOptions = {
     backends,
@@ -62,6 +63,7 @@ export async function resolveCompareOptions(o: Record<string, string | undefined
     layers: parseInt1('--sample-layers', o.sampleLayers!, 1, 1000),
     overrides: overridesOf(o),
     weights: parseWeightType(o.weights ?? 'bf16'),
+    maxSimSteps: parseInt1('--max-sim-steps', o.maxSimSteps ?? '10000000', 1, 1e12),
   };
   const simulated = Math.min(opts.layers, model.numLayers);
   const sampling: CompareSampling = {

@@ -1,6 +1,7 @@
 import type { ValidationRow } from '@fleet/core';
 
 function fmt(v: number, unit: string): string {
+  if (unit === 'claim holds') return v ? 'holds' : 'fails';
   if (!Number.isFinite(v)) return v > 0 ? '∞' : '-∞';
   if (unit === 'rate' || unit === 'fraction') return `${(v * 100).toFixed(1)}%`;
   if (unit === 'tasks') return v.toFixed(0);

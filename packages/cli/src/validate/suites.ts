@@ -2,6 +2,7 @@ import type { BackendRegistry, ValidationRow } from '@fleet/core';
 import { fleetMi350Jobs, fleetMi350Validation } from './fleet-mi350.js';
 import { gemvMi300xValidation } from './gemv-mi300x.js';
 import * as ops from '@fleet/ops';
+import { attentionValidation, attentionValidationPoints } from '@fleet/ops';
 import { h100Validation } from '@fleet/backend-h100';
 
 /** A validation suite: the backend(s) it needs, how much work it is, and how to run it. */
@@ -35,5 +36,25 @@ export const SUITES: ValidationSuite[] = [
     backends: ['h100'],
     points: 86,
     run: (registry, tick) => h100Validation(registry.get('h100'), ops, { tick }),
+  },
+  {
+    name: 'numa-attention',
+    description: 'NUMA-aware FlashAttention-2 mapping study on MI300X: the seven published claims',
+    backends: ['mi300x'],
+    points: attentionValidationPoints(),
+    run: (registry, tick) =>
+      attentionValidation([registry.get('mi300x')], { tick }).map((r) => ({
+        suite: 'numa-attention',
+        experiment: `${r.claim} — predicted ${r.predicted}`,
+        kind: 'claim' as const,
+        published: 1,
+        predicted: r.ok ? 1 : 0,
+        unit: 'claim holds',
+        error: r.ok ? 0 : -100,
+        errorUnit: '%' as const,
+        tolerance: 0,
+        ok: r.ok,
+        source: 'Optimizing Attention on GPUs by Exploiting GPU Architectural NUMA Effects (AMD/Duke), reference/numa-attention-mi300x.json',
+      })),
   },
 ];

@@ -75,7 +75,9 @@ export class BandwidthResource {
     if (gen !== this.generation) return; // superseded by a later arrival or departure
     this.advance();
     // Everything within rounding of the virtual clock is done.
-    const eps = 1e-9 * Math.max(1, this.v);
+    // Relative slack on the virtual clock, and enough absolute slack that late in a long run
+    // (large `now`) rounding of the wake-up time cannot leave a flow a hair short forever.
+    const eps = Math.max(1e-9 * Math.max(1, this.v), 4 * Number.EPSILON * this.engine.now * this.rate());
     const done = this.done;
     let n = 0;
     while (this.active > 0 && this.finish[0]! <= this.v + eps) {

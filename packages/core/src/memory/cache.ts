@@ -75,8 +75,9 @@ export class Cache {
   }
 
   private setOf(block: number): number {
-    // Fibonacci hashing spreads strided block ids over the sets, as address hashing does.
-    return ((Math.imul(block, 0x9e3779b1) >>> 0) % this.sets) * this.ways;
+    // Fibonacci hashing: the product's high bits spread strided block ids over the sets, as
+    // address hashing does (its low bits would repeat the ids' low bits).
+    return Math.floor(((Math.imul(block, 0x9e3779b1) >>> 0) / 4294967296) * this.sets) * this.ways;
   }
 
   /**

@@ -1,6 +1,6 @@
-import * as fs from 'node:fs';
 import type { DType } from '../graph/op-graph.js';
 import type { ModelSpec } from './model-spec.js';
+import { readBoundedText } from './files.js';
 import { lineError, oneLine, showValue } from './messages.js';
 import { parameterCount } from './parameters.js';
 
@@ -144,14 +144,12 @@ export function parseHfConfig(json: unknown, origin: string): ModelSpec {
   return spec;
 }
 
+/** A `config.json` is a few kilobytes: a larger file is something else (a shard, a dump) and is not read whole. */
+export const MAX_CONFIG_BYTES = 16 * 2 ** 20;
+
 /** Read and parse a `config.json` file; I/O and JSON errors become one-line `FleetError`s. */
 export function readHfConfig(path: string): ModelSpec {
-  let text: string;
-  try {
-    text = fs.readFileSync(path, 'utf8');
-  } catch (e) {
-    throw lineError(`${path}: cannot read: ${oneLine(e)}`);
-  }
+  const text = readBoundedText(path, MAX_CONFIG_BYTES, 'a config.json');
   let json: unknown;
   try {
     json = JSON.parse(text);

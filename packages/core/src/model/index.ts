@@ -2,7 +2,7 @@
 export type { ModelSpec } from './model-spec.js';
 export { MODEL_PRESETS, listPresets } from './presets.js';
 export { parameterCount } from './parameters.js';
-export { parseHfConfig, readHfConfig, SUPPORTED_MODEL_TYPES, MAX_DIMENSION, MAX_LAYERS, MAX_PARAMETERS } from './hf-config.js';
+export { parseHfConfig, readHfConfig, SUPPORTED_MODEL_TYPES, MAX_CONFIG_BYTES, MAX_DIMENSION, MAX_LAYERS, MAX_PARAMETERS } from './hf-config.js';
 export {
   readSafetensorsHeader,
   SAFETENSORS_DTYPE_BYTES,

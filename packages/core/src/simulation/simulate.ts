@@ -44,12 +44,12 @@ export interface StepResult {
 function workerPartitions(backend: Backend, workersPerPartition: number): number[] {
   const cus = backend.topology.partitions.computeUnits;
   const P = cus.length;
+  for (const [p, n] of cus.entries()) {
+    if (workersPerPartition > n) throw new FleetError(`backend ${backend.name}: ${workersPerPartition} workers per partition, but partition ${p} has ${n} compute units`);
+  }
   const out: number[] = [];
   for (let w = 0; w < P * workersPerPartition; w++) {
     out.push(backend.costModel.hardwareDispatch === 'round-robin-partition' ? w % P : Math.floor(w / workersPerPartition));
-  }
-  for (const [p, n] of cus.entries()) {
-    if (workersPerPartition > n) throw new FleetError(`backend ${backend.name}: ${workersPerPartition} workers per partition, but partition ${p} has ${n} compute units`);
   }
   return out;
 }

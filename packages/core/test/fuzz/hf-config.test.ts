@@ -3,13 +3,15 @@
  * `loadModel` on files. Every input is either a model whose invariants hold (and whose decode
  * graph can be built) or a one-line `FleetError` naming the file, the field and the rule.
  */
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import fc from 'fast-check';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import {
   buildDecodeGraph,
   loadModel,
+  MAX_CONFIG_BYTES,
   MAX_DIMENSION,
   MAX_LAYERS,
   MAX_PARAMETERS,
@@ -19,8 +21,9 @@ import {
   type ModelSpec,
 } from '../../src/model/index.js';
 import { removeTempDirs, tempDir } from '../model/fixtures.js';
-import { fuzz, outcome, rejected, rejects } from './oracle.js';
+import { FUZZ_TIMEOUT_MS, fuzz, outcome, rejected, rejects } from './oracle.js';
 
+vi.setConfig({ testTimeout: FUZZ_TIMEOUT_MS });
 afterAll(removeTempDirs);
 
 const ORIGIN = 'fuzz/config.json';
@@ -116,7 +119,7 @@ describe('config.json fuzzing: parseHfConfig', () => {
   it('head and KV-head counts must divide: refused with the rule, or a consistent model', () => {
     fc.assert(
       fc.property(base, fc.integer({ min: 1, max: 8192 }), fc.integer({ min: 1, max: 128 }), fc.integer({ min: 1, max: 128 }), (cfg, hidden, heads, kv) => {
-        const c = { ...cfg, hidden_size: hidden, num_attention_heads: heads, num_key_value_heads: kv };
+        const c: Record<string, unknown> = { ...cfg, hidden_size: hidden, num_attention_heads: heads, num_key_value_heads: kv };
         delete c.head_dim;
         const o = outcome(() => parseHfConfig(c, ORIGIN));
         if (hidden % heads !== 0) expect(rejected(o, "'num_attention_heads'", "'hidden_size'")).toContain('must divide');
@@ -245,5 +248,25 @@ describe('config.json regressions', () => {
     for (const v of [Number.NaN, Infinity, -Infinity]) {
       expect(rejects(() => parseHfConfig({ ...BASES.llama, hidden_size: v }, ORIGIN), "'hidden_size'")).toContain(`(${String(v)})`);
     }
+  });
+
+  it('special files are refused without being opened: /dev/zero used to exhaust memory, a FIFO to hang', () => {
+    expect(rejects(() => loadModel('/dev/zero'), '/dev/zero')).toContain('must be a regular file');
+    const d = tempDir();
+    const fifo = path.join(d, 'config.json');
+    try {
+      execFileSync('mkfifo', [fifo]);
+    } catch {
+      return; // no mkfifo here: nothing more to check
+    }
+    expect(rejects(() => loadModel(fifo), fifo)).toContain('named pipe');
+    expect(rejects(() => loadModel(d), fifo)).toContain('named pipe');
+  });
+
+  it('a config.json larger than any config is refused without reading it', () => {
+    const f = path.join(tempDir(), 'config.json');
+    fs.writeFileSync(f, '');
+    fs.truncateSync(f, MAX_CONFIG_BYTES + 1); // sparse: costs no disk
+    expect(rejects(() => loadModel(f), f)).toContain('too large for a config.json');
   });
 });

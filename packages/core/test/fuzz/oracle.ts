@@ -12,16 +12,24 @@ export const CASE_LIMIT_MS = 1000;
 export const CASE_MEMORY_BYTES = 256 * 2 ** 20;
 
 /**
- * Fast-check parameters: a fixed seed, so CI runs the same cases every time (set
- * `FLEET_FUZZ_SEED` to explore others; a failure prints the seed and path to replay it).
+ * Fast-check parameters: a fixed seed, so CI runs the same cases every time. To explore,
+ * set `FLEET_FUZZ_SEED` (a failure prints the seed and path that replay it) and
+ * `FLEET_FUZZ_RUNS` (a multiplier of every property's number of cases).
  */
 export function fuzz(numRuns: number): { numRuns: number; seed: number; endOnFailure: true } {
-  const env = process.env.FLEET_FUZZ_SEED;
-  return { numRuns, seed: env === undefined ? 0x5eed : Number(env), endOnFailure: true };
+  const seed = process.env.FLEET_FUZZ_SEED;
+  const scale = Number(process.env.FLEET_FUZZ_RUNS ?? 1);
+  return { numRuns: Math.max(1, Math.round(numRuns * scale)), seed: seed === undefined ? 0x5eed : Number(seed), endOnFailure: true };
 }
 
 /** Words a message uses to state the rule that was broken. */
-export const RULE = /must|allowed|supported|expect|at most|missing|exceed|beyond|overlap|invalid|not valid|unknown|twice|shorter|cannot|no default export|no config\.json|not a preset|too large|absurdly/;
+export const RULE = /must|allowed|supported|expect|at most|missing|exceed|beyond|overlap|invalid|not valid|unknown|twice|shorter|needs|failed|cannot|no default export|no config\.json|not a preset|too large|absurdly/;
+
+/**
+ * A test-level time limit: the properties take a few seconds; this only stops a hang, and
+ * grows with `FLEET_FUZZ_RUNS`. Call `vi.setConfig({ testTimeout: FUZZ_TIMEOUT_MS })`.
+ */
+export const FUZZ_TIMEOUT_MS = 30_000 * Math.max(1, Number(process.env.FLEET_FUZZ_RUNS ?? 1));
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; error: FleetError };
 

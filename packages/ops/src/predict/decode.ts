@@ -11,9 +11,16 @@ import {
   type PolicySupport,
   type MemoryCounters,
   type ModelSpec,
+  type OpGraph,
+  DTYPE_BYTES,
+  parameterCount,
   type SimEvent,
 } from '@fleet/core';
 import { compilePolicy } from '../policies/compile.js';
+import { STEP_K, TILE_M, TILE_N } from '../decompose/linear.js';
+import { KV_CHUNK } from '../decompose/attention.js';
+import { decoderLinearBytes } from '../quant/cost.js';
+import { DENSE_BF16 } from '../quant/weight-type.js';
 import type { WeightType } from '../quant/weight-type.js';
 import { POLICIES, withOverrides, type PolicyDef, type PolicyOverrides } from '../policies/policy.js';
 
@@ -31,6 +38,11 @@ export interface DecodeOptions {
   granularityBytes?: number;
   /** Type of the decoder layers' linear weights (default bf16). */
   weights?: WeightType;
+  /**
+   * Refuse a configuration whose GEMM tiles would take more simulated steps than this per
+   * decode position (time and memory budget; default 50 million).
+   */
+  maxSimSteps?: number;
   /** Schedule knobs overriding the policy's own (cache policies, SiLU fusion, traversal…). */
   overrides?: PolicyOverrides;
   observers?: ((events: readonly SimEvent[]) => void)[];
@@ -52,6 +64,35 @@ export interface DecodePrediction {
   dispatchesPerToken: number;
   launchesPerToken: number;
   backendMetrics: BackendMetric[];
+}
+
+/** Default budget of simulated tile steps per decode position (≈ a minute of simulation on one core). */
+export const DEFAULT_MAX_SIM_STEPS = 10_000_000;
+
+/** GEMM and attention tile steps a compiled step will simulate, estimated from the op graph before compiling. */
+export function simulationSteps(g: OpGraph, layers: ReadonlySet<number>): number {
+  let n = 0;
+  for (const op of g.ops) {
+    if (!layers.has(op.layer)) continue;
+    if (op.kind === 'linear') n += Math.ceil(op.m / TILE_M) * Math.ceil(op.n / TILE_N) * Math.ceil(op.k / STEP_K);
+    else if (op.kind === 'attention') n += op.batch * op.kvHeads * Math.ceil(op.kvLen / KV_CHUNK);
+  }
+  return n;
+}
+
+/** Bytes a decode run needs resident in device memory: the weights and the whole KV cache. */
+export function residentBytes(model: ModelSpec, batch: number, tokens: number, weights: WeightType | undefined): number {
+  const el = DTYPE_BYTES[model.dtype];
+  const layerLinear = decoderLinearBytes({ ...model, numLayers: 1 }, weights ?? DENSE_BF16).total * (weights ? 1 : el / 2);
+  const rest = (parameterCount(model) - decoderLinearElements(model)) * el;
+  const kv = 2 * model.numLayers * batch * model.numKvHeads * model.headDim * tokens * el;
+  return layerLinear * model.numLayers + rest + kv;
+}
+
+function decoderLinearElements(m: ModelSpec): number {
+  const q = m.numHeads * m.headDim;
+  const kv = m.numKvHeads * m.headDim;
+  return m.numLayers * m.hiddenSize * (q + 2 * kv + q + 3 * m.intermediateSize);
 }
 
 /** How a persistent policy's megakernel is organised on a backend (workers, schedulers, counting). */
@@ -84,6 +125,11 @@ export function predictDecode(backend: Backend, model: ModelSpec, opts: DecodeOp
   if (!Number.isInteger(opts.decode) || opts.decode < 1) throw inputError(`--decode must be a positive integer (got ${opts.decode})`);
   if (!Number.isInteger(opts.prompt) || opts.prompt < 0) throw inputError(`--prompt must be a non-negative integer (got ${opts.prompt})`);
 
+  const need = residentBytes(model, opts.batch, opts.prompt + opts.decode, opts.weights);
+  const capacity = backend.topology.memory.hbm.capacityBytes;
+  if (need > capacity) {
+    return unsupported(`does not fit: weights and KV cache need ${(need / 1e9).toFixed(1)} GB, ${backend.name} has ${(capacity / 1e9).toFixed(1)} GB of device memory`);
+  }
   const nPos = Math.max(1, Math.min(opts.decode, opts.positions ?? 2));
   const positions = Array.from({ length: nPos }, (_, i) => opts.prompt + Math.floor(((i + 0.5) * opts.decode) / nPos));
   const S = Math.max(1, Math.min(model.numLayers, opts.layers ?? 3));
@@ -99,8 +145,15 @@ export function predictDecode(backend: Backend, model: ModelSpec, opts: DecodeOp
   let tasksPerLayer = 0;
   const total = zeroCounters();
   const metrics: BackendMetric[] = [];
+  const budget = opts.maxSimSteps ?? DEFAULT_MAX_SIM_STEPS;
   for (const pos of positions) {
     const g = buildDecodeGraph(model, { batch: opts.batch, contextLen: pos });
+    const estimate = simulationSteps(g, new Set([-1, L, ...layers]));
+    if (estimate > budget) {
+      throw inputError(
+        `simulation too large: ${model.name} at batch ${opts.batch} needs about ${estimate.toExponential(2)} tile steps per decode position (limit ${budget.toExponential(2)}); raise it with --max-sim-steps or simulate fewer layers with --sample-layers`,
+      );
+    }
     const tg = compilePolicy(g, def, backend.topology, {
       layers,
       weights: opts.weights,
