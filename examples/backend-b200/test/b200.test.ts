@@ -1,7 +1,7 @@
 import { coherenceScope, loadBackend, partitionCount, totalComputeUnits, validateTopology } from '@fleet/core';
 import { describe, expect, it } from 'vitest';
 import b200, { B200_LATENCY_NS, params, policies, topology } from '../src/index.js';
-import { numericLeafPointers, resolvePointer, TAG } from './provenance.js';
+import { numericLeafPointers, PROVENANCE_TAG as TAG, resolvePointer } from '@fleet/core/conformance';
 
 const relErr = (a: number, b: number) => Math.abs(a - b) / b;
 const policy = (name: string) => policies.find((p) => p.policy === name)!;

@@ -2,7 +2,7 @@ import { topology as mi300x } from '@fleet/backend-mi300x';
 import { coherenceScope, loadBackend, partitionCount, totalComputeUnits, validateTopology } from '@fleet/core';
 import { describe, expect, it } from 'vitest';
 import descriptor, { params, policies, topology } from '../src/index.js';
-import { numericLeafPointers, resolvePointer, TAG } from './provenance.js';
+import { numericLeafPointers, PROVENANCE_TAG as TAG, resolvePointer } from '@fleet/core/conformance';
 
 const relErr = (a: number, b: number) => Math.abs(a - b) / b;
 

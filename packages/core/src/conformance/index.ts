@@ -13,8 +13,10 @@ import { API_VERSION } from '../plugin/contract.js';
 import { checkDescriptor, isApiCompatible, loadBackend } from '../plugin/load-backend.js';
 import { simulateGraph } from '../simulation/simulate.js';
 import { syntheticGraph } from './synthetic-graph.js';
+import { numericLeafPointers, PROVENANCE_TAG, resolvePointer } from './provenance.js';
 
 export { syntheticGraph } from './synthetic-graph.js';
+export { numericLeafPointers, resolvePointer, PROVENANCE_TAG } from './provenance.js';
 
 export interface ConformanceOptions {
   name?: string;
@@ -33,6 +35,14 @@ export function runConformanceSuite(descriptor: unknown, options: ConformanceOpt
       expect(b.topology.partitions.computeUnits.length).toBeGreaterThan(0);
       expect(b.topology.memory.hbm.achievableBandwidthBytesPerNs).toBeLessThanOrEqual(b.topology.memory.hbm.peakBandwidthBytesPerNs);
       expect(Object.keys(b.topology.sources).length).toBeGreaterThan(0);
+    });
+
+    it('gives every number of its topology a tagged source, and every source names a field', () => {
+      const t = loadBackend(descriptor, label).topology;
+      const keys = Object.keys(t.sources);
+      expect(numericLeafPointers(t).filter((p) => !keys.includes(p))).toEqual([]);
+      expect(keys.filter((k) => resolvePointer(t, k) === undefined)).toEqual([]);
+      expect(Object.entries(t.sources).filter(([, s]) => !PROVENANCE_TAG.test(s))).toEqual([]);
     });
 
     it('declares its policies, supported or with a reason', () => {

@@ -38,7 +38,7 @@ import {
 } from '@fleet/core';
 import { KV_CHUNK } from '../decompose/attention.js';
 import { compilePolicy, type CompileOptions } from './compile.js';
-import type { PolicyDef } from './policy.js';
+import { POLICIES, type PolicyDef } from './policy.js';
 
 export type ClusterDataflow = 'split-token' | 'split-head';
 
@@ -59,19 +59,7 @@ export interface ClusterFusionOptions extends CompileOptions {
  * decompositions. (Its own name, so a `compilePolicy` that dispatches 'clusterfusion' here
  * cannot recurse.)
  */
-export const CLUSTERFUSION_BASE: PolicyDef = {
-  name: 'clusterfusion-kernels',
-  description: 'Hopper: QKV projection + attention + output projection fused per KV-head group in a thread-block cluster (DSMEM collectives), FFN as kernels, one CUDA graph',
-  style: 'kernel-per-op',
-  launchMode: 'graph',
-  chipletLinear: false,
-  fuseActivation: false,
-  splitK: true,
-  weightPolicy: 'default',
-  storePolicy: 'default',
-  twoLevelCounting: false,
-  chipletAware: false,
-};
+export const CLUSTERFUSION_BASE: PolicyDef = { ...POLICIES.find((p) => p.name === 'clusterfusion')!, name: 'clusterfusion-kernels' };
 
 /** Ops of a layer the fused kernel replaces (the norm before it stays fused with the residual add). */
 const FUSED = ['qkv_proj', 'qk_norm', 'rope', 'kv_append', 'attention', 'o_proj'];

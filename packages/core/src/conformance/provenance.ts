@@ -1,4 +1,4 @@
-/** Test helpers: every number of a topology must say where it comes from. */
+/** Every number of a topology must say where it comes from: helpers to check that. */
 
 /**
  * JSON pointers of the numeric leaves of `value` (RFC 6901 escaping). An array of numbers is
@@ -30,5 +30,8 @@ export function resolvePointer(root: unknown, pointer: string): unknown {
   return cur;
 }
 
-/** A provenance string starts with one of hardware.md's tags. */
-export const TAG = /^(DS|DER|MEAS\*?|CAL|UNC|REP)[\s/]/;
+/**
+ * A provenance string starts with its tag: DS (datasheet), DER (derived), MEAS (measured),
+ * MEAS* (measured on a close relative), CAL (calibrated), UNC (assumed), REP (reported).
+ */
+export const PROVENANCE_TAG = /^(DS|DER|MEAS\*?|CAL|UNC|REP)[\s/]/;
