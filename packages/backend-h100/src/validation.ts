@@ -16,7 +16,6 @@ import {
   zeroCounters,
   type Backend,
   type CollectiveModel,
-  type LinearOp,
   type ModelSpec,
   type OpGraph,
   type SimEvent,
@@ -43,6 +42,7 @@ export interface OpsForValidation {
   ): { status: string; tpotMs: number; reason?: string };
   compilePolicy(graph: OpGraph, policy: PolicyLike, topology: Topology, opts: { layers: readonly number[] }): TaskGraph;
   readonly POLICIES: readonly PolicyLike[];
+  linearOpGraph(m: number, n: number, k: number): OpGraph;
   compileClusterFusion(
     graph: OpGraph,
     topology: Topology,
@@ -89,26 +89,10 @@ function row(
   };
 }
 
-function linearGraph(m: number, n: number, k: number): OpGraph {
-  const op: LinearOp = { id: 'L0.proj', kind: 'linear', layer: 0, m, n, k, weight: 'L0.w', inputs: ['x', 'L0.w'], outputs: ['y'] };
-  return {
-    model: 'linear',
-    batch: m,
-    contextLen: 0,
-    layers: 1,
-    tensors: [
-      { name: 'x', kind: 'activation', shape: [m, k], dtype: 'bf16' },
-      { name: 'L0.w', kind: 'weight', shape: [n, k], dtype: 'bf16' },
-      { name: 'y', kind: 'activation', shape: [m, n], dtype: 'bf16' },
-    ],
-    ops: [op],
-  };
-}
-
 /** One linear op launched on its own under kernel-per-op-graph, µs (launch and graph node included). */
 export function linearOpUs(backend: Backend, ops: OpsForValidation, m: number, n: number, k: number): { us: number; l2HitRate: number } {
   const def = ops.POLICIES.find((p) => p.name === 'kernel-per-op-graph')!;
-  const r = simulateGraph(backend, ops.compilePolicy(linearGraph(m, n, k), def, backend.topology, { layers: [0] }), { launchMode: def.launchMode });
+  const r = simulateGraph(backend, ops.compilePolicy(ops.linearOpGraph(m, n, k), def, backend.topology, { layers: [0] }), { launchMode: def.launchMode });
   const c = zeroCounters();
   for (const b of r.counters) addCounters(c, b);
   return { us: r.timeNs / 1000, l2HitRate: l2HitRate(c) };

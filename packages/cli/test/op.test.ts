@@ -49,6 +49,47 @@ describe('fleet op', () => {
     expect(bad.err).toMatch(/cannot run 'fleet-mtile'/);
   });
 
+  it('--weights u4g128 reads about a quarter of the bf16 bytes plus the scales, and is faster', async () => {
+    const n = 4096;
+    const k = 4096;
+    const packed = (n * k * 4) / 8;
+    const scales = Math.ceil(k / 128) * n * 2;
+    for (const backend of ['h100', 'mi350']) {
+      const dense = JSON.parse((await run(['op', '--backend', backend, ...gemv, '--json'])).out);
+      const q = JSON.parse((await run(['op', '--backend', backend, ...gemv, '--weights', 'u4g128', '--json'])).out);
+      expect(dense.weights).toBe('bf16');
+      expect(dense.weightBytes).toBe(n * k * 2);
+      expect(q.weights).toBe('u4g128');
+      expect(q.weightBytes).toBe(packed + scales);
+      // every packed code comes from HBM; the rest is a share of the scales (and the activation)
+      expect(q.hbmReadBytes).toBeGreaterThanOrEqual(packed);
+      expect(q.hbmReadBytes).toBeLessThanOrEqual(dense.hbmReadBytes / 4 + scales);
+      expect(q.hbmReadBytes / dense.hbmReadBytes).toBeGreaterThan(0.25);
+      expect(q.hbmReadBytes / dense.hbmReadBytes).toBeLessThan(0.27);
+      expect(q.timeUs).toBeLessThan(dense.timeUs);
+    }
+  });
+
+  it('--weights takes any low-bit type: fewer bits, fewer bytes', async () => {
+    const bytes = async (w: string) => JSON.parse((await run(['op', '--backend', 'h100', ...gemv, '--weights', w, '--json'])).out).hbmReadBytes as number;
+    const [u2, u4, i6, f6, e4m3] = await Promise.all(['u2g64', 'u4g128', 'i6g128', 'f6e3m2g128', 'e4m3g128'].map(bytes));
+    expect(u2).toBeLessThan(u4);
+    expect(u4).toBeLessThan(i6);
+    expect(f6).toBe(i6);
+    expect(i6).toBeLessThan(e4m3);
+    const table = await run(['op', '--backend', 'h100', ...gemv, '--weights', 'f6e3m2g128']);
+    expect(table.out).toMatch(/linear m=1 n=4096 k=4096 f6e3m2g128: /);
+  });
+
+  it('rejects an unknown or unmodelled weight type in one line, exit 2', async () => {
+    for (const [w, pattern] of [['u4g100', /--weights: group 100/], ['int4', /--weights: unknown weight type 'int4'/], ['fp32', /--weights: 'fp32'/]] as const) {
+      const r = await run(['op', '--backend', 'h100', ...gemv, '--weights', w]);
+      expect(r.code, w).toBe(2);
+      expect(r.err).toMatch(pattern);
+      expect(r.err.trim().split('\n')).toHaveLength(1);
+    }
+  });
+
   it('rejects bad shapes with exit code 2', async () => {
     for (const args of [['--m', '0', '--n', '8', '--k', '8'], ['--m', '1', '--n', 'x', '--k', '8'], ['--m', '1', '--n', '8']]) {
       const r = await run(['op', '--backend', 'h100', ...args]);

@@ -48,7 +48,7 @@ describe('fleet verify', () => {
       expect(x.steps[0]!.tasks).toBeGreaterThan(10);
     }
     const passed = j.results.filter((x) => x.status === 'pass').map((x) => `${x.backend}/${x.policy}`);
-    for (const want of ['mi350/fleet-mtile', 'mi350/fleet-msplit', 'mi300x/mirage', 'h100/mirage', 'h100/kernel-per-op', 'mi300x/kernel-per-op-graph']) expect(passed).toContain(want);
+    for (const want of ['mi350/fleet-mtile', 'mi350/fleet-msplit', 'mi300x/mirage', 'h100/mirage', 'h100/kernel-per-op', 'mi300x/kernel-per-op-graph', 'h100/clusterfusion']) expect(passed).toContain(want);
     expect(j.results.find((x) => x.backend === 'h100' && x.policy === 'fleet-mtile')!.status).toBe('unsupported');
   }, 60_000);
 
@@ -69,6 +69,23 @@ describe('fleet verify', () => {
     expect(r.err).toMatch(/verification failed for 2 of 2 runs/);
     const j = JSON.parse(r.out) as { results: Row[] };
     expect(j.results.every((x) => x.status === 'fail' && x.maxRelError! > 0.5)).toBe(true);
+  });
+
+  it('verifies ClusterFusion on H100 over two steps, and fails it when the fused kernel stops waiting for the norm', async () => {
+    const ok = await run(['verify', '--backend', 'h100', '--policy', 'clusterfusion', '--batch', '2', '--steps', '2', '--json']);
+    expect(ok.code, ok.err).toBe(0);
+    const j = JSON.parse(ok.out) as { tolerance: number; results: (Row & { steps: { cacheRelError: number }[] })[] };
+    expect(j.results).toHaveLength(1);
+    expect(j.results[0]!.status).toBe('pass');
+    expect(j.results[0]!.steps).toHaveLength(2);
+    for (const s of j.results[0]!.steps) {
+      expect(s.maxRelError).toBeLessThanOrEqual(j.tolerance);
+      expect(s.cacheRelError).toBeLessThanOrEqual(j.tolerance);
+    }
+    const bad = await run(['verify', '--backend', 'h100', '--policy', 'clusterfusion', '--drop-dependency', 'L1.qkv_proj', '--steps', '1']);
+    expect(bad.code).toBe(1);
+    expect(bad.out).toMatch(/h100\s+clusterfusion\s+fail/);
+    expect(bad.err.trim().split('\n')).toHaveLength(1);
   });
 
   it('verifies a config.json + safetensors checkpoint with its own weights', async () => {
@@ -92,6 +109,7 @@ describe('fleet verify', () => {
     ['negative tolerance', ['verify', '--tolerance', '-1'], /--tolerance: '-1'/],
     ['a preset too large to run', ['verify', '--model', 'qwen3-8b'], /too large to run functionally/],
     ['an op that starts no stage', ['verify', '--backend', 'mi350', '--policy', 'mirage', '--drop-dependency', 'L9.nothing'], /no stage of policy mirage starts at op 'L9.nothing'/],
+    ['an op inside a kernel', ['verify', '--backend', 'h100', '--policy', 'clusterfusion', '--drop-dependency', 'L0.rope'], /no stage of policy clusterfusion starts at op 'L0.rope' \(stages start at embed, L0.attn_norm, L0.qkv_proj/],
   ];
   for (const [name, args, pattern] of bad) {
     it(`bad input (${name}): one line, exit 2`, async () => {

@@ -7,30 +7,11 @@ import {
   zeroCounters,
   type Backend,
   type LinearOp,
-  type OpGraph,
-  type PersistentOptions,
 } from '@fleet/core';
-import { CLUSTERFUSION_BASE, compilePolicy, POLICIES, type PolicyDef } from '@fleet/ops';
+import { CLUSTERFUSION_BASE, compilePolicy, DENSE_BF16, linearOpGraph, parseWeightType, persistentOptionsFor, POLICIES, type PolicyDef, type WeightType } from '@fleet/ops';
 import { loadBackends } from '../backends.js';
 import { parseInt1 } from '../compare.js';
 import type { Io } from '../io.js';
-
-/** A graph holding one linear op y[m, n] = x[m, k] · W[n, k]ᵀ in bf16. */
-export function singleLinearGraph(m: number, n: number, k: number): OpGraph {
-  const op: LinearOp = { id: 'L0.proj', kind: 'linear', layer: 0, m, n, k, weight: 'L0.w', inputs: ['x', 'L0.w'], outputs: ['y'] };
-  return {
-    model: 'linear',
-    batch: m,
-    contextLen: 0,
-    layers: 1,
-    tensors: [
-      { name: 'x', kind: 'activation', shape: [m, k], dtype: 'bf16' },
-      { name: 'L0.w', kind: 'weight', shape: [n, k], dtype: 'bf16' },
-      { name: 'y', kind: 'activation', shape: [m, n], dtype: 'bf16' },
-    ],
-    ops: [op],
-  };
-}
 
 export interface OpResult {
   backend: string;
@@ -39,12 +20,16 @@ export interface OpResult {
   m: number;
   n: number;
   k: number;
+  /** Weight type: `bf16`, or a low-bit type with its group (e.g. `u4g128`). */
+  weights: string;
+  /** Bytes of the weight as stored: packed codes plus group scales when quantized. */
+  weightBytes: number;
   timeUs: number;
   hbmReadBytes: number;
   hbmWriteBytes: number;
   l2HitRate: number;
   tasks: number;
-  /** Weight bytes over the time: the bandwidth the op reached. */
+  /** Stored weight bytes over the time: the bandwidth the op reached. */
   weightTBps: number;
 }
 
@@ -53,23 +38,18 @@ export interface OpResult {
  * simulated from a cold cache. Time includes the launch (a graph node for graph policies).
  * ClusterFusion runs projections outside its fused block as kernel-per-op-graph kernels.
  */
-export function runLinearOp(backend: Backend, policy: string, m: number, n: number, k: number): OpResult {
+export function runLinearOp(backend: Backend, policy: string, m: number, n: number, k: number, weights: WeightType = DENSE_BF16): OpResult {
   const support = backend.policies.find((p) => p.policy === policy);
   if (!support) throw inputError(`--policy: backend ${backend.name} does not declare '${policy}' (it has: ${backend.policies.map((p) => p.policy).join(', ')})`);
   if (support.unsupportedReason) throw inputError(`--policy: ${backend.name} cannot run '${policy}': ${support.unsupportedReason}`);
   const def: PolicyDef | undefined = policy === 'clusterfusion' ? CLUSTERFUSION_BASE : POLICIES.find((p) => p.name === policy);
   if (!def) throw inputError(`--policy: '${policy}' has no compiler in @fleet/ops (known: ${POLICIES.map((p) => p.name).join(', ')})`);
-  const graph = compilePolicy(singleLinearGraph(m, n, k), def, backend.topology, { layers: [0] });
-  const cus = backend.topology.partitions.computeUnits;
-  const persistent: PersistentOptions | undefined =
-    def.style === 'persistent'
-      ? {
-          workersPerPartition: support.workersPerPartition ?? Math.min(...cus) - 1,
-          chipletAware: def.chipletAware,
-          schedulers: support.globalSchedulers ?? (support.schedulersPerPartition ?? 1) * cus.length,
-          twoLevelCounting: def.twoLevelCounting,
-        }
-      : undefined;
+  const opGraph = linearOpGraph(m, n, k);
+  const graph = compilePolicy(opGraph, def, backend.topology, { layers: [0], weights, kernels: support.kernels });
+  const op = opGraph.ops[0] as LinearOp;
+  // What the simulation reads: the weight buffer (packed codes when quantized) and its scales.
+  const weightBytes = graph.buffers.filter((b) => b.name === op.weight || b.name === `${op.weight}.scales`).reduce((s, b) => s + b.bytes, 0);
+  const persistent = def.style === 'persistent' ? persistentOptionsFor(backend, def, support) : undefined;
   const r = simulateGraph(backend, graph, { launchMode: def.launchMode, persistent });
   const c = zeroCounters();
   for (const b of r.counters) addCounters(c, b);
@@ -80,12 +60,14 @@ export function runLinearOp(backend: Backend, policy: string, m: number, n: numb
     m,
     n,
     k,
+    weights: weights.name,
+    weightBytes,
     timeUs: Math.round(r.timeNs) / 1000,
     hbmReadBytes: Math.round(c.hbmReadBytes),
     hbmWriteBytes: Math.round(c.hbmWriteBytes),
     l2HitRate: Math.round(l2HitRate(c) * 1e4) / 1e4,
     tasks: graph.tasks.length,
-    weightTBps: Math.round(((n * k * 2) / r.timeNs / 1000) * 1000) / 1000,
+    weightTBps: Math.round((weightBytes / r.timeNs / 1000) * 1000) / 1000,
   };
 }
 
@@ -100,6 +82,7 @@ export function registerOp(program: Command, io: Io): void {
     .requiredOption('--n <n>', 'output features (rows of the weight)')
     .requiredOption('--k <n>', 'input features')
     .option('--policy <name>', 'scheduling policy whose decomposition to use', 'kernel-per-op-graph')
+    .option('--weights <type>', 'weight type: bf16, or a low-bit type with a group, e.g. u4g128, i6g128, f6e3m2g128 (packed codes + scales, dequantized in the kernel)', 'bf16')
     .option('--json', 'machine-readable output')
     .action(async (o) => {
       const registry = await loadBackends(io.cwd);
@@ -107,8 +90,10 @@ export function registerOp(program: Command, io: Io): void {
       const m = parseInt1('--m', o.m as string, 1, 65536);
       const n = parseInt1('--n', o.n as string, 1, 1 << 20);
       const k = parseInt1('--k', o.k as string, 1, 1 << 20);
-      const r = runLinearOp(backend, o.policy as string, m, n, k);
+      const weights = parseWeightType(String(o.weights));
+      if (weights.kind === 'dense' && weights.bits !== 16) throw inputError(`--weights: '${String(o.weights)}': dense weights are modelled as 16-bit (bf16, fp16); use a low-bit type such as u4g128 to change the bytes`);
+      const r = runLinearOp(backend, o.policy as string, m, n, k, weights);
       if (o.json) io.out(JSON.stringify({ schemaVersion: 1, ...r }, null, 2) + '\n');
-      else io.out(`${r.backend} ${r.policy} linear m=${m} n=${n} k=${k}: ${r.timeUs.toFixed(2)} µs, HBM read ${(r.hbmReadBytes / 1e6).toFixed(2)} MB, L2 hit ${(r.l2HitRate * 100).toFixed(1)}%, ${r.weightTBps} TB/s of weights, ${r.tasks} tasks\n`);
+      else io.out(`${r.backend} ${r.policy} linear m=${m} n=${n} k=${k} ${r.weights}: ${r.timeUs.toFixed(2)} µs, HBM read ${(r.hbmReadBytes / 1e6).toFixed(2)} MB, L2 hit ${(r.l2HitRate * 100).toFixed(1)}%, ${r.weightTBps} TB/s of weights, ${r.tasks} tasks\n`);
     });
 }

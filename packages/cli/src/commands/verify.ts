@@ -60,7 +60,7 @@ export function registerVerify(program: Command, io: Io): void {
     .option('--steps <n>', 'decode steps', '2')
     .option('--seed <n>', 'seed of the random weights, KV cache and tokens', '1')
     .option('--tolerance <x>', 'largest accepted max |logit − reference| / max |reference| (default 2e-2 for bf16/fp16 models, 1e-4 for fp32)')
-    .option('--drop-dependency <op-id>', 'fault injection: the stage starting at this op (e.g. lm_head, L1.o_proj) no longer waits for the stage before it; verification should then fail')
+    .option('--drop-dependency <op-id>', 'fault injection: the stage or kernel starting at this op (e.g. lm_head, L1.o_proj, L1.qkv_proj) no longer waits for the one before it; verification should then fail')
     .addOption(new Option('--format <fmt>', 'output format').choices(['table', 'json']).default('table'))
     .option('--json', 'same as --format json')
     .action(async (o) => {
@@ -108,7 +108,7 @@ export function registerVerify(program: Command, io: Io): void {
             status: r.status,
             ...(r.reason ? { reason: r.reason } : {}),
             maxRelError: finite(r.maxRelError),
-            steps: r.steps.map((s) => ({ ...s, maxRelError: finite(s.maxRelError), maxAbsError: finite(s.maxAbsError) })),
+            steps: r.steps.map((s) => ({ ...s, maxRelError: finite(s.maxRelError), maxAbsError: finite(s.maxAbsError), cacheRelError: finite(s.cacheRelError) })),
           })),
         };
         io.out(JSON.stringify(out, null, 2) + '\n');

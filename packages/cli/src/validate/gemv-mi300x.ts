@@ -1,5 +1,5 @@
-import { relativeError, simulateGraph, type Backend, type LinearOp, type OpGraph, type ValidationRow } from '@fleet/core';
-import { compilePolicy, POLICIES } from '@fleet/ops';
+import { relativeError, simulateGraph, type Backend, type ValidationRow } from '@fleet/core';
+import { compilePolicy, linearOpGraph, POLICIES } from '@fleet/ops';
 
 /**
  * Batch-1 GEMV bandwidth on MI300X against the vendor kernels measured in ROCm PR 12329
@@ -14,28 +14,11 @@ const CASES = [
 ];
 const TOLERANCE_PCT = 15;
 
-/** One linear op y = x Wᵀ with M = 1, as a kernel would run it alone. */
-function gemvGraph(n: number, k: number): OpGraph {
-  const op: LinearOp = { id: 'L0.gemv', kind: 'linear', layer: 0, m: 1, n, k, weight: 'L0.w', inputs: ['x', 'L0.w'], outputs: ['y'] };
-  return {
-    model: 'gemv',
-    batch: 1,
-    contextLen: 0,
-    layers: 1,
-    tensors: [
-      { name: 'x', kind: 'activation', shape: [1, k], dtype: 'fp16' },
-      { name: 'L0.w', kind: 'weight', shape: [n, k], dtype: 'fp16' },
-      { name: 'y', kind: 'activation', shape: [1, n], dtype: 'fp16' },
-    ],
-    ops: [op],
-  };
-}
-
 export function gemvMi300xValidation(backend: Backend, tick: (label: string) => void = () => {}): ValidationRow[] {
   const kernel = POLICIES.find((p) => p.name === 'kernel-per-op-graph')!;
   return CASES.map(({ n, k, tbps }) => {
     tick(`mi300x gemv ${n}×${k}`);
-    const graph = compilePolicy(gemvGraph(n, k), kernel, backend.topology, { layers: [0] });
+    const graph = compilePolicy(linearOpGraph(1, n, k, 'fp16'), kernel, backend.topology, { layers: [0] });
     const r = simulateGraph(backend, graph, { launchMode: 'graph' });
     // Kernel time only: the launch gap before it is not part of the measured kernel.
     const ns = r.timeNs - backend.costModel.launch.graphNodeNs - backend.costModel.endOfKernel.barrierNs;

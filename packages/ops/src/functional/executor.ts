@@ -12,11 +12,15 @@
  * - a linear tile's K range is the slice of the activation it reads (split-K tiles add
  *   their partial sums); a fused residual epilogue also stores the residual sum, and a fused
  *   SiLU·mul stores the activation columns its region names;
- * - a flash-decoding task's KV chunks are the K-cache slices its tiles read.
+ * - a flash-decoding task's KV chunks are the K-cache slices its tiles read;
+ * - a fused attention block (ClusterFusion: one kernel of thread-block clusters per layer)
+ *   is computed per cluster, see `ClusterPlan`: each CTA stores the K/V-cache entries and the
+ *   output-projection partial sums its write regions name, the partials added to the output.
  * A chiplet-task (run by every worker of a partition) reads when its first worker starts
  * and stores when its last worker ends.
  */
 import { DTYPE_BYTES, type AttentionOp, type LinearOp, type OpGraph, type Region, type RowOp, type SimEvent, type Task, type TaskGraph, type TensorSpec } from '@fleet/core';
+import { ClusterPlan } from './cluster-plan.js';
 import { actMul } from '../numerics/elementwise.js';
 import type { DecodeOps, KvChunk, Tensors } from './decode-ops.js';
 import { stagesOf, type Stage } from './stages.js';
@@ -33,6 +37,17 @@ interface Store {
   add: boolean;
   indices: number[];
   values: ArrayLike<number>;
+}
+
+/**
+ * A stage's local copy of memory as its tasks read it. `done` records what a fused attention
+ * block has already computed in it (attention outputs of `request:kvHead` units).
+ */
+interface View {
+  key: string;
+  t: Tensors;
+  local: Map<string, Float32Array>;
+  done: Set<string>;
 }
 
 /** Ops whose rows are head vectors of `qkv` or cache entries rather than tensor rows. */
@@ -147,7 +162,7 @@ export class FunctionalExecutor {
    * on it. Tasks of a stage that see the same memory share one view (a kernel's workgroups
    * mostly start before any of them ends), so a stage's row ops run once, not once per task.
    */
-  private view(stage: Stage, prepare: (t: Tensors) => void): { t: Tensors; local: Map<string, Float32Array> } {
+  private view(stage: Stage, prepare: (t: Tensors) => void): View {
     const key = stage.tensors.map((n) => this.memory.signature(n, stage.first)).join('|');
     const hit = this.views.get(stage.first);
     if (hit && hit.key === key) return hit;
@@ -159,12 +174,12 @@ export class FunctionalExecutor {
       return x;
     };
     prepare(t);
-    const v = { key, t, local };
+    const v: View = { key, t, local, done: new Set() };
     this.views.set(stage.first, v);
     return v;
   }
 
-  private readonly views = new Map<number, { key: string; t: Tensors; local: Map<string, Float32Array> }>();
+  private readonly views = new Map<number, View>();
 
   /** The op of `stage` whose output `tensor` is (the last one writing it). */
   private writerOf(stage: Stage, tensor: string, task: Task): number {
@@ -181,6 +196,8 @@ export class FunctionalExecutor {
         return this.runLinear(task, stage);
       case 'attention':
         return this.runAttention(task, stage);
+      case 'cluster':
+        return this.runCluster(task, stage);
     }
   }
 
@@ -337,6 +354,87 @@ export class FunctionalExecutor {
           }
         }
         stores.push({ tensor, op: stage.indices[stage.ops.length - 1]!, add: false, indices, values });
+      }
+    }
+    return stores;
+  }
+
+  private readonly clusterPlans = new Map<number, ClusterPlan>();
+  /** The view each cluster of a fused attention block reads, by `stage first:cluster`. */
+  private readonly clusterViews = new Map<string, View>();
+
+  private clusterPlan(stage: Stage): ClusterPlan {
+    let plan = this.clusterPlans.get(stage.first);
+    if (!plan) {
+      const ops = stage.ops;
+      const tasks = this.tg.tasks.filter((t) => this.stages[t.id] === stage);
+      const names = { bufferName: (r: Region) => this.bufferName(r), elementBytes: (n: string) => this.elementBytes(n) };
+      plan = new ClusterPlan(names, ops[0] as LinearOp, ops[ops.length - 2] as AttentionOp, ops[ops.length - 1] as LinearOp, tasks);
+      this.clusterPlans.set(stage.first, plan);
+    }
+    return plan;
+  }
+
+  /**
+   * A fused attention block (ClusterFusion). A cluster's CTAs exchange q/k/v slices and
+   * softmax statistics, so each CTA's result depends on what all of them read: the cluster
+   * reads memory once, when its first CTA starts (its QKV projection over the columns its
+   * CTAs' W_qkv rows cover, q/k-norm, RoPE and KV append in registers, then split-KV attention
+   * over the chunks its CTAs read). Each CTA stores, when it ends, the K/V entries its write
+   * regions name and its output-projection partial sums, added to the output as the kernel's
+   * atomic adds are. (The added partials start from zeros: the output buffer is zeroed before
+   * the kernel, as ClusterFusion's host code does.)
+   */
+  private runCluster(task: Task, stage: Stage): Store[] {
+    const plan = this.clusterPlan(stage);
+    const { qkv: qkvOp, att, out: outOp } = plan;
+    const round = this.ops.round;
+    const clusterKey = `${stage.first}:${plan.clusterOf.get(task.id)!}`;
+    let v = this.clusterViews.get(clusterKey);
+    if (!v) {
+      v = this.view(stage, (t) => {
+        const y = t(qkvOp.outputs[0]!);
+        for (const [m, cols] of plan.qkvCols) {
+          for (const [n0, n1] of cols) {
+            const p = this.ops.linearBox(qkvOp, t, { m0: m, m1: m + 1, n0, n1 });
+            for (let i = 0; i < p.length; i++) y[m * qkvOp.n + n0 + i] = round(p[i]!);
+          }
+        }
+        for (const op of stage.ops.slice(1, -2)) this.ops.rowOp(op as RowOp, t);
+      });
+      this.clusterViews.set(clusterKey, v);
+    }
+    const { t, local, done } = v;
+    const d = att.headDim;
+    const group = att.heads / att.kvHeads;
+    const attn = t(att.outputs[0]!);
+    const attend = (m: number, g: number): void => {
+      const unit = `${m}:${g}`;
+      if (done.has(unit)) return;
+      const ch = plan.chunks.get(unit);
+      if (!ch) throw new Error(`task ${task.name} projects the attention output of request ${m}, KV head ${g}, which no CTA of its block attends to (no K-cache read)`);
+      const o = this.ops.attentionGroup(att, t, m, g, ch);
+      const base = (m * att.heads + g * group) * d;
+      for (let i = 0; i < o.length; i++) attn[base + i] = round(o[i]!);
+      done.add(unit);
+    };
+    const outPos = stage.ops.length - 1;
+    const stores: Store[] = [];
+    for (const tile of task.tiles) {
+      for (const p of plan.outputPartials(task, tile.reads, tile.writes)) {
+        for (const g of plan.groupsOf(p)) attend(p.m, g);
+        const values = this.ops.linearBox(outOp, t, { m0: p.m, m1: p.m + 1, n0: p.n0, n1: p.n1, k0: p.k0, k1: p.k1 });
+        const indices = Array.from({ length: p.n1 - p.n0 }, (_, i) => p.m * outOp.n + p.n0 + i);
+        stores.push({ tensor: outOp.outputs[0]!, op: stage.indices[outPos]!, add: true, indices, values });
+      }
+      for (const r of tile.writes) {
+        const tensor = this.bufferName(r);
+        if (tensor === outOp.outputs[0]) continue;
+        const pos = this.writerOf(stage, tensor, task);
+        if (pos === outPos - 1) throw new Error(`task ${task.name}: a fused attention block stores its attention output ${tensor} (only its output projection's partial sums are modelled)`);
+        const indices = this.regionElements(r, tensor, task);
+        const data = local.get(tensor)!;
+        stores.push({ tensor, op: stage.indices[pos]!, add: false, indices, values: indices.map((i) => data[i]!) });
       }
     }
     return stores;

@@ -1,8 +1,8 @@
 /**
  * `fleet verify`: run decode steps of a small model through a policy's compiled task graph
- * on a backend's simulated timeline with real numbers, and compare the logits with the
- * plain straight-line reference. A schedule that lets a task run before a producer it
- * needs, drops a tile, or misplaces a write gives wrong logits.
+ * on a backend's simulated timeline with real numbers, and compare the logits (and the KV
+ * caches they leave) with the plain straight-line reference. A schedule that lets a task run
+ * before a producer it needs, drops a tile, or misplaces a write gives wrong numbers.
  *
  * Both runs start from the same weights, KV cache (random, standing for a prompt already
  * prefilled) and tokens; each keeps its own KV cache from step to step, and both are fed the
@@ -23,7 +23,7 @@ import {
 } from '@fleet/core';
 import { rounder, type FloatDType } from '../numerics/dtype.js';
 import { Rng } from '../numerics/random.js';
-import { compilePolicy } from '../policies/compile.js';
+import { compilePolicy, type CompileOptions } from '../policies/compile.js';
 import { POLICIES, type PolicyDef } from '../policies/policy.js';
 import { DecodeOps, DEFAULT_SEMANTICS, type DecodeSemantics } from './decode-ops.js';
 import { FunctionalExecutor } from './executor.js';
@@ -32,13 +32,10 @@ import { VersionedMemory } from './versioned-memory.js';
 import { modelFloatDType, randomWeights, type ModelWeights } from './weights.js';
 
 /**
- * Policies whose compiled graphs hold stages the executor has no semantics for yet: the
- * ClusterFusion kernel fuses QKV projection through output projection per cluster, with
- * DSMEM gathers and reductions and atomically added outputs.
+ * Policies whose compiled graphs hold stages the executor has no semantics for yet, with the
+ * reason (none at present: every policy with a compiler runs functionally).
  */
-export const FUNCTIONALLY_UNSUPPORTED: Readonly<Record<string, string>> = {
-  clusterfusion: 'functional execution of the fused cluster kernel (DSMEM gather/reduce, atomic output projection) is not modelled yet',
-};
+export const FUNCTIONALLY_UNSUPPORTED: Readonly<Record<string, string>> = {};
 
 /** Models larger than this are refused: functional runs hold every weight in memory. */
 export const MAX_VERIFY_PARAMETERS = 200e6;
@@ -58,6 +55,11 @@ export interface VerifyOptions {
   semantics?: Partial<DecodeSemantics>;
   /** Largest accepted max-relative error of the logits (default: `defaultTolerance`). */
   tolerance?: number;
+  /**
+   * Cluster policies: overrides of the backend's cluster size and active clusters, and the
+   * dataflow (default: what the backend declares, as predictions use it).
+   */
+  cluster?: CompileOptions['cluster'];
   /** Rewrites each compiled graph before it runs (tests drop dependency edges with it). */
   transform?: (graph: TaskGraph, step: number) => TaskGraph;
 }
@@ -74,6 +76,12 @@ export interface VerifyStep {
    * are not a near-tie (within twice `maxAbsError`) that explains it.
    */
   tokenMismatches: number;
+  /**
+   * max |cache − reference cache| / max |reference cache| over the layers' K and V caches
+   * after the step: a lost or misplaced KV append shows here at once, while it moves the
+   * logits only a little (one cached position among many) and only from the next step on.
+   */
+  cacheRelError: number;
   tasks: number;
   simulatedNs: number;
 }
@@ -124,7 +132,8 @@ function growCache(src: Float32Array, batch: number, kvHeads: number, from: numb
   return out;
 }
 
-function compareLogits(got: Float32Array, want: Float32Array): { rel: number; abs: number } {
+/** max |got − want| (∞ where got is NaN), max |want| and their ratio. */
+function compareTensors(got: Float32Array, want: Float32Array): { rel: number; abs: number; scale: number } {
   let abs = 0;
   let scale = 0;
   for (let i = 0; i < want.length; i++) {
@@ -132,7 +141,7 @@ function compareLogits(got: Float32Array, want: Float32Array): { rel: number; ab
     abs = Number.isNaN(d) ? Infinity : Math.max(abs, d);
     scale = Math.max(scale, Math.abs(want[i]!));
   }
-  return { rel: scale > 0 ? abs / scale : abs, abs };
+  return { rel: scale > 0 ? abs / scale : abs, abs, scale };
 }
 
 /** Verify one policy on one backend. */
@@ -172,10 +181,14 @@ export function verifyDecode(backend: Backend, spec: ModelSpec, opts: VerifyOpti
   let tokens = Float32Array.from({ length: batch }, () => rng.int(vocab));
 
   const sim = simulationOptions(backend, def, support);
+  // The cluster configuration predictions use (the framework kernel granularity, `kernels`,
+  // is not applied: its repeated passes and split-K reduction kernels are costs, not numerics).
+  const cluster = { size: support.clusterSize, maxActiveClusters: support.maxActiveClusters, collectives: backend.collectives, ...opts.cluster };
   // Compiled regions count activations as 2-byte elements; an fp32 model's op graph is built
   // with 2-byte tensors so regions and tensors agree (the numerics still run in fp32).
   const graphSpec: ModelSpec = spec.dtype === 'fp32' ? { ...spec, dtype: 'bf16' } : spec;
   let worst = 0;
+  let worstCache = 0;
   for (let step = 0; step < steps; step++) {
     const ctx = context + step;
     const graph = buildDecodeGraph(graphSpec, { batch, contextLen: ctx });
@@ -188,12 +201,18 @@ export function verifyDecode(backend: Backend, spec: ModelSpec, opts: VerifyOpti
     const refTokens = state.get('tokens')!.slice();
     refCache = new Map(cacheNames.map((n) => [n, state.get(n)!.slice()]));
 
-    let tg = compilePolicy(graph, def, backend.topology, { layers });
+    let tg = compilePolicy(graph, def, backend.topology, { layers, cluster });
     if (opts.transform) tg = opts.transform(tg, step);
     const memory = new VersionedMemory(graph, round);
     for (const n of cacheNames) memory.setInitial(n, growCache(funCache.get(n)!, batch, kvh, ctx, ctx + 1, d));
     memory.setInitial('tokens', tokens);
-    const exec = new FunctionalExecutor(graph, tg, memory, new DecodeOps(graph, weights, sem));
+    let exec: FunctionalExecutor;
+    try {
+      exec = new FunctionalExecutor(graph, tg, memory, new DecodeOps(graph, weights, sem));
+    } catch (e) {
+      // A compiled graph whose tasks name ops or stages the op graph cannot have: no numbers to compare.
+      return { ...base, status: 'fail', reason: `step ${step}: ${e instanceof Error ? e.message : String(e)}`, maxRelError: Infinity };
+    }
     let simulatedNs: number;
     try {
       simulatedNs = simulateGraph(backend, tg, { ...sim, observers: [exec.observer] }).timeNs;
@@ -208,7 +227,15 @@ export function verifyDecode(backend: Backend, spec: ModelSpec, opts: VerifyOpti
     const funLogits = memory.latest('logits');
     const funTokens = memory.latest('tokens');
     funCache = new Map(cacheNames.map((n) => [n, memory.latest(n).slice()]));
-    const err = compareLogits(funLogits, refLogits);
+    let cacheAbs = 0;
+    let cacheScale = 0;
+    for (const n of cacheNames) {
+      const c = compareTensors(funCache.get(n)!, refCache.get(n)!);
+      cacheAbs = Math.max(cacheAbs, c.abs);
+      cacheScale = Math.max(cacheScale, c.scale);
+    }
+    const cacheRel = cacheScale > 0 ? cacheAbs / cacheScale : cacheAbs;
+    const err = compareTensors(funLogits, refLogits);
     let mismatches = 0;
     for (let b = 0; b < batch; b++) {
       if (funTokens[b] === refTokens[b]) continue;
@@ -216,8 +243,9 @@ export function verifyDecode(backend: Backend, spec: ModelSpec, opts: VerifyOpti
       const nearTie = Number.isInteger(ft) && ft >= 0 && ft < vocab && refLogits[b * vocab + ft]! >= refLogits[b * vocab + refTokens[b]!]! - 2 * err.abs;
       if (!nearTie) mismatches++;
     }
-    base.steps.push({ step, contextLen: ctx, maxRelError: err.rel, maxAbsError: err.abs, tokenMismatches: mismatches, tasks: tg.tasks.length, simulatedNs });
+    base.steps.push({ step, contextLen: ctx, maxRelError: err.rel, maxAbsError: err.abs, tokenMismatches: mismatches, cacheRelError: cacheRel, tasks: tg.tasks.length, simulatedNs });
     worst = Math.max(worst, err.rel);
+    worstCache = Math.max(worstCache, cacheRel);
     tokens = refTokens;
   }
   const badTokens = base.steps.reduce((n, s) => n + s.tokenMismatches, 0);
@@ -226,6 +254,8 @@ export function verifyDecode(backend: Backend, spec: ModelSpec, opts: VerifyOpti
       ? `max relative error ${worst.toExponential(2)} exceeds the tolerance ${tolerance.toExponential(2)}`
       : badTokens > 0
         ? `${badTokens} greedy tokens differ from the reference's without a near-tie in its logits`
-        : undefined;
+        : worstCache > tolerance
+          ? `the KV cache differs from the reference's: max relative error ${worstCache.toExponential(2)} exceeds the tolerance ${tolerance.toExponential(2)}`
+          : undefined;
   return { ...base, status: reason ? 'fail' : 'pass', ...(reason ? { reason } : {}), maxRelError: worst };
 }

@@ -135,7 +135,9 @@ export function compileClusterFusion(graph: OpGraph, topology: Topology, opts: C
       if (ops.some((o) => !FUSED.includes(o))) throw new Error(`clusterfusion: kernel ${k.name} mixes fused and unfused ops`);
       if (fusedDone.has(k.layer)) continue;
       fusedDone.add(k.layer);
-      const kernel: KernelSpec = { id: kernels.length, name: `L${k.layer}.cluster_attention`, opIds: FUSED.map((o) => `L${k.layer}.${o}`), layer: k.layer, tasks: [] };
+      // The ops of this layer the kernel replaces, in graph order (q/k norm only where the model has it).
+      const opIds = graph.ops.filter((o) => o.layer === k.layer && FUSED.includes(o.id.replace(/^L\d+\./, ''))).map((o) => o.id);
+      const kernel: KernelSpec = { id: kernels.length, name: `L${k.layer}.cluster_attention`, opIds, layer: k.layer, tasks: [] };
       for (const t of fusedTasks(graph, k.layer, topology, opts, N, dataflow, bufId)) {
         kernel.tasks.push(tasks.length);
         tasks.push({ ...t, id: tasks.length, kernel: kernel.id });
