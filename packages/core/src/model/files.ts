@@ -30,16 +30,21 @@ function kind(s: fs.Stats): string {
   return 'special file';
 }
 
+/** Open a regular file for reading (FIFOs, devices and directories refused), one-line errors. */
+export function openRegularFile(path: string): number {
+  statRegularFile(path);
+  try {
+    return fs.openSync(path, 'r');
+  } catch (e) {
+    throw lineError(`${path}: cannot open: ${oneLine(e)}`);
+  }
+}
+
 /** The UTF-8 text of a regular file of at most `maxBytes` (files that report size 0, as in /proc, included). */
 export function readBoundedText(path: string, maxBytes: number, what: string): string {
   const stat = statRegularFile(path);
   if (stat.size > maxBytes) throw lineError(`${path}: ${stat.size} bytes is too large for ${what} (at most ${maxBytes})`);
-  let fd: number;
-  try {
-    fd = fs.openSync(path, 'r');
-  } catch (e) {
-    throw lineError(`${path}: cannot read: ${oneLine(e)}`);
-  }
+  const fd = openRegularFile(path);
   try {
     const chunk = Buffer.alloc(65536);
     const chunks: Buffer[] = [];

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import { FleetError } from '../errors/fleet-error.js';
-import { statRegularFile } from './files.js';
+import { openRegularFile } from './files.js';
 import { lineError, oneLine, showValue } from './messages.js';
 
 /**
@@ -61,13 +61,7 @@ function readFully(fd: number, buf: Buffer, position: number, path: string): voi
 
 /** Read the raw JSON header text and the file layout, closing the file in every case. */
 function readHeaderText(path: string): { text: string; headerBytes: number; dataBytes: number } {
-  statRegularFile(path);
-  let fd: number;
-  try {
-    fd = fs.openSync(path, 'r');
-  } catch (e) {
-    throw lineError(`${path}: cannot open: ${oneLine(e)}`);
-  }
+  const fd = openRegularFile(path);
   try {
     let size: number;
     try {
