@@ -79,7 +79,7 @@ describe('clusterfusion compilation', () => {
     expect(CLUSTERFUSION_BASE.launchMode).toBe(kpo.launchMode);
   });
 
-  it('runs one cluster of N CTAs per (request, KV group), capped by the co-resident clusters', () => {
+  it('runs one cluster of N CTAs per KV group, capped by the co-resident clusters', () => {
     const all = fusedKernel(compileClusterFusion(graph, backend.topology, { layers: [0], clusterSize: 4, collectives: models }));
     expect(all.tasks).toHaveLength(8 * 4); // 8 KV groups at batch 1
     const capped = fusedKernel(compileClusterFusion(graph, backend.topology, { layers: [0], clusterSize: 4, collectives: models, maxActiveClusters: () => 3 }));
@@ -98,6 +98,64 @@ describe('clusterfusion compilation', () => {
         const bytes = ids.map((id) => tasks.flatMap((t) => t.tiles).flatMap((t) => t.reads).filter((r) => r.buffer === id).reduce((s, r) => s + r.bytes * (r.rows ?? 1), 0));
         expect(bytes, `${dataflow} N=${clusterSize}`).toEqual([6144 * 4096 * 2, 4096 * 4096 * 2]);
       }
+    }
+  });
+
+  it('one cluster per KV group serves the whole batch: weights read once, activations, attention and collectives per request', () => {
+    const one = compileClusterFusion(graph, backend.topology, { layers: [0], clusterSize: 4, collectives: models });
+    const B = 8;
+    const tg = compileClusterFusion(buildDecodeGraph(qwen, { batch: B, contextLen: 1000 }), backend.topology, { layers: [0], clusterSize: 4, collectives: models, requestSplit: 1 });
+    const { tasks } = fusedKernel(tg);
+    expect(tasks).toHaveLength(fusedKernel(one).tasks.length);
+    const id = (n: string) => tg.buffers.find((b) => b.name === n)!.id;
+    const regions = (buffer: number, rw: 'reads' | 'writes') => tasks.flatMap((t) => t.tiles).flatMap((t) => t[rw]).filter((r) => r.buffer === buffer);
+    const bytes = (buffer: number, rw: 'reads' | 'writes' = 'reads') => regions(buffer, rw).reduce((s, r) => s + r.bytes * (r.rows ?? 1), 0);
+    expect([bytes(id('L0.w_qkv')), bytes(id('L0.w_o'))]).toEqual([6144 * 4096 * 2, 4096 * 4096 * 2]);
+    expect(bytes(id('L0.k_cache'))).toBe(tg.buffers[id('L0.k_cache')]!.bytes);
+    // every QKV tile reads all B input rows; every output tile adds into the same columns of all B output rows
+    for (const r of regions(id('x'), 'reads')) expect([r.offset, r.bytes, r.rows, r.strideBytes]).toEqual([0, 4096 * 2, B, 4096 * 2]);
+    const o = regions(id('o'), 'writes');
+    expect(o.every((r) => r.rows === B && r.strideBytes === 4096 * 2)).toBe(true);
+    expect(bytes(id('o'), 'writes')).toBe(8 * B * 4096 * 2); // 8 groups' partial sums per output element
+    // B times the flops; one KV append per request and group
+    const flops = (g: typeof tg) => fusedKernel(g).tasks.flatMap((t) => t.tiles).filter((t) => !t.reads.some((r) => g.buffers[r.buffer]!.name.endsWith('_cache'))).reduce((s, t) => s + t.flops, 0);
+    expect(flops(tg)).toBe(B * flops(one));
+    expect(regions(id('L0.v_cache'), 'writes')).toHaveLength(B * 8);
+    // collective messages grow with the batch, so their latency does not shrink
+    const a = buildDecodeGraph(qwen, { batch: B, contextLen: 1000 }).ops.find((x) => x.kind === 'attention') as AttentionOp;
+    const a1 = graph.ops.find((x) => x.kind === 'attention') as AttentionOp;
+    expect(clusterMessages(a, 4, 'split-token').gather).toBe(B * clusterMessages(a1, 4, 'split-token').gather);
+    expect(clusterMessages(a, 4, 'split-head').reduces).toEqual(clusterMessages(a1, 4, 'split-head').reduces.map((x) => B * x));
+  });
+
+  it('at batch 8 the fused kernel reads what it reads at batch 1 plus 7 more requests’ KV cache and input rows, not 8× the weights', () => {
+    const run = (batch: number) => {
+      const g = buildDecodeGraph(qwen, { batch, contextLen: 1000 });
+      const att = g.ops.find((x) => x.kind === 'attention') as AttentionOp;
+      const { tasks } = fusedKernel(compileClusterFusion(g, backend.topology, { layers: [0], clusterSize: 4, collectives: models, requestSplit: 1 }));
+      const read = tasks.flatMap((t) => t.tiles).flatMap((t) => t.reads).reduce((s, r) => s + r.bytes * (r.rows ?? 1), 0);
+      return { read, kvPerRequest: 2 * att.kvHeads * att.kvLen * att.headDim * 2, qkvTiles: tasks.length };
+    };
+    const [one, eight] = [run(1), run(8)];
+    expect(eight.read - one.read).toBe(7 * (one.kvPerRequest + one.qkvTiles * 4096 * 2));
+  });
+
+  it('by default idle clusters share a KV group’s requests: each reads the group’s weights once for its share', () => {
+    const B = 8;
+    const g = buildDecodeGraph(qwen, { batch: B, contextLen: 1000 });
+    // (hopper-like: 132 SMs hold at most 33 clusters of 4, so at most 4 per group)
+    for (const [active, split] of [[8, 1], [16, 2], [17, 2], [32, 4], [1000, 4]] as const) {
+      const tg = compileClusterFusion(g, backend.topology, { layers: [0], clusterSize: 4, collectives: models, maxActiveClusters: () => active });
+      const { tasks } = fusedKernel(tg);
+      expect(tasks, `${active} clusters`).toHaveLength(Math.min(8 * split, active) * 4);
+      const id = (n: string) => tg.buffers.find((b) => b.name === n)!.id;
+      const tiles = tasks.flatMap((t) => t.tiles);
+      const bytes = (buffer: number) => tiles.flatMap((t) => t.reads).filter((r) => r.buffer === buffer).reduce((s, r) => s + r.bytes * (r.rows ?? 1), 0);
+      expect([bytes(id('L0.w_qkv')), bytes(id('L0.w_o'))]).toEqual([split * 6144 * 4096 * 2, split * 4096 * 4096 * 2]);
+      expect(bytes(id('L0.k_cache'))).toBe(tg.buffers[id('L0.k_cache')]!.bytes);
+      // each output element gets one partial sum per KV group, whatever the split
+      const o = tiles.flatMap((t) => t.writes).filter((r) => r.buffer === id('o'));
+      expect(o.reduce((s, r) => s + r.bytes * (r.rows ?? 1), 0)).toBe(8 * B * 4096 * 2);
     }
   });
 
@@ -131,6 +189,7 @@ describe('clusterfusion compilation', () => {
     expect(() => compileClusterFusion(graph, backend.topology, { layers: [0], clusterSize: 3 })).toThrow(/power of two/);
     expect(() => compileClusterFusion(graph, backend.topology, { layers: [0], clusterSize: 32 })).toThrow(/1\.\.16/);
     expect(() => compileClusterFusion(graph, mi350Backend().topology, { layers: [0], clusterSize: 2 })).toThrow(/cluster size/);
+    expect(() => compileClusterFusion(graph, backend.topology, { layers: [0], requestSplit: 0 })).toThrow(/requestSplit must be a positive integer/);
   });
 });
 

@@ -1,11 +1,11 @@
 /**
  * What the CTAs of a fused attention block (ClusterFusion) compute together, read off their
- * regions. Per (request, KV head) unit the CTAs of one cluster split the QKV projection's
- * rows (then gather q/k/v through DSMEM) and the KV sequence (then reduce the softmax
+ * regions. Per KV head the CTAs of one cluster split the QKV projection's rows (then gather
+ * q/k/v through DSMEM) and, for each request, the KV sequence (then reduce the softmax
  * statistics and the output), and each adds its rows of the output projection into the
- * output. So a CTA's result depends on what its whole cluster reads:
+ * output rows of the requests it serves. So a CTA's result depends on what its whole cluster reads:
  * - the QKV-projection columns a request row gets are the W_qkv rows its CTAs read (with the
- *   activation row those tiles read);
+ *   activation rows those tiles read: one, or a strided run of whole rows);
  * - a unit's flash-decoding chunks are the K-cache slices the cluster reads: position ranges,
  *   whole head vectors or (SplitHead) slices of the head dimension that together cover it;
  * - a CTA's clusters are the CTAs serving the same units (K-cache reads and the W_o columns
@@ -111,7 +111,7 @@ export class ClusterPlan {
     return out;
   }
 
-  /** [request, first column, end column) of each W_qkv read of a tile (whole weight rows, with the activation row). */
+  /** [request, first column, end column) of each W_qkv read of a tile, per activation row it reads (whole rows of both). */
   private qkvRows(task: Task, reads: readonly Region[]): Array<[number, number, number]> {
     const w = reads.filter((r) => this.names.bufferName(r) === this.qkv.weight);
     if (w.length === 0) return [];
@@ -119,16 +119,17 @@ export class ClusterPlan {
     const xName = this.qkv.inputs[0]!;
     const x = reads.find((r) => this.names.bufferName(r) === xName);
     const xe = this.names.elementBytes(xName);
-    if (!x || x.rows !== undefined || x.bytes !== k * xe || x.offset % (k * xe) !== 0) {
-      throw new Error(`task ${task.name}: a tile reading ${this.qkv.weight} must read one whole row of ${xName}`);
+    const xRows = x?.rows ?? 1;
+    if (!x || x.bytes !== k * xe || x.offset % (k * xe) !== 0 || (xRows > 1 && x.strideBytes !== k * xe)) {
+      throw new Error(`task ${task.name}: a tile reading ${this.qkv.weight} must read whole rows of ${xName}`);
     }
-    const r = x.offset / (k * xe);
+    const r0 = x.offset / (k * xe);
     const we = this.names.elementBytes(this.qkv.weight);
-    return w.map((reg) => {
+    return w.flatMap((reg) => {
       const e = reg.offset / we;
       const rows = reg.rows === undefined ? reg.bytes / we / k : reg.bytes === k * we && reg.strideBytes === k * we ? reg.rows : NaN;
       if (e % k !== 0 || !Number.isInteger(rows)) throw new Error(`task ${task.name}: reads part of a row of ${this.qkv.weight} (a split-K QKV projection inside a fused block is not modelled)`);
-      return [r, e / k, e / k + rows];
+      return Array.from({ length: xRows }, (_, i): [number, number, number] => [r0 + i, e / k, e / k + rows]);
     });
   }
 
@@ -165,7 +166,7 @@ export class ClusterPlan {
     return out;
   }
 
-  /** Output-projection tiles: a write of the output and the W_o rows × attention columns the tile reads. */
+  /** Output-projection tiles: each output row a write names (one, or a strided run) and the W_o rows × attention columns the tile reads. */
   outputPartials(task: Task, reads: readonly Region[], writes: readonly Region[]): OutputPartial[] {
     const name = this.out.outputs[0]!;
     const out: OutputPartial[] = [];
@@ -175,9 +176,10 @@ export class ClusterPlan {
       const oe = this.names.elementBytes(name);
       const len = w.bytes / oe;
       const e = w.offset / oe;
-      const m = Math.floor(e / n);
+      const m0 = Math.floor(e / n);
       const n0 = e % n;
-      if ((w.rows ?? 1) !== 1 || n0 + len > n) throw new Error(`task ${task.name}: a write of ${name} must lie within one row`);
+      const mRows = w.rows ?? 1;
+      if (n0 + len > n || (mRows > 1 && w.strideBytes !== n * oe)) throw new Error(`task ${task.name}: a write of ${name} must lie within one row (or the same columns of consecutive rows)`);
       const ranges: Array<[number, number]> = [];
       const we = this.names.elementBytes(this.out.weight);
       for (const r of reads) {
@@ -188,12 +190,13 @@ export class ClusterPlan {
         const cols = r.rows === undefined && k0 === 0 ? k : r.bytes / we;
         const rows = r.rows === undefined ? r.bytes / we / cols : r.rows;
         if (row0 !== n0 || rows !== len || (r.rows !== undefined && r.strideBytes !== k * we)) {
-          throw new Error(`task ${task.name}: writes ${name} columns ${n0}..${n0 + len - 1} of row ${m} but reads ${this.out.weight} rows ${row0}..${row0 + rows - 1}`);
+          throw new Error(`task ${task.name}: writes ${name} columns ${n0}..${n0 + len - 1} of row ${m0} but reads ${this.out.weight} rows ${row0}..${row0 + rows - 1}`);
         }
         ranges.push([k0, k0 + cols]);
       }
       if (ranges.length === 0) throw new Error(`task ${task.name}: writes ${name} without reading ${this.out.weight}`);
-      for (const [k0, k1] of merge(ranges)) out.push({ m, n0, n1: n0 + len, k0, k1 });
+      const merged = merge(ranges);
+      for (let m = m0; m < m0 + mRows; m++) for (const [k0, k1] of merged) out.push({ m, n0, n1: n0 + len, k0, k1 });
     }
     return out;
   }

@@ -3,15 +3,23 @@
  * attention and the output projection run as ONE kernel of thread-block clusters; the FFN (and
  * the residual + norm between them) stay kernels, all replayed as one CUDA graph.
  *
- * One cluster of N CTAs serves one (request, KV-head group) unit; with fewer co-resident clusters
- * than units, each cluster takes units round-robin (`maxActiveClusters`: clusters live inside
- * one GPC, so larger clusters leave SMs idle; and the kernel runtime holds one CTA per SM slot). Per CTA and unit (SplitToken, the default):
- *   1. its 1/N of the group's q, k and v rows of W_qkv against the normed input row;
+ * One cluster of N CTAs serves one KV-head group for the requests of the batch (the batch rows
+ * are the projections' M dimension, so a cluster reads its weights once per step, not once per
+ * request). Where the co-resident clusters outnumber the groups, `requestSplit` clusters share a
+ * group, each taking a contiguous share of the requests (the default: as many as fit, at most
+ * one per request), so a batch's attention does not run on a few SMs while the rest idle; their
+ * weight reads coincide in time and mostly hit L2. With fewer co-resident clusters than units,
+ * each cluster takes units round-robin (`maxActiveClusters`: clusters live inside one GPC, so
+ * larger clusters leave SMs idle; and the kernel runtime holds one CTA per SM slot). Per CTA and
+ * unit (SplitToken, the default):
+ *   1. its 1/N of the group's q, k and v rows of W_qkv against its requests' normed input rows;
  *   2. ClusterGather of the q/k/v slices (DSMEM), q/k norm and RoPE in registers;
- *   3. attention over its 1/N of the cached positions (CTA 0 also appends the new K/V);
- *   4. ClusterReduce of the softmax max and sum (one fp32 per query head) and of the output
- *      (the group's G·d fp16 values);
- *   5. its 1/N of the output projection's rows for the group's columns, added atomically.
+ *   3. request by request, attention over its 1/N of the cached positions (CTA 0 also appends
+ *      the new K/V);
+ *   4. ClusterReduce of the softmax max and sum (one fp32 per query head and request) and of the
+ *      output (the group's G·d fp16 values per request);
+ *   5. its 1/N of the output projection's rows for the group's columns, added atomically into
+ *      its requests' output rows.
  * SplitHead instead splits the head dimension: no gather, but the fp32 scores of every cached
  * position are reduced (and the output as in SplitToken).
  *
@@ -50,6 +58,8 @@ export interface ClusterFusionOptions extends CompileOptions {
   collectives?: readonly CollectiveModel[];
   /** Exchange through global memory instead of DSMEM (the "DSMEM disabled" ablation). */
   offChip?: boolean;
+  /** Clusters per KV-head group, each serving a contiguous share of the requests (default: as many as the co-resident clusters allow, at most one per request). */
+  requestSplit?: number;
   /** Clusters of a size that can be co-resident (default: Σ ⌊GPC SMs / size⌋ over the topology's partitions, one CTA per SM). */
   maxActiveClusters?: (clusterSize: number) => number;
 }
@@ -66,18 +76,19 @@ const FUSED = ['qkv_proj', 'qk_norm', 'rope', 'kv_append', 'attention', 'o_proj'
 const EL = 2;
 const FP32 = 4;
 
-/** Per-CTA message sizes of one unit's collectives, bytes. */
+/** Per-CTA message sizes of one unit's collectives, bytes (a unit serves one KV group for one or more requests). */
 export interface ClusterMessages {
   gather: number;
   reduces: number[];
 }
 
-/** The collectives one (request, group) unit runs, for a dataflow. */
-export function clusterMessages(op: AttentionOp, clusterSize: number, dataflow: ClusterDataflow): ClusterMessages {
+/** The collectives one KV-group unit serving `requests` requests runs for a dataflow: each request's messages, side by side. */
+export function clusterMessages(op: AttentionOp, clusterSize: number, dataflow: ClusterDataflow, requests = op.batch): ClusterMessages {
   const g = op.heads / op.kvHeads;
   const d = op.headDim;
-  if (dataflow === 'split-head') return { gather: 0, reduces: [g * op.kvLen * FP32, g * d * EL] };
-  return { gather: ((g + 2) * d * EL) / clusterSize, reduces: [g * FP32, g * FP32, g * d * EL] };
+  const B = requests;
+  if (dataflow === 'split-head') return { gather: 0, reduces: [B * g * op.kvLen * FP32, B * g * d * EL] };
+  return { gather: (B * (g + 2) * d * EL) / clusterSize, reduces: [B * g * FP32, B * g * FP32, B * g * d * EL] };
 }
 
 /** DSMEM bytes one unit moves: Σ collective traffic (seeds §3: Reduce(size, N) = size·log2 N·N, …). */
@@ -174,64 +185,82 @@ function fusedTasks(
   const hidden = qkv.k;
   const G = heads / kvHeads;
   if (d % N !== 0 || hidden % N !== 0) throw inputError(`clusterfusion: cluster size ${N} must divide the head dim ${d} and hidden ${hidden}`);
-  const units = batch * kvHeads;
   const active = Math.max(1, (opts.maxActiveClusters ?? ((s) => clustersFromPartitions(topology, s)))(N));
   // The kernel runtime runs one CTA per SM slot: at most ⌊SMs / N⌋ clusters run side by side.
   const slots = Math.max(1, Math.floor(topology.partitions.computeUnits.reduce((a, x) => a + x, 0) / N));
+  const split = opts.requestSplit;
+  if (split !== undefined && !(Number.isInteger(split) && split >= 1)) throw inputError(`clusterfusion: requestSplit must be a positive integer (got ${split})`);
+  // Clusters per KV group, each serving a contiguous share of the requests.
+  const S = Math.max(1, Math.min(batch, split ?? Math.floor(Math.min(active, slots) / kvHeads)));
+  const units = kvHeads * S;
   const C = Math.min(units, active, slots);
   const b = { x: bufId('x'), wqkv: bufId(qkv.weight), k: bufId(att.kCache), v: bufId(att.vCache), wo: bufId(oProj.weight), o: bufId(oProj.outputs[0]!) };
-  const m = clusterMessages(att, N, dataflow);
-  const gatherNs = collectiveNs('gather', m.gather, N, topology, opts);
-  const reduceNs = m.reduces.reduce((s, bytes) => s + collectiveNs('reduce', bytes, N, topology, opts), 0);
+  /** Gather and reduce latencies of a unit serving `nb` requests. */
+  const collectives = (nb: number) => {
+    const m = clusterMessages(att, N, dataflow, nb);
+    return {
+      gatherNs: collectiveNs('gather', m.gather, N, topology, opts),
+      reduceNs: m.reduces.reduce((s, bytes) => s + collectiveNs('reduce', bytes, N, topology, opts), 0),
+    };
+  };
   const rowsPer = d / N;
+  /** `bytes` at `offset` of `rows` consecutive request rows of an activation [batch, hidden] (one plain range for one row). */
+  const batchRows = (buffer: number, offset: number, bytes: number, rows: number): Region =>
+    rows > 1 ? { buffer, offset, bytes, rows, strideBytes: hidden * EL, policy: 'default' } : { buffer, offset, bytes, policy: 'default' };
   const out: Omit<Task, 'id' | 'kernel'>[] = [];
   for (let c = 0; c < C; c++) {
     for (let j = 0; j < N; j++) {
       const tiles: Tile[] = [];
       for (let u = c; u < units; u += C) {
-        const r = Math.floor(u / kvHeads);
         const g = u % kvHeads;
-        // 1. this CTA's rows of the group's q (G heads), k and v in W_qkv [out, in]
+        const share = Math.floor(u / kvHeads);
+        const r0 = Math.floor((share * batch) / S);
+        const r1 = Math.floor(((share + 1) * batch) / S);
+        const nb = r1 - r0;
+        const { gatherNs, reduceNs } = collectives(nb);
+        // 1. this CTA's rows of the group's q (G heads), k and v in W_qkv [out, in], against its requests' input rows [r0, r1)
         const wRows = (row0: number, rows: number): Region => ({ buffer: b.wqkv, offset: row0 * hidden * EL, bytes: rows * hidden * EL, policy: 'default' });
         tiles.push({
           reads: [
-            { buffer: b.x, offset: r * hidden * EL, bytes: hidden * EL, policy: 'default' },
+            batchRows(b.x, r0 * hidden * EL, hidden * EL, nb),
             wRows(g * G * d + (j * G * d) / N, (G * d) / N),
             wRows(heads * d + g * d + j * rowsPer, rowsPer),
             wRows((heads + kvHeads) * d + g * d + j * rowsPer, rowsPer),
           ],
           writes: [],
-          flops: (2 * (G + 2) * d * hidden) / N,
+          flops: (2 * (G + 2) * d * hidden * nb) / N,
           unit: 'matrix',
         });
-        // 2. gather q/k/v; q/k norm and RoPE in registers
-        if (gatherNs > 0) tiles.push({ reads: [], writes: [], flops: 8 * (G + 2) * d, unit: 'vector', fixedNs: gatherNs });
-        // 3. attention: SplitToken over this CTA's positions; SplitHead over its head-dim slice
-        const kvBase = (r * kvHeads + g) * kvLen;
-        const t0 = dataflow === 'split-token' ? Math.floor((j * kvLen) / N) : 0;
-        const t1 = dataflow === 'split-token' ? Math.floor(((j + 1) * kvLen) / N) : kvLen;
-        for (let s = t0; s < t1 || (s === t0 && j === 0); s += KV_CHUNK) {
-          const len = Math.min(KV_CHUNK, t1 - s);
-          const kv = (buffer: number): Region =>
-            dataflow === 'split-token'
-              ? { buffer, offset: (kvBase + s) * d * EL, bytes: len * d * EL, policy: 'default' }
-              : { buffer, offset: ((kvBase + s) * d + j * rowsPer) * EL, bytes: rowsPer * EL, rows: len, strideBytes: d * EL, policy: 'default' };
-          const tile: Tile = { reads: len > 0 ? [kv(b.k), kv(b.v)] : [], writes: [], flops: (4 * G * len * d) / (dataflow === 'split-token' ? 1 : N), unit: 'matrix' };
-          if (j === 0 && s === t0) {
-            const at = (kvBase + kvLen - 1) * d * EL;
-            tile.writes.push({ buffer: b.k, offset: at, bytes: d * EL, policy: 'default' }, { buffer: b.v, offset: at, bytes: d * EL, policy: 'default' });
+        // 2. gather q/k/v of its requests; q/k norm and RoPE in registers
+        if (gatherNs > 0) tiles.push({ reads: [], writes: [], flops: 8 * (G + 2) * d * nb, unit: 'vector', fixedNs: gatherNs });
+        // 3. attention, request by request: SplitToken over this CTA's positions; SplitHead over its head-dim slice
+        for (let r = r0; r < r1; r++) {
+          const kvBase = (r * kvHeads + g) * kvLen;
+          const t0 = dataflow === 'split-token' ? Math.floor((j * kvLen) / N) : 0;
+          const t1 = dataflow === 'split-token' ? Math.floor(((j + 1) * kvLen) / N) : kvLen;
+          for (let s = t0; s < t1 || (s === t0 && j === 0); s += KV_CHUNK) {
+            const len = Math.min(KV_CHUNK, t1 - s);
+            const kv = (buffer: number): Region =>
+              dataflow === 'split-token'
+                ? { buffer, offset: (kvBase + s) * d * EL, bytes: len * d * EL, policy: 'default' }
+                : { buffer, offset: ((kvBase + s) * d + j * rowsPer) * EL, bytes: rowsPer * EL, rows: len, strideBytes: d * EL, policy: 'default' };
+            const tile: Tile = { reads: len > 0 ? [kv(b.k), kv(b.v)] : [], writes: [], flops: (4 * G * len * d) / (dataflow === 'split-token' ? 1 : N), unit: 'matrix' };
+            if (j === 0 && s === t0) {
+              const at = (kvBase + kvLen - 1) * d * EL;
+              tile.writes.push({ buffer: b.k, offset: at, bytes: d * EL, policy: 'default' }, { buffer: b.v, offset: at, bytes: d * EL, policy: 'default' });
+            }
+            tiles.push(tile);
+            if (len <= 0) break;
           }
-          tiles.push(tile);
-          if (len <= 0) break;
         }
-        // 4. softmax statistics and output (SplitHead: scores and output) reductions
-        if (reduceNs > 0) tiles.push({ reads: [], writes: [], flops: 4 * G * d, unit: 'vector', fixedNs: reduceNs });
-        // 5. this CTA's output rows of W_o [hidden, heads·d] over the group's columns, added atomically into o
+        // 4. softmax statistics and output (SplitHead: scores and output) reductions, its requests at once
+        if (reduceNs > 0) tiles.push({ reads: [], writes: [], flops: 4 * G * d * nb, unit: 'vector', fixedNs: reduceNs });
+        // 5. this CTA's output rows of W_o [hidden, heads·d] over the group's columns, added atomically into its requests' o rows
         const oRows = hidden / N;
         tiles.push({
           reads: [{ buffer: b.wo, offset: (j * oRows * heads * d + g * G * d) * EL, bytes: G * d * EL, rows: oRows, strideBytes: heads * d * EL, policy: 'default' }],
-          writes: [{ buffer: b.o, offset: (r * hidden + j * oRows) * EL, bytes: oRows * EL, policy: 'default' }],
-          flops: 2 * oRows * G * d,
+          writes: [batchRows(b.o, (r0 * hidden + j * oRows) * EL, oRows * EL, nb)],
+          flops: 2 * oRows * G * d * nb,
           unit: 'matrix',
         });
       }

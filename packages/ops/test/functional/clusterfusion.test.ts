@@ -78,9 +78,10 @@ describe('functional execution of the ClusterFusion block', () => {
 });
 
 describe('a scheduling or tiling bug in the ClusterFusion graph makes verification fail', () => {
-  function failing(transform: (tg: TaskGraph) => TaskGraph, steps = 1) {
+  function failing(transform: (tg: TaskGraph) => TaskGraph, steps = 1, extra: Partial<VerifyOptions> = {}) {
     const r = verify({
       steps,
+      ...extra,
       transform: (tg) => {
         const g = transform(tg);
         checkTaskGraph(g, backend.topology.partitions.computeUnits.length);
@@ -106,6 +107,18 @@ describe('a scheduling or tiling bug in the ClusterFusion graph makes verificati
     failing(editTask('L1.cluster0.cta2', (t, tg) => (t.tiles = t.tiles.filter((x) => !x.writes.some((w) => tg.buffers[w.buffer]!.name === 'o')))));
     failing(editTask('L1.cluster1.cta1', (t, tg) => t.tiles.splice(t.tiles.findIndex((x) => reads(tg, x, 'L1.k_cache')), 1)));
     failing(editTask('L0.cluster1.cta3', (t, tg) => t.tiles.splice(t.tiles.findIndex((x) => reads(tg, x, 'L0.w_qkv')), 1)));
+  });
+
+  it('a cluster serves every request of the batch: a CTA whose input read or output write names only the first request', () => {
+    // one cluster per KV head (2), so each serves both requests
+    const wholeBatch = { batch: 2, cluster: { maxActiveClusters: 2 } };
+    expect(verify(wholeBatch).status).toBe('pass');
+    const firstRowOnly = (buffer: string) =>
+      editTask('L1.cluster0.cta1', (t, tg) => {
+        for (const x of t.tiles) for (const r of [...x.reads, ...x.writes]) if (tg.buffers[r.buffer]!.name === buffer) delete r.rows;
+      });
+    expect(failing(firstRowOnly('x'), 1, wholeBatch).maxRelError).toBeGreaterThan(0.01);
+    expect(failing(firstRowOnly('o'), 1, wholeBatch).maxRelError).toBeGreaterThan(0.01);
   });
 
   it('a lost KV append shows in the cache at once', () => {
