@@ -51,12 +51,13 @@ describe('MemorySystem structure', () => {
     expect(ms.blockBytes).toBe(128); // the L2 line
   });
 
-  it('a shared L2 is one instance (and one bandwidth resource) for all partitions', () => {
-    const { ms } = system({ sharedL2: true });
-    expect(ms.l2.length).toBe(1);
-    expect(ms.l2Bandwidth.length).toBe(1);
+  it('a shared L2 is modelled as its halves, each near half of the partitions, with half the capacity', () => {
+    const { ms, topology } = system({ sharedL2: true });
+    expect(ms.l2.length).toBe(2);
+    expect(ms.l2Bandwidth.length).toBe(2);
     expect(ms.l2Index(0)).toBe(0);
-    expect(ms.l2Index(1)).toBe(0);
+    expect(ms.l2Index(1)).toBe(1);
+    expect(ms.l2[0]!.capacityBytes).toBe(topology.memory.l2.capacityBytes / 2);
   });
 });
 

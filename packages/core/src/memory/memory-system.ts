@@ -67,7 +67,7 @@ export interface MemorySystemOptions {
 
 /**
  * The memory hierarchy below the compute units: one L2 per partition (or one shared L2
- * with near/far halves), an optional memory-side LLC, HBM; caches decide hits, bandwidth
+ * split into halves, each line homed in one), an optional memory-side LLC, HBM; caches decide hits, bandwidth
  * resources decide how long the bytes take. Counters are kept per bucket (the runtime
  * buckets by layer) so sampled layers can be extrapolated.
  */
@@ -99,13 +99,15 @@ export class MemorySystem {
     this.sectorBytes = Math.max(l2.lineBytes, this.blockBytes / 32);
     this.shared = l2.organisation === 'shared';
     this.halves = this.shared ? (l2.halves ?? 1) : 1;
-    const instances = this.shared ? 1 : this.partitions;
-    this.l2 = Array.from({ length: instances }, (_, i) => new Cache(`l2.${i}`, l2.capacityBytes, this.blockBytes, l2.associativity));
+    // A shared L2 is modelled as its halves: each holds half the capacity and bandwidth.
+    const instances = this.shared ? this.halves : this.partitions;
+    const perInstance = this.shared ? l2.capacityBytes / this.halves : l2.capacityBytes;
+    this.l2 = Array.from({ length: instances }, (_, i) => new Cache(`l2.${i}`, perInstance, this.blockBytes, l2.associativity));
     this.llc = llc ? new Cache('llc', llc.capacityBytes, this.blockBytes, llc.associativity) : null;
     const cap = topology.computeUnit.maxBandwidthBytesPerNs;
     this.l2Bandwidth = Array.from(
       { length: instances },
-      (_, i) => new BandwidthResource(`l2.${i}`, engine, l2.bandwidthBytesPerNs, cap, onFlowDone),
+      (_, i) => new BandwidthResource(`l2.${i}`, engine, this.shared ? l2.bandwidthBytesPerNs / this.halves : l2.bandwidthBytesPerNs, cap, onFlowDone),
     );
     this.llcBandwidth = llc ? new BandwidthResource('llc', engine, llc.bandwidthBytesPerNs, cap, onFlowDone) : null;
     this.hbmBandwidth = new BandwidthResource('hbm', engine, hbm.achievableBandwidthBytesPerNs, cap, onFlowDone);
@@ -118,9 +120,9 @@ export class MemorySystem {
     }
   }
 
-  /** The L2 instance a compute unit of `partition` uses. */
+  /** The L2 instance a compute unit of `partition` uses (a shared L2: its near half). */
   l2Index(partition: number): number {
-    return this.shared ? 0 : partition;
+    return this.shared ? Math.floor((partition * this.halves) / this.partitions) : partition;
   }
 
   countersOf(bucket: number): MemoryCounters {
@@ -210,6 +212,10 @@ export class MemorySystem {
       return;
     }
     out.l2Bytes += bytes;
+    if (this.shared) {
+      this.sharedBlock(block, bytes, sectors, write, policy, partition, c, out);
+      return;
+    }
     const res = this.l2[this.l2Index(partition)]!.access(block, write ? bytes : 0, policy, sectors);
     const evicted = res.evictedDirtyBytes;
     const evictedBlock = res.evictedBlock;
@@ -217,20 +223,79 @@ export class MemorySystem {
     const missSectors = res.missSectors;
     const hitBytes = bytes * res.hitFraction;
     let lat = l2.latencyNs;
-    if (this.shared && this.halfOf(block) !== Math.floor((partition * this.halves) / this.partitions)) {
-      lat += l2.farExtraLatencyNs ?? 0;
-    }
     c.l2.hitBytes += hitBytes;
     if (!write) out.readLatencyByteNs += hitBytes * lat;
     if (hitBytes < bytes) {
       c.l2.missBytes += bytes - hitBytes;
       if (!write) lat = Math.max(lat, this.memorySide(block, bytes - hitBytes, missSectors, false, c, out));
     }
-    if (evicted > 0) {
-      c.l2.writeBackBytes += evicted;
-      this.memorySide(evictedBlock, evicted, evictedSectors, true, c, out);
+    this.writeBackEvicted(res, c, out);
+    if (lat > out.latencyNs) out.latencyNs = lat;
+  }
+
+  /**
+   * A shared L2 split into halves (Hopper), as measured on H100: every line has a home half;
+   * a read looks in the requester's near half first, and a miss there is served by the home
+   * half at the far latency and leaves a copy near (reads replicate); stores go to the home
+   * half and make copies elsewhere stale.
+   */
+  private sharedBlock(
+    block: number,
+    bytes: number,
+    sectors: number,
+    write: boolean,
+    policy: Region['policy'],
+    partition: number,
+    c: MemoryCounters,
+    out: TileTraffic,
+  ): void {
+    const l2 = this.topology.memory.l2;
+    const near = this.l2Index(partition);
+    const home = this.halfOf(block);
+    const farLat = l2.latencyNs + (home === near ? 0 : (l2.farExtraLatencyNs ?? 0));
+    if (write) {
+      for (let h = 0; h < this.l2.length; h++) if (h !== home) this.l2[h]!.invalidate(block, sectors);
+      const res = this.l2[home]!.access(block, bytes, policy, sectors);
+      const hit = bytes * res.hitFraction;
+      c.l2.hitBytes += hit;
+      c.l2.missBytes += bytes - hit;
+      this.writeBackEvicted(res, c, out);
+      if (farLat > out.latencyNs) out.latencyNs = farLat;
+      return;
+    }
+    const resNear = this.l2[near]!.access(block, 0, policy, sectors);
+    const nearHit = bytes * resNear.hitFraction;
+    const missSectors = resNear.missSectors;
+    this.writeBackEvicted(resNear, c, out);
+    c.l2.hitBytes += nearHit;
+    out.readLatencyByteNs += nearHit * l2.latencyNs;
+    let lat = l2.latencyNs;
+    let rest = bytes - nearHit;
+    if (rest > 0 && home !== near) {
+      const resHome = this.l2[home]!.access(block, 0, policy, missSectors);
+      const homeHit = rest * resHome.hitFraction;
+      const stillMissing = resHome.missSectors;
+      this.writeBackEvicted(resHome, c, out);
+      c.l2.hitBytes += homeHit;
+      out.readLatencyByteNs += homeHit * farLat;
+      lat = farLat;
+      rest -= homeHit;
+      if (rest > 0) {
+        c.l2.missBytes += rest;
+        lat = Math.max(lat, this.memorySide(block, rest, stillMissing, false, c, out));
+      }
+    } else if (rest > 0) {
+      c.l2.missBytes += rest;
+      lat = Math.max(lat, this.memorySide(block, rest, missSectors, false, c, out));
     }
     if (lat > out.latencyNs) out.latencyNs = lat;
+  }
+
+  /** An access evicted a dirty block: write it back to the memory side. */
+  private writeBackEvicted(res: { evictedDirtyBytes: number; evictedBlock: number; evictedSectors: number }, c: MemoryCounters, out: TileTraffic): void {
+    if (res.evictedDirtyBytes <= 0) return;
+    c.l2.writeBackBytes += res.evictedDirtyBytes;
+    this.memorySide(res.evictedBlock, res.evictedDirtyBytes, res.evictedSectors, true, c, out);
   }
 
   /** A read or write that reaches the memory side (LLC if any, else HBM); returns its latency. */
