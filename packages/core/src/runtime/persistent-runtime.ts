@@ -1,5 +1,5 @@
 import type { Task, TaskGraph } from '../graph/task-graph.js';
-import { coherenceScope } from '../topology/topology.js';
+import { coherenceScope, type CoherenceScope } from '../topology/topology.js';
 import type { Machine } from './machine.js';
 import { EventCounters } from './event-counters.js';
 
@@ -47,11 +47,15 @@ export class PersistentRuntime {
   private readonly schedFree: Float64Array;
   private readonly schedCursor: Int32Array;
   private readonly schedWorkers: number[][];
-  /** Per (task, partition): workers of a chiplet-task still running it. */
-  private readonly outstanding = new Map<number, number>();
+  /** Per chiplet-task: workers of its partition still running it. */
+  private readonly outstanding: Int32Array;
   private readonly dispatchKind: number;
   readonly counters: EventCounters;
   private readonly layerOfTask: Int32Array;
+  /** The scheduler dispatching each task. */
+  private readonly schedulerOf: Int32Array;
+  private readonly device: CoherenceScope;
+  private readonly chiplet: CoherenceScope;
   private finished = 0;
   private readonly completedFlags: Uint8Array;
   dispatches = 0;
@@ -83,6 +87,10 @@ export class PersistentRuntime {
       ? this.partitionWorkers
       : Array.from({ length: S }, (_, s) => range(Math.floor((s * W) / S), Math.floor(((s + 1) * W) / S)));
     this.layerOfTask = Int32Array.from(graph.tasks.map((t) => t.layer));
+    this.schedulerOf = new Int32Array(graph.tasks.length);
+    this.outstanding = new Int32Array(graph.tasks.length);
+    this.device = coherenceScope(m.topology, 'device');
+    this.chiplet = coherenceScope(m.topology, 'chiplet');
     this.counters = new EventCounters(graph, (ids) => this.onReady(ids));
     this.dispatchKind = m.engine.register('dispatch', (task) => this.deliver(task));
   }
@@ -119,23 +127,20 @@ export class PersistentRuntime {
       const free = Math.max(this.m.engine.now, this.schedFree[s]!) + this.m.cost.dispatchNs;
       this.schedFree[s] = free;
       this.dispatches++;
-      this.pendingScheduler.set(id, s);
+      this.schedulerOf[id] = s;
       this.m.engine.at(free, this.dispatchKind, id);
     }
   }
 
-  private readonly pendingScheduler = new Map<number, number>();
-
   /** The scheduler's queue write becomes visible: enqueue at the worker(s). */
   private deliver(id: number): void {
     const task = this.graph.tasks[id]!;
-    const s = this.pendingScheduler.get(id)!;
-    this.pendingScheduler.delete(id);
+    const s = this.schedulerOf[id]!;
     let targets: number[];
     if (task.partition !== null) {
       targets = this.partitionWorkers[task.partition]!;
       if (targets.length === 0) throw new Error(`task ${task.name}: partition ${task.partition} has no workers`);
-      this.outstanding.set(id, targets.length);
+      this.outstanding[id] = targets.length;
     } else {
       const own = this.schedWorkers[s]!;
       targets = [own[this.schedCursor[s]!++ % own.length]!];
@@ -165,7 +170,7 @@ export class PersistentRuntime {
     this.phase[w] = FETCH;
     const task = this.graph.tasks[id]!;
     // A dependent task acquires at device scope before reading its inputs.
-    const acquire = task.waits.length > 0 ? coherenceScope(this.m.topology, 'device').acquire.fixedNs : 0;
+    const acquire = task.waits.length > 0 ? this.device.acquire.fixedNs : 0;
     this.m.runDelay(w, this.m.cost.fetchNs + acquire);
   }
 
@@ -185,20 +190,16 @@ export class PersistentRuntime {
         this.nextTileOrSignal(w, task);
         return;
       case LOCAL_SIGNAL: {
-        const key = id;
-        const left = this.outstanding.get(key)! - 1;
-        this.outstanding.set(key, left);
-        if (left > 0) {
+        if (--this.outstanding[id]! > 0) {
           this.taskEnd(w, task, false);
           return;
         }
-        this.outstanding.delete(key);
         this.release(w, task);
         return;
       }
       case RELEASE: {
         this.phase[w] = GLOBAL_SIGNAL;
-        this.m.runDelay(w, coherenceScope(this.m.topology, 'device').atomicLatencyNs);
+        this.m.runDelay(w, this.device.atomicLatencyNs);
         return;
       }
       case GLOBAL_SIGNAL: {
@@ -219,14 +220,14 @@ export class PersistentRuntime {
     if (task.partition !== null && this.opts.twoLevelCounting) {
       this.phase[w] = LOCAL_SIGNAL;
       this.m.bus.emit({ type: 'event-signal', t: this.m.engine.now, event: task.signal ?? -1, task: task.id, scope: 'chiplet', partition: this.m.partitionOf[w]!, worker: w });
-      this.m.runDelay(w, coherenceScope(this.m.topology, 'chiplet').atomicLatencyNs);
+      this.m.runDelay(w, this.chiplet.atomicLatencyNs);
       return;
     }
     this.release(w, task);
   }
 
   private release(w: number, task: Task): void {
-    const scope = coherenceScope(this.m.topology, 'device');
+    const scope = this.device;
     this.phase[w] = RELEASE;
     const dirty = this.m.runRelease(w, task.layer, scope.release.fixedNs, scope.release.writeBackDirty);
     this.fences++;
@@ -236,13 +237,7 @@ export class PersistentRuntime {
   /** Without two-level counting every worker of a chiplet-task signals; the task counts once all did. */
   private countsTowardEvent(task: Task): boolean {
     if (task.partition === null || this.opts.twoLevelCounting) return true;
-    const left = (this.outstanding.get(task.id) ?? 1) - 1;
-    if (left > 0) {
-      this.outstanding.set(task.id, left);
-      return false;
-    }
-    this.outstanding.delete(task.id);
-    return true;
+    return --this.outstanding[task.id]! === 0;
   }
 
   private taskEnd(w: number, task: Task, complete: boolean): void {
