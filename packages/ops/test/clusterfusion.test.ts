@@ -6,38 +6,13 @@ import {
   reduceTrafficBytes,
   simulateGraph,
   type AttentionOp,
-  type Backend,
   type CollectiveModel,
-  type CostModel,
   type Tile,
-  type Topology,
 } from '@fleet/core';
 import { clusterMessages, clusterTrafficBytes, compileClusterFusion, CLUSTERFUSION_BASE, POLICIES } from '../src/index.js';
 import { mi350Backend } from './helpers.js';
+import { hopperLike } from './hopper-like.js';
 
-type Timed = Tile & { fixedNs?: number };
-
-/** An H100-shaped machine: 132 units in GPCs of 18,18,16×6, clusters of up to 16. */
-function hopperLike(): Backend {
-  const b = mi350Backend();
-  const topology: Topology = {
-    ...b.topology,
-    partitions: { kind: 'gpc', computeUnits: [18, 18, 16, 16, 16, 16, 16, 16] },
-    levels: { ...b.topology.levels, chiplet: { unit: 'cluster', maxSize: 16 } },
-  };
-  const base = b.costModel;
-  // a cost model that charges a tile's fixedNs (as the H100 backend's does)
-  const costModel: CostModel = {
-    dispatchNs: base.dispatchNs,
-    fetchNs: base.fetchNs,
-    launch: base.launch,
-    endOfKernel: { ...base.endOfKernel, writeBackL2: false },
-    hardwareDispatch: 'greedy',
-    tileComputeNs: (t, op, level) => base.tileComputeNs(t, op, level) + ((t as Timed).fixedNs ?? 0),
-    tileOverheadNs: (op) => base.tileOverheadNs(op),
-  };
-  return { ...b, name: 'hopper-like', topology, costModel };
-}
 
 /** Collective models with latencies easy to check: 1000 ns per round on chip, 5000 off chip. */
 const models: CollectiveModel[] = (['reduce', 'gather'] as const).flatMap((k) =>
@@ -170,11 +145,11 @@ describe('clusterfusion compilation', () => {
   it('prices collective steps with the backend models: gather + three reduces (SplitToken) as fixed-time tiles', () => {
     for (const n of [2, 4, 16]) {
       const { tasks } = fusedKernel(compileClusterFusion(graph, backend.topology, { layers: [0], clusterSize: n, collectives: models }));
-      const fixed = (tasks[0]!.tiles as Timed[]).map((t) => t.fixedNs ?? 0).filter((x) => x > 0);
+      const fixed = tasks[0]!.tiles.map((t) => t.fixedNs ?? 0).filter((x) => x > 0);
       expect(fixed).toEqual([Math.log2(n) * 1000, 3 * Math.log2(n) * 1000]);
     }
     const off = fusedKernel(compileClusterFusion(graph, backend.topology, { layers: [0], clusterSize: 4, collectives: models, offChip: true }));
-    expect((off.tasks[0]!.tiles as Timed[]).map((t) => t.fixedNs ?? 0).filter((x) => x > 0)).toEqual([10000, 30000]);
+    expect(off.tasks[0]!.tiles.map((t) => t.fixedNs ?? 0).filter((x) => x > 0)).toEqual([10000, 30000]);
   });
 
   it('the fused kernel takes longer when its collectives do (DSMEM off), and the graph simulates to completion', () => {

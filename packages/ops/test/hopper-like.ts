@@ -1,10 +1,10 @@
-import type { Backend, CostModel, Tile, Topology } from '@fleet/core';
-import { mi350Backend } from '../helpers.js';
+import type { Backend, CostModel, Topology } from '@fleet/core';
+import { mi350Backend } from './helpers.js';
 
 /**
  * An H100-shaped machine built from the MI350 backend: 132 units in GPCs of 18, 18, 16×6,
- * thread-block clusters of up to 16, a cost model that charges a tile's collective latency
- * (`fixedNs`), and ClusterFusion declared with clusters of 4.
+ * thread-block clusters of up to 16, greedy dispatch with no end-of-kernel write-back, and
+ * ClusterFusion declared with clusters of 4. (A tile's `fixedNs` is charged by the runtime.)
  */
 export function hopperLike(): Backend {
   const b = mi350Backend();
@@ -21,7 +21,7 @@ export function hopperLike(): Backend {
     tileOverheadNs: (op) => base.tileOverheadNs(op),
     endOfKernel: { ...base.endOfKernel, writeBackL2: false },
     hardwareDispatch: 'greedy',
-    tileComputeNs: (t, op, level) => base.tileComputeNs(t, op, level) + ((t as Tile & { fixedNs?: number }).fixedNs ?? 0),
+    tileComputeNs: (t, op, level) => base.tileComputeNs(t, op, level),
   };
   const policies = [...b.policies.filter((p) => p.policy !== 'clusterfusion'), { policy: 'clusterfusion', clusterSize: 4 }];
   return { ...b, name: 'hopper-like', topology, costModel, policies };
