@@ -20,7 +20,7 @@ import {
 function scalarDecode(t: LowBitType, code: number): number {
   const s = code.toString(2).padStart(t.bits, '0');
   if (t.kind === 'uint') return parseInt(s, 2);
-  if (t.kind === 'int') return s[0] === '1' ? parseInt(s, 2) - 2 ** t.bits : parseInt(s, 2);
+  if (t.kind !== 'float') return s[0] === '1' ? parseInt(s, 2) - 2 ** t.bits : parseInt(s, 2);
   const e = t.format.exponentBits;
   const m = t.format.mantissaBits;
   const sign = s[0] === '1' ? -1 : 1;
