@@ -73,7 +73,6 @@ export function simulateGraph(backend: Backend, graph: TaskGraph, opts: Simulati
   checkTaskGraph(graph, P);
   const engine = new Engine();
   const bus = new EventBus();
-  const backendMetrics: BackendMetric[] = [];
   const contributions = backend.streamContributions.map((c) => c(bus.events$));
   let contributed: BackendMetric[] = [];
   if (contributions.length > 0) {
@@ -153,7 +152,6 @@ export function simulateGraph(backend: Backend, graph: TaskGraph, opts: Simulati
   const end = runtime.finishedAt;
   bus.emit({ type: 'step-end', t: end });
   bus.complete();
-  backendMetrics.push(...contributed);
   return {
     timeNs: end,
     layerEndNs: runtime.layerEnd,
@@ -163,6 +161,6 @@ export function simulateGraph(backend: Backend, graph: TaskGraph, opts: Simulati
     fences: runtime instanceof PersistentRuntime ? runtime.fences : 0,
     launches: runtime instanceof KernelRuntime ? runtime.launches : 1,
     engineEvents: engine.eventCount,
-    backendMetrics,
+    backendMetrics: contributed,
   };
 }
