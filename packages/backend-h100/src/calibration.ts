@@ -5,9 +5,12 @@
  */
 import cal from './calibration/h100-microbench-ours.json' with { type: 'json' };
 import prior from './calibration/h100-microbench-prior.json' with { type: 'json' };
+import pipeline from './calibration/h100-pipeline-ours.json' with { type: 'json' };
 
 /** Our 2026-11-21 microbenchmarks: clusters, DSMEM, L2 halves, atomics, fences, launches, GEMV at M = 1. */
 export const OURS = cal;
+/** Our 2026-11-24 kernel microbenchmarks (bench/h100/pipeline.py): the large-GEMM peak, the GEMV and decode-attention streams, the nvjet tile menu. */
+export const PIPELINE = pipeline;
 /** The earlier reference set (/work/shared/reference/h100-microbench.json): HBM, launch, latencies, GEMV at M = 1. */
 export const PRIOR = prior;
 

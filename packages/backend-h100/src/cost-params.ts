@@ -3,8 +3,8 @@
  * H100 80GB HBM3 (SXM), /work/shared/reference/h100-microbench.json [CAL].
  */
 import type { RooflineParams } from '@fleet/core';
-import { OURS, PRIOR } from './calibration.js';
-import { H100_CLOCK_GHZ, H100_LATENCY_CYCLES as LAT } from './topology.js';
+import { OURS, PIPELINE, PRIOR } from './calibration.js';
+import { H100_CLOCK_GHZ, H100_LATENCY_CYCLES as LAT, topology } from './topology.js';
 
 /** CAL ours: launch.graphPerNodeUs 1.20 — the whole gap between dependent kernels in a CUDA graph, ns. */
 export const GRAPH_GAP_NS = 1200;
@@ -23,10 +23,16 @@ export const BYTES_IN_FLIGHT_PER_SM = Math.round(
   ((6144 * 4096 * 2) / 96 / (PRIOR.gemvBf16ColdUs.qkv_proj_N6144_K4096 * 1000)) * (LAT.hbm / H100_CLOCK_GHZ),
 );
 
+/**
+ * DER from CAL ours `gemmPeak` (bench/h100/pipeline.py): the matrix pipe's issue efficiency
+ * on a large GEMM (8192³ bf16, wgmma m64nNk16): 780 TFLOP/s of the 989.4 dense peak. Tiles
+ * pad their batch rows to wgmma's granularity, so small tiles pay for the padding instead.
+ */
+export const WGMMA_EFFICIENCY =
+  (2 * PIPELINE.gemmPeak.m * PIPELINE.gemmPeak.n * PIPELINE.gemmPeak.k) / (PIPELINE.gemmPeak.us * 1000) / (topology.computeUnit.matrixFlopsPerNs.bf16 * topology.partitions.computeUnits.reduce((a, b) => a + b, 0));
+
 export const params: RooflineParams = {
-  // CAL ours (S39): bf16 8192³ GEMM 798 TFLOP/s = 81% of the 989.4 dense peak. Decode tiles
-  // are smaller and mostly HBM-bound, so this is an upper bound on what they reach.
-  matrixEfficiency: 0.8,
+  matrixEfficiency: WGMMA_EFFICIENCY,
   // UNC: elementwise/softmax tiles assumed to reach half the FP32 vector peak.
   vectorEfficiency: 0.5,
   // UNC: per-tile prologue/epilogue the memory system does not charge (address setup,
@@ -59,7 +65,9 @@ export const params: RooflineParams = {
   // UNC/DS: the block scheduler places each CTA on the next SM with room, anywhere on the die
   // (no partition round-robin is documented for Hopper).
   hardwareDispatch: 'greedy',
-  // DER from CAL (see BYTES_IN_FLIGHT_PER_SM). UNC persistent: MPK's 256-thread workers are
-  // assumed to keep as much in flight as cuBLAS's 384-thread GEMV CTAs.
-  bytesInFlightPerCu: { kernel: BYTES_IN_FLIGHT_PER_SM, persistent: BYTES_IN_FLIGHT_PER_SM },
+  // Tiles of library kernels carry their own pipeline (kernel-library.ts). The rest:
+  // DER from CAL (see BYTES_IN_FLIGHT_PER_SM) for PyTorch's elementwise kernels. UNC persistent:
+  // MPK's 256-thread workers (2 warps per sub-partition) keep as much in flight as a cuBLAS GEMV
+  // CTA and double-buffer their loads (cp.async), so 4 contexts overlap compute with memory.
+  pipelines: { kernel: { inFlightBytes: BYTES_IN_FLIGHT_PER_SM, overlap: 4 }, persistent: { inFlightBytes: BYTES_IN_FLIGHT_PER_SM, overlap: 4 } },
 };

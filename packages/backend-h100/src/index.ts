@@ -3,7 +3,7 @@ import { API_VERSION, defineBackend } from '@fleet/core';
 import { module } from './module.js';
 
 export { topology, H100_CLOCK_GHZ, H100_LATENCY_CYCLES } from './topology.js';
-export { params, BYTES_IN_FLIGHT_PER_SM } from './cost-params.js';
+export { params, BYTES_IN_FLIGHT_PER_SM, WGMMA_EFFICIENCY } from './cost-params.js';
 export { policies, MIRAGE_WORKERS_PER_GPC, MIRAGE_SCHEDULERS, CLUSTERFUSION_DEFAULT_CLUSTER } from './policies.js';
 export { CLUSTER_DOMAINS, MAX_CLUSTER_SIZE, CLUSTERFUSION_CTAS_PER_SM, maxActiveClusters, activeSms, dsmem, type DsmemSpec } from './clusters.js';
 export {
@@ -15,8 +15,10 @@ export {
   CTA_STREAM_BYTES_PER_NS,
   OFF_CHIP_ROUND_FIXED_NS,
 } from './collectives.js';
-export { OURS, PRIOR } from './calibration.js';
+export { OURS, PRIOR, PIPELINE } from './calibration.js';
+export { kernelLibrary, selectGemm, selectDecodeAttention, nvjetPipeline, nvjetStages, H100_SM, NVJET_DRAM_IN_FLIGHT, CUDNN_SDPA_DRAM_IN_FLIGHT } from './kernel-library.js';
 export { module } from './module.js';
 
 export default defineBackend({ name: 'h100', apiVersion: API_VERSION, module });
+export { h100PipelineValidation, pipelineValidationPoints } from './pipeline-validation.js';
 export { h100Validation, linearOpUs, clusterKernelUs, clusterFusionTpotMs, type OpsForValidation, type PolicyLike, type H100ValidationOptions } from './validation.js';

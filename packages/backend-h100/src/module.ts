@@ -1,6 +1,7 @@
 /** The H100 bindings: topology, cost model, one `PolicySupport` per policy, the cluster collectives. */
 import { ContainerModule, RooflineCostModel, TOKENS } from '@fleet/core';
 import { collectives } from './collectives.js';
+import { kernelLibrary } from './kernel-library.js';
 import { params } from './cost-params.js';
 import { policies } from './policies.js';
 import { topology } from './topology.js';
@@ -10,4 +11,5 @@ export const module = new ContainerModule(({ bind }) => {
   bind(TOKENS.CostModel).toConstantValue(new RooflineCostModel(topology, params));
   for (const p of policies) bind(TOKENS.PolicySupport).toConstantValue(p);
   for (const c of collectives) bind(TOKENS.Collective).toConstantValue(c);
+  bind(TOKENS.KernelLibrary).toConstantValue(kernelLibrary);
 });

@@ -17,6 +17,8 @@ import {
   type Backend,
   type CollectiveModel,
   type ModelSpec,
+  type KernelLibrary,
+  type PolicySupport,
   type OpGraph,
   type SimEvent,
   type TaskGraph,
@@ -40,7 +42,7 @@ export interface OpsForValidation {
     model: ModelSpec,
     opts: { policy: string; batch: number; prompt: number; decode: number; positions?: number; layers?: number },
   ): { status: string; tpotMs: number; reason?: string };
-  compilePolicy(graph: OpGraph, policy: PolicyLike, topology: Topology, opts: { layers: readonly number[] }): TaskGraph;
+  compilePolicy(graph: OpGraph, policy: PolicyLike, topology: Topology, opts: { layers: readonly number[]; library?: KernelLibrary; kernels?: PolicySupport['kernels'] }): TaskGraph;
   readonly POLICIES: readonly PolicyLike[];
   linearOpGraph(m: number, n: number, k: number): OpGraph;
   compileClusterFusion(
@@ -63,7 +65,7 @@ const OURS_E2E = 'ours: bench/h100/e2e.py on an H100 80GB HBM3, 2026-11-21 (pack
 const OURS_MB = 'ours: bench/h100/microbench.cu on an H100 80GB HBM3, 2026-11-21 (measured/h100-e2e-ours.json collectives)';
 const CF = 'ClusterFusion (arXiv 2508.18850), /work/shared/reference/clusterfusion-h100.json';
 
-function row(
+export function row(
   experiment: string,
   kind: ValidationRow['kind'],
   published: number | [number, number],
@@ -92,7 +94,9 @@ function row(
 /** One linear op launched on its own under kernel-per-op-graph, µs (launch and graph node included). */
 export function linearOpUs(backend: Backend, ops: OpsForValidation, m: number, n: number, k: number): { us: number; l2HitRate: number } {
   const def = ops.POLICIES.find((p) => p.name === 'kernel-per-op-graph')!;
-  const r = simulateGraph(backend, ops.compilePolicy(ops.linearOpGraph(m, n, k), def, backend.topology, { layers: [0] }), { launchMode: def.launchMode });
+  const support = backend.policies.find((p) => p.policy === def.name);
+  const graph = ops.compilePolicy(ops.linearOpGraph(m, n, k), def, backend.topology, { layers: [0], library: backend.kernelLibrary, kernels: support?.kernels });
+  const r = simulateGraph(backend, graph, { launchMode: def.launchMode });
   const c = zeroCounters();
   for (const b of r.counters) addCounters(c, b);
   return { us: r.timeNs / 1000, l2HitRate: l2HitRate(c) };

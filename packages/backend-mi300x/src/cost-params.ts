@@ -4,6 +4,7 @@
  */
 import type { RooflineParams } from '@fleet/core';
 import { MI300X_LATENCY_CYCLES } from './cdna/latency.js';
+import { CDNA3_CU, CDNA_VENDOR_PIPELINE, megakernelPipeline } from './cdna/occupancy.js';
 import { cdnaRuntimeCosts } from './cdna/runtime-costs.js';
 import { MI300X_CLOCK_GHZ } from './topology.js';
 
@@ -24,17 +25,6 @@ export const BARRIER_NS = 1000;
  * silicon, so MI300X uses the same value [UNC].
  */
 export const VLLM_EAGER_LAUNCH_NS = 14940;
-
-/**
- * Bytes of loads one CU keeps in flight, by execution style (Little's law: a CU's read rate
- * is at most this over the latency of the level serving it).
- * - persistent — CAL: a megakernel holding every task type runs at one wave per SIMD (FLEET
- *   paper); solved so that `fleet-mtile` at batch 1 on MI350X reproduces the paper's 6.82 ms
- *   (calibration value): 10.8 KB ≈ 4 waves × 2.6 outstanding 1 KiB (64 lanes × 16 B) loads.
- * - kernel — DER MEAS S23: rocBLAS wvSpltK sustains 4.87 TB/s at M=1 on MI300X's 304 CUs with
- *   ≈ 424 ns HBM latency, so ≥ 4870 B/ns × 424 ns / 304 ≈ 6.8 KB per CU; 8 KiB assumed.
- */
-export const CDNA_BYTES_IN_FLIGHT_PER_CU = { persistent: 10800, kernel: 8192 };
 
 export const params: RooflineParams = {
   // UNC: no decode-tile MFMA efficiency measured on MI300X; 70% of the 2048 FLOP/clk/CU peak
@@ -76,5 +66,6 @@ export const params: RooflineParams = {
   },
   // DS S18/S19: workgroup i → XCD i mod 8 in SPX mode, then any free CU of that XCD (S21).
   hardwareDispatch: 'round-robin-partition',
-  bytesInFlightPerCu: CDNA_BYTES_IN_FLIGHT_PER_CU,
+  // The megakernel at its union occupancy; vendor kernels at theirs (cdna/occupancy.ts).
+  pipelines: { persistent: megakernelPipeline(CDNA3_CU), kernel: CDNA_VENDOR_PIPELINE },
 };

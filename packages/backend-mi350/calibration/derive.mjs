@@ -1,13 +1,14 @@
 #!/usr/bin/env node
 // Re-derives the two MI350X parameters Fleet calibrates on the FLEET paper's batch-1 values
-// (the only TPOTs its dataset marks as calibration): the bytes a persistent megakernel keeps
-// in flight per CU (from fleet-mtile, 6.82 ms) and vLLM's eager per-op issue interval (from
+// (the only TPOTs its dataset marks as calibration): the bytes each wave of a persistent megakernel
+// keeps in flight (from fleet-mtile, 6.82 ms) and vLLM's eager per-op issue interval (from
 // kernel-per-op, 10.51 ms). Everything else those runs predict is checked by `fleet validate`.
 // Run after `npm run build`: node packages/backend-mi350/calibration/derive.mjs
 import { readFileSync } from 'node:fs';
 import { loadBackend, loadModel } from '@fleet/core';
 import { predictDecode } from '@fleet/ops';
 import mi350 from '@fleet/backend-mi350';
+import { CDNA4_CU, megakernelPipeline } from '@fleet/backend-mi300x';
 
 const ref = JSON.parse(readFileSync(new URL('../../../../shared/reference/fleet-mi350-qwen3-8b.json', import.meta.url), 'utf8'));
 const base = loadBackend(mi350, 'mi350');
@@ -35,10 +36,10 @@ function solve(f, target, lo, hi, decreasing) {
   return (lo + hi) / 2;
 }
 
-const inflight = solve(
-  (v) => tpot(withCost({ bytesInFlightPerCu: { ...base.costModel.bytesInFlightPerCu, persistent: v } }), 'fleet-mtile'),
-  ref.calibration.tpotMs['fleet-mtile'], 2048, 65536, true);
-console.log(`persistent bytes in flight per CU: ${inflight.toFixed(0)} B (fleet-mtile batch 1 → ${ref.calibration.tpotMs['fleet-mtile']} ms)`);
+const perWave = solve(
+  (v) => tpot(withCost({ pipelines: { ...base.costModel.pipelines, persistent: megakernelPipeline(CDNA4_CU, v) } }), 'fleet-mtile'),
+  ref.calibration.tpotMs['fleet-mtile'], 256, 16384, true);
+console.log(`megakernel outstanding bytes per wave: ${perWave.toFixed(0)} B (fleet-mtile batch 1 → ${ref.calibration.tpotMs['fleet-mtile']} ms)`);
 const eager = solve(
   (e) => tpot(withCost({ launch: { ...base.costModel.launch, eagerNs: e } }), 'kernel-per-op'),
   ref.calibration.tpotMs['kernel-per-op'], 1000, 50000, false);

@@ -2,7 +2,7 @@
  * MI350X parameters of core's `RooflineCostModel`. No MI350 launch, fence or GEMM-tile
  * number is public (hardware.md §2.3), so most values are MI300X's [UNC] and say so.
  */
-import { MI300X_LATENCY_CYCLES, cdnaRuntimeCosts, params as mi300x } from '@fleet/backend-mi300x';
+import { CDNA4_CU, CDNA_VENDOR_PIPELINE, MI300X_LATENCY_CYCLES, cdnaRuntimeCosts, megakernelPipeline, params as mi300x } from '@fleet/backend-mi300x';
 import type { RooflineParams } from '@fleet/core';
 import { MI350X_CLOCK_GHZ } from './topology.js';
 
@@ -35,7 +35,7 @@ export const params: RooflineParams = {
   // DS S32b (iree-org/wave PR 1001): "On MI350 the hardware assigns flat workgroup indices
   // round robin to 8 XCD".
   hardwareDispatch: 'round-robin-partition',
-  // CAL/DER: see CDNA_BYTES_IN_FLIGHT_PER_CU in @fleet/backend-mi300x (the persistent value is
-  // calibrated on this part's batch-1 fleet-mtile TPOT).
-  bytesInFlightPerCu: mi300x.bytesInFlightPerCu!,
+  // The megakernel at the union occupancy on a CDNA4 CU (its outstanding bytes per wave are
+  // calibrated on this part's batch-1 fleet-mtile TPOT); vendor kernels as on CDNA3 [UNC].
+  pipelines: { persistent: megakernelPipeline(CDNA4_CU), kernel: CDNA_VENDOR_PIPELINE },
 };

@@ -10,7 +10,8 @@
  * - `protocol/`   the event protocol and the RxJS event bus; metrics as subscribers
  * - `plugin/`     the backend plugin API: tokens, descriptors, loading, discovery
  * - `model/`      presets, Hugging Face config.json and safetensors headers, decode op graphs
- * - `cost/`       a vendor-neutral roofline cost model backends parameterise
+ * - `cost/`       a vendor-neutral tile cost model backends parameterise
+ * - `compute/`    occupancy, tile pipelines (bytes in flight, overlap) and the kernel-library contract
  * - `trace/`      timelines: Chrome Trace / Perfetto JSON from the event stream, and its checks
  * - `validation/` rows of `fleet validate`: published or measured numbers beside predictions
  */
@@ -29,6 +30,9 @@ export * from './plugin/tokens.js';
 export * from './plugin/load-backend.js';
 export * from './plugin/discover.js';
 export * from './cost/roofline-cost-model.js';
+export * from './compute/tile-pipeline.js';
+export * from './compute/occupancy.js';
+export * from './compute/kernel-library.js';
 export * from './model/model-spec.js';
 export * from './model/index.js';
 /** One copy of inversify for every plugin: backends import these from here. */

@@ -27,7 +27,7 @@ function tile(reads: Region[], writes: Region[] = []): Tile {
 }
 
 function resolve(ms: MemorySystem, t: Tile, partition: number, bucket = 1): TileTraffic {
-  const out: TileTraffic = { l2Bytes: -1, llcBytes: -1, hbmBytes: -1, latencyNs: -1, readLatencyByteNs: -1 };
+  const out: TileTraffic = { l2Bytes: -1, llcBytes: -1, hbmBytes: -1, latencyNs: -1, readLatencyByteNs: -1, dramReadLatencyByteNs: -1 };
   ms.resolveTile(t, partition, bucket, out);
   return out;
 }
@@ -253,7 +253,7 @@ describe('MemorySystem writes', () => {
     expect(out).toMatchObject({ l2Bytes: 8 * KiB, llcBytes: 0, hbmBytes: 0, latencyNs: 100 });
     expect(ms.countersOf(1).l2.missBytes).toBe(8 * KiB);
     expect(ms.l2[0]!.dirtyBytes).toBe(8 * KiB);
-    const wb: TileTraffic = { l2Bytes: 0, llcBytes: 0, hbmBytes: 0, latencyNs: 0, readLatencyByteNs: 0 };
+    const wb: TileTraffic = { l2Bytes: 0, llcBytes: 0, hbmBytes: 0, latencyNs: 0, readLatencyByteNs: 0, dramReadLatencyByteNs: 0 };
     expect(ms.writeBackL2(0, 3, wb)).toBe(8 * KiB);
     expect(wb.l2Bytes).toBe(8 * KiB);
     expect(wb.llcBytes).toBe(8 * KiB);
@@ -270,7 +270,7 @@ describe('MemorySystem writes', () => {
   it('write-back without an LLC writes HBM', () => {
     const { ms } = system({ noLlc: true });
     resolve(ms, tile([], [region(2, 0, 8 * KiB)]), 0, 1);
-    const wb: TileTraffic = { l2Bytes: 0, llcBytes: 0, hbmBytes: 0, latencyNs: 0, readLatencyByteNs: 0 };
+    const wb: TileTraffic = { l2Bytes: 0, llcBytes: 0, hbmBytes: 0, latencyNs: 0, readLatencyByteNs: 0, dramReadLatencyByteNs: 0 };
     expect(ms.writeBackL2(0, 1, wb)).toBe(8 * KiB);
     expect(wb.hbmBytes).toBe(8 * KiB);
     expect(wb.latencyNs).toBe(500);
@@ -363,7 +363,7 @@ describe('MemorySystem sectors and bypass (regressions)', () => {
   it('a write-back makes only the dirty sectors valid in the LLC', () => {
     const { ms } = system();
     resolve(ms, tile([], [region(2, 0, 128)]), 0);
-    const out: TileTraffic = { l2Bytes: 0, llcBytes: 0, hbmBytes: 0, latencyNs: 0, readLatencyByteNs: 0 };
+    const out: TileTraffic = { l2Bytes: 0, llcBytes: 0, hbmBytes: 0, latencyNs: 0, readLatencyByteNs: 0, dramReadLatencyByteNs: 0 };
     expect(ms.writeBackL2(0, 1, out)).toBe(128);
     resolve(ms, tile([region(2, 0, 4096)]), 1);
     const c = ms.countersOf(1);

@@ -45,7 +45,7 @@ export function runLinearOp(backend: Backend, policy: string, m: number, n: numb
   const def: PolicyDef | undefined = policy === 'clusterfusion' ? CLUSTERFUSION_BASE : POLICIES.find((p) => p.name === policy);
   if (!def) throw inputError(`--policy: '${policy}' has no compiler in @fleet/ops (known: ${POLICIES.map((p) => p.name).join(', ')})`);
   const opGraph = linearOpGraph(m, n, k);
-  const graph = compilePolicy(opGraph, def, backend.topology, { layers: [0], weights, kernels: support.kernels });
+  const graph = compilePolicy(opGraph, def, backend.topology, { layers: [0], weights, kernels: support.kernels, library: backend.kernelLibrary });
   const op = opGraph.ops[0] as LinearOp;
   // What the simulation reads: the weight buffer (packed codes when quantized) and its scales.
   const weightBytes = graph.buffers.filter((b) => b.name === op.weight || b.name === `${op.weight}.scales`).reduce((s, b) => s + b.bytes, 0);

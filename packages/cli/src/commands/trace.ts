@@ -63,7 +63,7 @@ export function registerTrace(program: Command, io: Io): void {
       const gzipAbove = String(o.gzipAbove).trim() === '' ? NaN : Number(o.gzipAbove);
       if (!(gzipAbove >= 0)) throw inputError(`--gzip-above: '${o.gzipAbove}' is not a size in MiB (a number ≥ 0)`);
 
-      const graph = compilePolicy(buildDecodeGraph(model, { batch, contextLen: context }), def, backend.topology, { layers });
+      const graph = compilePolicy(buildDecodeGraph(model, { batch, contextLen: context }), def, backend.topology, { layers, library: backend.kernelLibrary });
       const persistent = def.style === 'persistent' ? persistentOptionsFor(backend, def, support) : undefined;
       const recorder = new TraceRecorder({
         graph,

@@ -52,7 +52,7 @@ export function classBreakdownMs(
   const sum = zero();
   const sampled = Array.from({ length: layers }, (_, i) => i);
   for (const [i, pos] of positions.entries()) {
-    const graph = compilePolicy(buildDecodeGraph(model, { batch, contextLen: pos }), def, backend.topology, { layers: sampled });
+    const graph = compilePolicy(buildDecodeGraph(model, { batch, contextLen: pos }), def, backend.topology, { layers: sampled, library: backend.kernelLibrary });
     if (graph.tasks.length !== steps[i]!.length) return null;
     const c = stepClassTimes(graph, steps[i]!, model.numLayers);
     for (const k of OP_CLASSES) sum[k] += c[k];

@@ -3,7 +3,7 @@ import { fleetMi350Jobs, fleetMi350Validation } from './fleet-mi350.js';
 import { gemvMi300xValidation } from './gemv-mi300x.js';
 import * as ops from '@fleet/ops';
 import { attentionValidation, attentionValidationPoints } from '@fleet/ops';
-import { h100Validation } from '@fleet/backend-h100';
+import { h100PipelineValidation, h100Validation, pipelineValidationPoints } from '@fleet/backend-h100';
 
 /** A validation suite: the backend(s) it needs, how much work it is, and how to run it. */
 export interface ValidationSuite {
@@ -36,6 +36,13 @@ export const SUITES: ValidationSuite[] = [
     backends: ['h100'],
     points: 86,
     run: (registry, tick) => h100Validation(registry.get('h100'), ops, { tick }),
+  },
+  {
+    name: 'h100-pipeline',
+    description: 'H100 tile pipeline against our own sweep: cuBLAS GEMMs at M = 1–8192, cuDNN decode attention, Qwen3-8B/Llama3-8B TPOT at batch 1–256 and KV to 32K',
+    backends: ['h100'],
+    points: pipelineValidationPoints(),
+    run: (registry, tick) => h100PipelineValidation(registry.get('h100'), ops, { tick }),
   },
   {
     name: 'numa-attention',

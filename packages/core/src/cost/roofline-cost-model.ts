@@ -1,6 +1,7 @@
 import type { OpKind } from '../graph/op-graph.js';
 import type { Tile } from '../graph/task-graph.js';
 import type { CostModel, HardwareDispatch } from '../plugin/contract.js';
+import type { TilePipeline } from '../compute/tile-pipeline.js';
 import type { Topology } from '../topology/topology.js';
 
 /** Parameters of the first-order cost model; backends supply them with their provenance. */
@@ -16,13 +17,16 @@ export interface RooflineParams {
   launch: { eagerNs: number; graphNodeNs: number };
   endOfKernel: { barrierNs: number; writeBackL2: boolean };
   hardwareDispatch: HardwareDispatch;
-  bytesInFlightPerCu?: { persistent: number; kernel: number };
+  /** Default pipelines by execution style (see `CostModel.pipelines`). */
+  pipelines?: { persistent: TilePipeline; kernel: TilePipeline };
 }
 
 /**
- * A vendor-neutral roofline: a tile's compute time is its FLOPs over the CU's peak times an
- * efficiency. Its memory time is not here — the simulated memory system supplies it — so a
- * tile costs max(compute, memory) once the runtime overlaps the two.
+ * A vendor-neutral tile cost model: a tile's compute time is its FLOPs (padded to the matrix
+ * instruction by the decomposition) over the CU's matrix peak times the issue efficiency the
+ * backend measured. Its memory time is not here — the simulated memory system supplies it,
+ * bounded by the tile's pipeline (bytes in flight) — and the runtime overlaps the two as far
+ * as the pipeline's contexts allow.
  */
 export class RooflineCostModel implements CostModel {
   readonly dispatchNs: number;
@@ -30,7 +34,7 @@ export class RooflineCostModel implements CostModel {
   readonly launch: { eagerNs: number; graphNodeNs: number };
   readonly endOfKernel: { barrierNs: number; writeBackL2: boolean };
   readonly hardwareDispatch: HardwareDispatch;
-  readonly bytesInFlightPerCu?: { persistent: number; kernel: number };
+  readonly pipelines?: { persistent: TilePipeline; kernel: TilePipeline };
   private readonly matrixRate: number;
   private readonly vectorRate: number;
 
@@ -43,7 +47,7 @@ export class RooflineCostModel implements CostModel {
     this.launch = params.launch;
     this.endOfKernel = params.endOfKernel;
     this.hardwareDispatch = params.hardwareDispatch;
-    if (params.bytesInFlightPerCu) this.bytesInFlightPerCu = params.bytesInFlightPerCu;
+    if (params.pipelines) this.pipelines = params.pipelines;
     this.matrixRate = topology.computeUnit.matrixFlopsPerNs.bf16 * params.matrixEfficiency;
     this.vectorRate = topology.computeUnit.vectorFlopsPerNs * params.vectorEfficiency;
   }

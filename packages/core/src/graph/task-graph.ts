@@ -1,3 +1,4 @@
+import type { TilePipeline } from '../compute/tile-pipeline.js';
 import type { TaskLevel } from '../levels/task-level.js';
 import type { AccessPolicy } from '../topology/topology.js';
 import type { OpKind } from './op-graph.js';
@@ -35,6 +36,11 @@ export interface Tile {
    * Steps make the live working set one chunk per worker, as in the real kernel.
    */
   steps?: number;
+  /**
+   * How the kernel running this tile streams it (bytes in flight, overlap of compute and
+   * memory); default: the cost model's pipeline for the graph's execution style.
+   */
+  pipeline?: TilePipeline;
 }
 
 export interface Task {

@@ -20,6 +20,8 @@ export interface TileTraffic {
    * bytes in flight this is the Little's-law time the reads need at least.
    */
   readLatencyByteNs: number;
+  /** The part of `readLatencyByteNs` served from DRAM (HBM), byte·ns. */
+  dramReadLatencyByteNs: number;
 }
 
 export interface MemoryCounters {
@@ -145,6 +147,7 @@ export class MemorySystem {
     out.hbmBytes = 0;
     out.latencyNs = 0;
     out.readLatencyByteNs = 0;
+    out.dramReadLatencyByteNs = 0;
     const c = this.countersOf(bucket);
     const steps = tile.steps ?? 1;
     for (const r of tile.reads) this.region(r, false, partition, c, out, step, steps);
@@ -308,6 +311,7 @@ export class MemorySystem {
       else {
         c.hbmReadBytes += bytes;
         out.readLatencyByteNs += bytes * hbm.latencyNs;
+        out.dramReadLatencyByteNs += bytes * hbm.latencyNs;
       }
       return hbm.latencyNs;
     }
@@ -320,7 +324,10 @@ export class MemorySystem {
     }
     const hitBytes = bytes * res.hitFraction;
     c.llc.hitBytes += hitBytes;
-    if (!write) out.readLatencyByteNs += hitBytes * llc.latencyNs + (bytes - hitBytes) * hbm.latencyNs;
+    if (!write) {
+      out.readLatencyByteNs += hitBytes * llc.latencyNs + (bytes - hitBytes) * hbm.latencyNs;
+      out.dramReadLatencyByteNs += (bytes - hitBytes) * hbm.latencyNs;
+    }
     if (hitBytes >= bytes || write) {
       c.llc.missBytes += bytes - hitBytes;
       return llc.latencyNs;
@@ -346,6 +353,7 @@ export class MemorySystem {
     out.hbmBytes = 0;
     out.latencyNs = 0;
     out.readLatencyByteNs = 0;
+    out.dramReadLatencyByteNs = 0;
     const bytes = this.l2[instance]!.writeBackAll((block, dirty, sectors) => {
       out.latencyNs = Math.max(out.latencyNs, this.memorySide(block, dirty, sectors, true, c, out));
     });

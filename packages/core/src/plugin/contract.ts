@@ -1,5 +1,7 @@
 import type { ContainerModule } from 'inversify';
 import type { Observable } from 'rxjs';
+import type { KernelLibrary } from '../compute/kernel-library.js';
+import type { TilePipeline } from '../compute/tile-pipeline.js';
 import type { OpKind } from '../graph/op-graph.js';
 import type { Tile } from '../graph/task-graph.js';
 import type { TaskLevel } from '../levels/task-level.js';
@@ -7,7 +9,7 @@ import type { SimEvent } from '../protocol/events.js';
 import type { Topology } from '../topology/topology.js';
 
 /** The plugin API version this core implements. Plugins must share the major, and not exceed the minor. */
-export const API_VERSION = '1.0';
+export const API_VERSION = '1.1';
 
 /** What a backend package default-exports. */
 export interface BackendDescriptor {
@@ -48,11 +50,12 @@ export interface CostModel {
   endOfKernel: { barrierNs: number; writeBackL2: boolean };
   hardwareDispatch: HardwareDispatch;
   /**
-   * Bytes of loads one compute unit keeps in flight, by execution style (occupancy ×
-   * outstanding bytes per wave). A persistent megakernel holding every task type runs at
-   * low occupancy; vendor kernels are tuned per shape. Omitted: bandwidth-bound only.
+   * How a compute unit streams tiles, by execution style, for tiles that do not carry their
+   * own `pipeline`: a persistent megakernel holding every task type runs at the occupancy of
+   * the union of its task types; vendor kernels' pipelines come from the kernel library.
+   * Omitted: bandwidth-bound reads, compute fully overlapped.
    */
-  bytesInFlightPerCu?: { persistent: number; kernel: number };
+  pipelines?: { persistent: TilePipeline; kernel: TilePipeline };
 }
 
 /** A backend's stance on one scheduling policy. */
@@ -110,4 +113,6 @@ export interface Backend {
   policies: readonly PolicySupport[];
   streamContributions: readonly StreamContribution[];
   collectives: readonly CollectiveModel[];
+  /** The vendor libraries' kernel selection, if the backend models it (`TOKENS.KernelLibrary`). */
+  kernelLibrary?: KernelLibrary;
 }

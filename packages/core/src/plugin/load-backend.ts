@@ -4,6 +4,7 @@ import { Container, ContainerModule, inject, injectable, multiInject, optional }
 import { firstLine, lineError } from '../model/messages.js';
 import { describeAjvError, validateTopology } from '../topology/validate.js';
 import type { Topology } from '../topology/topology.js';
+import type { KernelLibrary } from '../compute/kernel-library.js';
 import {
   API_VERSION,
   type Backend,
@@ -51,6 +52,13 @@ const validatePolicy = ajv.compile({
 /** The data half of a `CostModel` (its two methods are checked by hand). */
 const validateCostData = ajv.compile({
   type: 'object',
+  $defs: {
+    pipeline: {
+      type: 'object',
+      required: ['inFlightBytes', 'overlap'],
+      properties: { inFlightBytes: { type: 'number', exclusiveMinimum: 0, maximum: 2 ** 40 }, dramInFlightBytes: { type: 'number', exclusiveMinimum: 0, maximum: 2 ** 40 }, overlap: { type: 'number', minimum: 1, maximum: 2 ** 20 } },
+    },
+  },
   required: ['dispatchNs', 'fetchNs', 'launch', 'endOfKernel', 'hardwareDispatch'],
   properties: {
     dispatchNs: overheadNs,
@@ -58,10 +66,10 @@ const validateCostData = ajv.compile({
     launch: { type: 'object', required: ['eagerNs', 'graphNodeNs'], properties: { eagerNs: overheadNs, graphNodeNs: overheadNs } },
     endOfKernel: { type: 'object', required: ['barrierNs', 'writeBackL2'], properties: { barrierNs: overheadNs, writeBackL2: { type: 'boolean' } } },
     hardwareDispatch: { enum: ['round-robin-partition', 'greedy'] },
-    bytesInFlightPerCu: {
+    pipelines: {
       type: 'object',
       required: ['persistent', 'kernel'],
-      properties: { persistent: { type: 'number', exclusiveMinimum: 0, maximum: 2 ** 32 }, kernel: { type: 'number', exclusiveMinimum: 0, maximum: 2 ** 32 } },
+      properties: { persistent: { $ref: '#/$defs/pipeline' }, kernel: { $ref: '#/$defs/pipeline' } },
     },
   },
 });
@@ -95,6 +103,10 @@ function checkBindings(where: string, a: BackendAssembly, topology: Topology): v
     if (!isObjectLike(v) || typeof v.name !== 'string' || typeof v.latencyNs !== 'function' || typeof v.trafficBytes !== 'function' || typeof v.onChip !== 'boolean') {
       throw lineError(`${where}: TOKENS.Collective binding ${i} must be {name: string, latencyNs(), trafficBytes(), onChip: boolean}`);
     }
+  }
+  const lib: unknown = a.kernelLibrary;
+  if (lib !== undefined && (!isObjectLike(lib) || typeof lib.name !== 'string' || typeof lib.gemm !== 'function' || typeof lib.decodeAttention !== 'function')) {
+    throw lineError(`${where}: TOKENS.KernelLibrary must be {name: string, gemm(), decodeAttention()}`);
   }
 }
 
@@ -152,6 +164,7 @@ class BackendAssembly {
     @multiInject(TOKENS.PolicySupport) readonly policies: PolicySupport[],
     @multiInject(TOKENS.StreamContribution) @optional() readonly streamContributions: StreamContribution[] = [],
     @multiInject(TOKENS.Collective) @optional() readonly collectives: CollectiveModel[] = [],
+    @inject(TOKENS.KernelLibrary) @optional() readonly kernelLibrary?: KernelLibrary,
   ) {}
 }
 
@@ -186,6 +199,7 @@ export function loadBackend(value: unknown, origin: string): Backend {
     policies: a.policies,
     streamContributions: a.streamContributions,
     collectives: a.collectives,
+    ...(a.kernelLibrary ? { kernelLibrary: a.kernelLibrary } : {}),
   };
 }
 

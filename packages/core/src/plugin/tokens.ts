@@ -13,6 +13,8 @@ export const TOKENS = {
   StreamContribution: Symbol.for('fleet.core.StreamContribution'),
   /** `CollectiveModel`, zero or more (multi-binding). */
   Collective: Symbol.for('fleet.core.Collective'),
+  /** `KernelLibrary`, at most one: how the vendor libraries pick kernels for kernel-per-op policies. */
+  KernelLibrary: Symbol.for('fleet.core.KernelLibrary'),
   /** `Backend`: the assembled view of the above, bound by core. */
   Backend: Symbol.for('fleet.core.Backend'),
 } as const;

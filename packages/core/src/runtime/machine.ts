@@ -1,6 +1,7 @@
 import type { Engine } from '../engine/engine.js';
 import type { Task, TaskGraph, Tile } from '../graph/task-graph.js';
 import { MemorySystem, type TileTraffic } from '../memory/memory-system.js';
+import { exposedStallNs, latencyBoundNs, type TilePipeline } from '../compute/tile-pipeline.js';
 import type { CostModel } from '../plugin/contract.js';
 import type { EventBus } from '../protocol/event-bus.js';
 import type { Topology } from '../topology/topology.js';
@@ -27,7 +28,7 @@ export class Machine {
   private readonly nextStep: Int32Array;
   private readonly computeEnd: Float64Array;
   private readonly extra: Float64Array;
-  private readonly traffic: TileTraffic = { l2Bytes: 0, llcBytes: 0, hbmBytes: 0, latencyNs: 0, readLatencyByteNs: 0 };
+  private readonly traffic: TileTraffic = { l2Bytes: 0, llcBytes: 0, hbmBytes: 0, latencyNs: 0, readLatencyByteNs: 0, dramReadLatencyByteNs: 0 };
   private readonly doneKind: number;
   /**
    * When each L2 instance's controller is free for the next cache-wide write-back: a
@@ -47,10 +48,11 @@ export class Machine {
     slotPartitions: readonly number[],
     granularityBytes: number,
     /**
-     * Bytes one compute unit keeps in flight (occupancy × outstanding loads per wave): a
-     * tile's reads take at least Σ bytes × latency / this (Little's law). Infinity: no limit.
+     * How a unit streams tiles that carry no pipeline of their own: bytes in flight (a
+     * tile's reads take at least Σ bytes × latency / that, Little's law) and the contexts
+     * that overlap compute with memory.
      */
-    private readonly bytesInFlight: number,
+    private readonly pipeline: TilePipeline,
     /** Called when the operation a slot started has completed. */
     private readonly onOpDone: (slot: number) => void,
   ) {
@@ -90,7 +92,7 @@ export class Machine {
     // per-tile overhead (fill, epilogue) is paid once, with the last step.
     if (step > 0) t.latencyNs = 0;
     const last = step === steps - 1;
-    this.startOp(slot, t, compute, last ? this.cost.tileOverheadNs(task.kind) + (tile.fixedNs ?? 0) : 0);
+    this.startOp(slot, t, compute, last ? this.cost.tileOverheadNs(task.kind) + (tile.fixedNs ?? 0) : 0, tile.pipeline ?? this.pipeline);
   }
 
   private stepDone(slot: number): void {
@@ -125,9 +127,9 @@ export class Machine {
       this.releaseWaitNs += wait;
       bytes = this.memory.writeBackL2(inst, bucketOf(layer), t);
     } else {
-      t.l2Bytes = t.llcBytes = t.hbmBytes = t.latencyNs = t.readLatencyByteNs = 0;
+      t.l2Bytes = t.llcBytes = t.hbmBytes = t.latencyNs = t.readLatencyByteNs = t.dramReadLatencyByteNs = 0;
     }
-    this.startOp(slot, t, 0, wait + fixedNs);
+    this.startOp(slot, t, 0, wait + fixedNs, this.pipeline);
     return bytes;
   }
 
@@ -136,11 +138,13 @@ export class Machine {
     this.engine.after(ns, this.doneKind, slot);
   }
 
-  private startOp(slot: number, t: TileTraffic, computeNs: number, overheadNs: number): void {
+  private startOp(slot: number, t: TileTraffic, computeNs: number, overheadNs: number, pipe: TilePipeline): void {
     const now = this.engine.now;
-    // Compute and the latency-bound read time overlap each other and the transfers.
-    this.computeEnd[slot] = now + Math.max(computeNs, t.readLatencyByteNs / this.bytesInFlight);
-    this.extra[slot] = t.latencyNs + overheadNs;
+    // Compute and the latency-bound read time overlap each other and the transfers, except
+    // for the share the pipeline's contexts cannot hide.
+    const memoryNs = latencyBoundNs(t.readLatencyByteNs, t.dramReadLatencyByteNs, pipe);
+    this.computeEnd[slot] = now + Math.max(computeNs, memoryNs);
+    this.extra[slot] = t.latencyNs + overheadNs + exposedStallNs(computeNs, memoryNs, pipe.overlap);
     const m = this.memory;
     const part = m.l2Index(this.partitionOf[slot]!);
     let flows = 0;

@@ -8,6 +8,7 @@ import { EventBus } from '../protocol/event-bus.js';
 import type { SimEvent } from '../protocol/events.js';
 import { checkTaskGraph } from '../runtime/event-counters.js';
 import { KernelRuntime } from '../runtime/kernel-runtime.js';
+import { UNLIMITED_PIPELINE } from '../compute/tile-pipeline.js';
 import { Machine } from '../runtime/machine.js';
 import { PersistentRuntime, type PersistentOptions } from '../runtime/persistent-runtime.js';
 
@@ -89,14 +90,14 @@ export function simulateGraph(backend: Backend, graph: TaskGraph, opts: Simulati
     const p = opts.persistent;
     if (!p) throw new FleetError(`policy ${graph.policy}: a persistent graph needs persistent runtime options`);
     let rt!: PersistentRuntime;
-    const inflight = backend.costModel.bytesInFlightPerCu?.persistent ?? Infinity;
-    machine = new Machine(engine, backend.topology, backend.costModel, bus, graph, workerPartitions(backend, p.workersPerPartition), granularity, inflight, (s) => rt.opDone(s));
+    const pipe = backend.costModel.pipelines?.persistent ?? UNLIMITED_PIPELINE;
+    machine = new Machine(engine, backend.topology, backend.costModel, bus, graph, workerPartitions(backend, p.workersPerPartition), granularity, pipe, (s) => rt.opDone(s));
     rt = new PersistentRuntime(machine, graph, p);
     runtime = rt;
   } else {
     let rt!: KernelRuntime;
-    const inflight = backend.costModel.bytesInFlightPerCu?.kernel ?? Infinity;
-    machine = new Machine(engine, backend.topology, backend.costModel, bus, graph, unitPartitions(backend), granularity, inflight, (s) => rt.opDone(s));
+    const pipe = backend.costModel.pipelines?.kernel ?? UNLIMITED_PIPELINE;
+    machine = new Machine(engine, backend.topology, backend.costModel, bus, graph, unitPartitions(backend), granularity, pipe, (s) => rt.opDone(s));
     rt = new KernelRuntime(machine, graph, { launchMode: opts.launchMode ?? 'eager' });
     runtime = rt;
   }

@@ -201,7 +201,7 @@ export function verifyDecode(backend: Backend, spec: ModelSpec, opts: VerifyOpti
     const refTokens = state.get('tokens')!.slice();
     refCache = new Map(cacheNames.map((n) => [n, state.get(n)!.slice()]));
 
-    let tg = compilePolicy(graph, def, backend.topology, { layers, cluster });
+    let tg = compilePolicy(graph, def, backend.topology, { layers, cluster, library: backend.kernelLibrary });
     if (opts.transform) tg = opts.transform(tg, step);
     const memory = new VersionedMemory(graph, round);
     for (const n of cacheNames) memory.setInitial(n, growCache(funCache.get(n)!, batch, kvh, ctx, ctx + 1, d));

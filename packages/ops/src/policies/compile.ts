@@ -5,6 +5,7 @@ import {
   type AttentionOp,
   type EventCounterSpec,
   type KernelSpec,
+  type KernelLibrary,
   type LinearOp,
   type OpGraph,
   type OpNode,
@@ -12,6 +13,7 @@ import {
   type Task,
   type TaskGraph,
   type TaskLevel,
+  type TilePipeline,
   type Tile,
   type Topology,
 } from '@fleet/core';
@@ -38,6 +40,8 @@ interface Stage {
   layer: number;
   ops: OpNode[];
   drafts: Draft[];
+  /** Kernel-per-op: a second kernel the stage's library kernel needs (split-KV combine). */
+  epilogue?: Draft[];
 }
 
 export interface CompileOptions {
@@ -54,6 +58,11 @@ export interface CompileOptions {
   kernels?: { unfused?: boolean; perOp?: Partial<Record<OpKind, number>>; splitKReduce?: boolean };
   /** Cluster policies (`clusterfusion`): cluster size, dataflow, the backend's collectives. */
   cluster?: { size?: number; dataflow?: 'split-token' | 'split-head'; collectives?: readonly CollectiveModel[]; maxActiveClusters?: number };
+  /**
+   * Kernel-per-op policies: the backend's model of its vendor libraries (GEMM tiles, split-K,
+   * split-KV, pipelines). Without one, ops' default decomposition is used.
+   */
+  library?: KernelLibrary;
 }
 
 const EL = 2;
@@ -98,12 +107,13 @@ export function compilePolicy(graph: OpGraph, policy: PolicyDef, topology: Topol
       buffers.add(`${op.weight}.scales`, b.scales, 'weight');
     }
   }
-  const ctx = new Decomposer(graph, policy, topology, buffers, wt);
+  const ctx = new Decomposer(graph, policy, topology, buffers, wt, policy.style === 'kernel-per-op' ? opts.library : undefined);
   const stages = groupStages(ops, policy, opts.kernels?.unfused ?? false).map((group) => ({
     name: group.map((o) => o.id).join('+'),
     layer: group[0]!.layer,
     ops: group,
     drafts: ctx.stage(group),
+    epilogue: ctx.takeEpilogue(),
   }));
   return policy.style === 'persistent' ? persistentGraph(policy, stages, buffers, opts) : kernelGraph(policy, stages, buffers, opts, graph);
 }
@@ -162,9 +172,19 @@ class Decomposer {
     topology: Topology,
     private readonly buf: BufferTable,
     private readonly wt: WeightType,
+    private readonly library: KernelLibrary | undefined,
   ) {
     this.P = topology.partitions.computeUnits.length;
     this.cus = topology.partitions.computeUnits.reduce((a, b) => a + b, 0);
+  }
+
+  private epilogue: Draft[] | undefined;
+
+  /** The epilogue kernel the last stage asked for, if any (cleared once taken). */
+  takeEpilogue(): Draft[] | undefined {
+    const e = this.epilogue;
+    this.epilogue = undefined;
+    return e;
   }
 
   stage(group: readonly OpNode[]): Draft[] {
@@ -256,23 +276,32 @@ class Decomposer {
       }
       return drafts;
     }
-    // Vendor BLAS: one workgroup per (batch tile × 64 columns), batch tiles of up to 64 rows;
-    // split K (in whole K-chunks) only while the grid stays within one wave of the device.
-    const bm = blasTileM(op.m);
+    // Vendor BLAS: the backend's library picks the tile and split-K; without one, one
+    // workgroup per (batch tile × 64 columns), batch tiles of up to 64 rows, split K (in whole
+    // K-chunks) only while the grid stays within one wave of the device.
+    const chosen = this.library?.gemm({ m: op.m, n: op.n, k: op.k, weightBytes: qw.bits / 8 });
+    const bm = chosen ? chosen.tileRows : blasTileM(op.m);
+    const tileN = chosen ? chosen.tileCols : TILE_N;
     const bmt = mTiles(op, bm);
-    const grid = bmt * Math.ceil(op.n / TILE_N);
-    const ks = this.policy.splitK && grid < this.cus ? Math.max(1, Math.min(Math.floor(op.k / TILE_K), Math.floor(this.cus / grid))) : 1;
+    const grid = bmt * Math.ceil(op.n / tileN);
+    const ks = chosen ? Math.min(chosen.splitK, Math.max(1, Math.floor(op.k / TILE_K))) : this.policy.splitK && grid < this.cus ? Math.max(1, Math.min(Math.floor(op.k / TILE_K), Math.floor(this.cus / grid))) : 1;
     const drafts: Draft[] = [];
-    for (const n0 of colTiles(0, op.n)) {
+    const cols = (c0: number, c1: number) => {
+      const out: number[] = [];
+      for (let n0 = c0; n0 < c1; n0 += tileN) out.push(n0);
+      return out;
+    };
+    for (const n0 of cols(0, op.n)) {
       for (let m = 0; m < bmt; m++) {
         for (let s = 0; s < ks; s++) {
           const k0 = chunkBoundary(splitKBoundary(qw, op.k, s, ks), op.k);
           const k1 = chunkBoundary(splitKBoundary(qw, op.k, s + 1, ks), op.k);
           if (k1 <= k0) continue;
-          const tn = Math.min(TILE_N, op.n - n0);
+          const tn = Math.min(tileN, op.n - n0);
           const t = fusedAct
-            ? linearTile(op, b, pol, m * bm, n0, tn, k0, k1 - k0, { cols: tn / 2, ldOut: op.n / 2, col0: n0 / 2 }, qw, bm)
+            ? linearTile(op, b, pol, m * bm, n0, tn, k0, k1 - k0, { cols: Math.floor(tn / 2), ldOut: op.n / 2, col0: Math.floor(n0 / 2) }, qw, bm)
             : linearTile(op, b, pol, m * bm, n0, tn, k0, k1 - k0, undefined, qw, bm);
+          if (chosen) t.pipeline = chosen.pipeline;
           drafts.push({ name: `${op.id}.wg${drafts.length}`, level: 'cu', partition: null, tiles: [t] });
         }
       }
@@ -297,9 +326,12 @@ class Decomposer {
     const drafts: Draft[] = [];
     const group = op.heads / op.kvHeads;
     const qkvCols = (op.heads + 2 * op.kvHeads) * op.headDim;
+    const kernel = this.library?.decodeAttention({ batch: op.batch, heads: op.heads, kvHeads: op.kvHeads, kvLen: op.kvLen, headDim: op.headDim });
+    if (kernel && kernel.splits > 1 && prologue.length === 0) return this.splitAttention(op, b, kernel.splits, kernel.pipeline);
     for (let r = 0; r < op.batch; r++) {
       for (let h = 0; h < op.kvHeads; h++) {
         const tiles = attentionTiles(op, b, r, h);
+        if (kernel) for (const t of tiles) t.pipeline = kernel.pipeline;
         if (prologue.length > 0) {
           // q/k norm, RoPE and the KV append of this group, fused ahead of the attention.
           const row = (r * qkvCols + h * group * op.headDim) * EL;
@@ -316,6 +348,45 @@ class Decomposer {
         drafts.push({ name: `${op.id}.r${r}h${h}`, level: 'cu', partition: null, tiles });
       }
     }
+    return drafts;
+  }
+
+  /**
+   * Split-KV decode attention (a library's flash-decoding): each (request, KV head) is split
+   * over `splits` workgroups by whole KV chunks; each writes its partial output and softmax
+   * statistics (fp32) to a workspace, and a combine kernel merges them into the output.
+   */
+  private splitAttention(op: AttentionOp, b: { qkv: number; k: number; v: number; out: number }, splits: number, pipeline: TilePipeline): Draft[] {
+    const d = op.headDim;
+    const group = op.heads / op.kvHeads;
+    const partialBytes = group * (d + 1) * 4;
+    const ws = this.buf.add(`${op.id}.splitkv_workspace`, op.batch * op.kvHeads * splits * partialBytes, 'activation');
+    const drafts: Draft[] = [];
+    const combine: Draft[] = [];
+    for (let r = 0; r < op.batch; r++) {
+      for (let h = 0; h < op.kvHeads; h++) {
+        const tiles = attentionTiles(op, b, r, h);
+        const unit = (r * op.kvHeads + h) * splits;
+        for (let s = 0; s < splits; s++) {
+          const part = tiles.slice(Math.floor((tiles.length * s) / splits), Math.floor((tiles.length * (s + 1)) / splits)).map((t): Tile => ({ ...t, writes: [], pipeline }));
+          if (part.length === 0) continue;
+          part[part.length - 1]!.writes = [{ buffer: ws, offset: (unit + s) * partialBytes, bytes: partialBytes, policy: 'default' as const }];
+          drafts.push({ name: `${op.id}.r${r}h${h}s${s}`, level: 'cu', partition: null, tiles: part });
+        }
+        combine.push({
+          name: `${op.id}.combine.r${r}h${h}`,
+          level: 'cu',
+          partition: null,
+          tiles: [{
+            reads: [{ buffer: ws, offset: unit * partialBytes, bytes: splits * partialBytes, policy: 'default' }],
+            writes: [{ buffer: b.out, offset: (r * op.heads + h * group) * d * EL, bytes: group * d * EL, policy: 'default' }],
+            flops: 4 * splits * group * d,
+            unit: 'vector',
+          }],
+        });
+      }
+    }
+    this.epilogue = combine;
     return drafts;
   }
 
@@ -428,6 +499,7 @@ function kernelGraph(policy: PolicyDef, stages: Stage[], buffers: BufferTable, o
     const kind = mainKind(s);
     const passes = s.ops.length === 1 ? Math.max(1, perOp[kind] ?? 1) : 1;
     for (let i = 0; i < passes; i++) addKernel(s, passes > 1 ? `${s.name}#${i + 1}` : s.name, s.drafts);
+    if (s.epilogue) addKernel(s, `${s.name}.combine`, s.epilogue);
     if (opts.kernels?.splitKReduce && kind === 'linear') {
       const reduce = splitKReduce(s, buffers, graph);
       if (reduce) addKernel(s, `${s.name}.reduce`, reduce);

@@ -159,6 +159,7 @@ export function predictDecode(backend: Backend, model: ModelSpec, opts: DecodeOp
       weights: opts.weights,
       cluster: { size: support.clusterSize, maxActiveClusters: support.maxActiveClusters, collectives: backend.collectives },
       kernels: support.kernels,
+      library: backend.kernelLibrary,
     });
     tasksPerLayer = tg.tasks.filter((t) => t.layer === 0).length;
     const r = simulateGraph(backend, tg, {

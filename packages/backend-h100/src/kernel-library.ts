@@ -1,0 +1,151 @@
+/**
+ * The kernels PyTorch 2.11 launches on an H100 for decode, as the libraries pick them:
+ * cuBLASLt 13.0's nvjet GEMMs and cuDNN 9.19's SDPA. Selection follows the libraries'
+ * objective — the fewest waves of the slowest tile over the 132 SMs, split-K when the grid
+ * would leave SMs idle — over the tile menu we saw them use (calibration/h100-pipeline-ours.json);
+ * which tile wins at which M is predicted, and compared with the kernels they really chose
+ * in `fleet validate --suite h100-pipeline`.
+ */
+import {
+  occupancy,
+  type ComputeResources,
+  type DecodeAttentionKernel,
+  type DecodeAttentionShape,
+  type GemmKernel,
+  type GemmShape,
+  type KernelLibrary,
+  type TilePipeline,
+} from '@fleet/core';
+import { PIPELINE } from './calibration.js';
+import { GRAPH_GAP_NS, WGMMA_EFFICIENCY } from './cost-params.js';
+import { H100_CLOCK_GHZ, H100_LATENCY_CYCLES as LAT, topology } from './topology.js';
+
+/** DS (CUDA C programming guide, compute capability 9.0): per-SM limits. */
+export const H100_SM: ComputeResources = {
+  waveSize: 32,
+  simds: 4, // four SM sub-partitions, one warp scheduler each
+  maxWavesPerSimd: 16, // 64 warps per SM
+  registersPerSimd: 65536 / 4,
+  registerGranularity: 8, // 256 registers per warp
+  sharedBytes: 228 * 1024,
+  maxBlocks: 32,
+};
+
+const SMS = topology.partitions.computeUnits.reduce((a, b) => a + b, 0);
+const HBM_NS = LAT.hbm / H100_CLOCK_GHZ;
+const L2_NS = LAT.l2 / H100_CLOCK_GHZ;
+
+/**
+ * DER from the tile menu: every nvjet tile's stage count in our sweep is
+ * min(16, ⌊budget / ((tileCols + tileRows) × 64 × 2 B)⌋) for a budget in [215040, 221184) B:
+ * 227 KB of shared memory per CTA less the epilogue and barriers. 216 KiB taken.
+ */
+export const NVJET_STAGE_BUDGET = 216 * 1024;
+const NVJET_K_TILE = 64;
+
+/**
+ * DER from CAL `gemvStream`: an nvjet CTA keeps this many bytes of DRAM reads outstanding.
+ * At M = 1 each of 96 CTAs streams 64 × 4096 × 2 B of weights in the measured time (its 16
+ * stages of 9 KiB are not all in flight at the DRAM: the producer's TMA issue is the limit);
+ * Little's law at the HBM latency gives the bytes. The same CTAs stream L2 hits through
+ * their full stage ring.
+ */
+export const NVJET_DRAM_IN_FLIGHT = Math.round((((64 * PIPELINE.gemvStream.k * 2) / (PIPELINE.gemvStream.us * 1000)) * HBM_NS));
+
+/** DER from CAL `sdpaDecodeStream`: a cuDNN decode-attention CTA's outstanding DRAM reads, the same way. */
+export const CUDNN_SDPA_DRAM_IN_FLIGHT = Math.round(((2 * PIPELINE.sdpaDecodeStream.kvLen * 128 * 2) / (PIPELINE.sdpaDecodeStream.us * 1000)) * HBM_NS);
+
+/** wgmma's N (the batch rows, PyTorch's operands swapped) comes in multiples of 8. */
+export const WGMMA_ROW_GRANULARITY = 8;
+
+/** Output-column widths of the menu's tiles for skinny batches (96 and wider ones appear only beside ≥ 64 rows). */
+const TILE_COLS = [64, 128, 192, 256];
+const MAX_ACCUMULATOR = 256 * 160; // fp32 accumulators of two consumer warpgroups (largest menu tile 320 × 128 ≈ 256 × 160)
+
+export function nvjetStages(tileCols: number, tileRows: number): number {
+  return Math.min(16, Math.floor(NVJET_STAGE_BUDGET / ((tileCols + tileRows) * NVJET_K_TILE * 2)));
+}
+
+/**
+ * CTAs that share a weight tile through TMA multicast: nvjet launches clusters of 2 along the
+ * batch rows (the `2x1`/`1x2` in its names) when there are at least two batch tiles.
+ */
+export function multicast(rowTiles: number): number {
+  return Math.min(2, rowTiles);
+}
+
+export function nvjetPipeline(tileCols: number, tileRows: number, rowTiles = 1): TilePipeline {
+  const stages = nvjetStages(tileCols, tileRows);
+  // One producer warp + two consumer warpgroups, one CTA per SM (shared memory bound).
+  const occ = occupancy(H100_SM, { threads: 384, registersPerThread: 168, sharedBytes: stages * (tileCols + tileRows) * NVJET_K_TILE * 2 });
+  return { inFlightBytes: stages * (tileCols + tileRows) * NVJET_K_TILE * 2 * Math.max(1, occ.blocks), dramInFlightBytes: NVJET_DRAM_IN_FLIGHT * multicast(rowTiles), overlap: stages };
+}
+
+/** The library's estimate of one candidate's time, ns (its selection objective). */
+function estimateNs(s: GemmShape, cols: number, rows: number, splitK: number): number {
+  const colTiles = Math.ceil(s.n / cols);
+  const rowTiles = Math.ceil(s.m / rows);
+  const ctas = colTiles * rowTiles * splitK;
+  const k = s.k / splitK;
+  const pipe = nvjetPipeline(cols, rows, rowTiles);
+  // Every CTA streams its weight tile through its own producer at the DRAM rate, except that
+  // the CTAs of a cluster sharing the tile (TMA multicast) each fetch their share of it.
+  const dram = (cols * k * s.weightBytes) / multicast(rowTiles);
+  const onChip = rows * k * 2;
+  const memNs = Math.max((dram * HBM_NS) / pipe.dramInFlightBytes!, (onChip * L2_NS) / pipe.inFlightBytes, (dram + onChip) / topology.computeUnit.maxBandwidthBytesPerNs);
+  const computeNs = (2 * cols * rows * k) / (topology.computeUnit.matrixFlopsPerNs.bf16 * WGMMA_EFFICIENCY);
+  const waves = Math.ceil(ctas / SMS);
+  const reduceNs = splitK > 1 ? 2 * GRAPH_GAP_NS + (s.m * s.n * 4 * splitK) / topology.memory.hbm.achievableBandwidthBytesPerNs : 0;
+  return waves * Math.max(memNs, computeNs) + reduceNs;
+}
+
+export function selectGemm(s: GemmShape): GemmKernel {
+  let best: { cols: number; rows: number; splitK: number; ns: number; ctas: number } | null = null;
+  const maxRows = Math.min(256, Math.ceil(s.m / WGMMA_ROW_GRANULARITY) * WGMMA_ROW_GRANULARITY);
+  for (const cols of TILE_COLS) {
+    for (let rows = WGMMA_ROW_GRANULARITY; rows <= maxRows; rows += WGMMA_ROW_GRANULARITY) {
+      if (cols * rows > MAX_ACCUMULATOR) continue;
+      for (let splitK = 1; splitK <= 4; splitK++) {
+        if (s.k % (splitK * NVJET_K_TILE) !== 0) continue;
+        const ns = estimateNs(s, cols, rows, splitK);
+        const ctas = Math.ceil(s.n / cols) * Math.ceil(s.m / rows) * splitK;
+        // Ties (within 1%) go to fewer CTAs, then to no split: less re-reading, no reduction.
+        if (!best || ns < best.ns * 0.99 || (ns <= best.ns * 1.01 && (splitK < best.splitK || (splitK === best.splitK && ctas < best.ctas)))) {
+          best = { cols, rows, splitK, ns, ctas };
+        }
+      }
+    }
+  }
+  const b = best!;
+  const stages = nvjetStages(b.cols, b.rows);
+  return {
+    name: `nvjet_sm90_tst_${b.cols}x${b.rows}_${NVJET_K_TILE}x${stages}${b.splitK > 1 ? '_splitK' : ''}`,
+    tileRows: b.rows,
+    tileCols: b.cols,
+    splitK: b.splitK,
+    pipeline: nvjetPipeline(b.cols, b.rows, Math.ceil(s.m / b.rows)),
+  };
+}
+
+/**
+ * cuDNN's SDPA decode, as our sweep shows it (PyTorch 2.11, cuDNN 9.19): GQA with the
+ * group's queries as rows runs `sm90_flash_fprop`, one CTA per (request, KV head), no split
+ * (grid min(B × H_kv, 132), a persistent kernel); one query per head (MHA) runs the sm80
+ * kernel, which splits the KV length 8 ways for a batch-1 request of ≥ 1024 tokens (grid
+ * 8 × 32) and adds a reduction kernel.
+ */
+export function selectDecodeAttention(s: DecodeAttentionShape): DecodeAttentionKernel {
+  const group = s.heads / s.kvHeads;
+  // K and V tiles of 128 tokens, double-buffered; two consumer warpgroups.
+  const pipeline: TilePipeline = { inFlightBytes: 2 * 2 * 128 * s.headDim * 2, dramInFlightBytes: CUDNN_SDPA_DRAM_IN_FLIGHT, overlap: 4 };
+  if (group > 1) return { name: 'cudnn_sm90_flash_fprop', splits: 1, pipeline };
+  const ctas = s.batch * s.kvHeads;
+  const splits = ctas * 8 <= 2 * SMS && s.kvLen >= 1024 ? 8 : 1;
+  return { name: splits > 1 ? 'cudnn_sm80_flash_fprop+lean_reduction' : 'cudnn_sm80_flash_fprop', splits, pipeline };
+}
+
+export const kernelLibrary: KernelLibrary = {
+  name: 'cuBLASLt 13.0 (nvjet) + cuDNN 9.19 SDPA, as PyTorch 2.11 calls them',
+  gemm: selectGemm,
+  decodeAttention: selectDecodeAttention,
+};

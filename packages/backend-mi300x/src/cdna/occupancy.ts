@@ -1,0 +1,61 @@
+/**
+ * CDNA compute-unit resources and the kernels whose occupancy Fleet derives from them.
+ * A persistent megakernel compiles every task type into one function, so it runs at the
+ * occupancy of the union of their resources (seeds §FLEET: one wave per SIMD, where every L2
+ * miss stalls the MFMA pipe); vendor kernels run at their own.
+ */
+import { occupancy, unionResources, type ComputeResources, type KernelResources, type TilePipeline } from '@fleet/core';
+
+/** CDNA3 CU (MI300X). */
+export const CDNA3_CU: ComputeResources = {
+  waveSize: 64, // DS S1
+  simds: 4, // DS S1: four SIMD units per CU
+  maxWavesPerSimd: 8, // DS S21 lists 10 wave slots per SIMD for GCN-family CUs; UNC: CDNA3 8 (MI300 ISA, wave32-less CU)
+  registersPerSimd: 512 * 64, // DS S1/S20/S21: 512 KiB unified VGPR+AGPR file per CU = 512 regs × 64 lanes per SIMD
+  registerGranularity: 8, // DS CDNA3 ISA: VGPRs are allocated in blocks of 8
+  sharedBytes: 64 * 1024, // DS S1: 64 KiB LDS per CU
+  maxBlocks: 32, // UNC: 32 workgroups per CU (HIP occupancy calculator limit)
+};
+
+/** CDNA4 CU (MI350X/MI355X): the CDNA3 CU with 160 KiB LDS (DS S20). */
+export const CDNA4_CU: ComputeResources = { ...CDNA3_CU, sharedBytes: 160 * 1024 };
+
+/**
+ * Task types of a FLEET / Mirage megakernel on CDNA, as one persistent workgroup of 256
+ * threads per CU. UNC (no register report is published): the GEMM task keeps its 16 × 64
+ * fp32 accumulators and the double-buffered K-chunk of weights in registers (AGPRs + VGPRs up
+ * to the 512-per-lane maximum, DS S20); attention keeps a KV chunk in LDS. The paper's
+ * statement that the megakernel runs at one wave per SIMD is what the union reproduces.
+ */
+export const CDNA_MEGAKERNEL_TASKS: readonly KernelResources[] = [
+  { threads: 256, registersPerThread: 512, sharedBytes: 16 * 1024 }, // GEMM/GEMV tile
+  { threads: 256, registersPerThread: 128, sharedBytes: 64 * 1024 }, // split-KV attention
+  { threads: 256, registersPerThread: 64, sharedBytes: 0 }, // norms, RoPE, SiLU·mul
+];
+
+/**
+ * CAL: bytes of loads one wave keeps outstanding in the megakernel, solved so that
+ * `fleet-mtile` at batch 1 on MI350X reproduces the FLEET paper's 6.82 ms (the dataset's
+ * calibration value; `calibration/derive.mjs` in @fleet/backend-mi350 re-derives it):
+ * ≈ 2.7 global_load_dwordx4 of 1 KiB (64 lanes × 16 B) per wave.
+ */
+export const MEGAKERNEL_OUTSTANDING_BYTES_PER_WAVE = 2700;
+
+/**
+ * The megakernel's pipeline: resident waves × outstanding bytes per wave in flight; one
+ * context per SIMD and no prefetch across K-chunks (FLEET streams a chunk, then multiplies),
+ * so compute and memory do not overlap.
+ */
+export function megakernelPipeline(cu: ComputeResources, outstandingBytesPerWave = MEGAKERNEL_OUTSTANDING_BYTES_PER_WAVE): TilePipeline {
+  const occ = occupancy(cu, unionResources(CDNA_MEGAKERNEL_TASKS));
+  const stages = 1;
+  return { inFlightBytes: occ.wavesPerSimd * cu.simds * outstandingBytesPerWave, overlap: occ.wavesPerSimd * stages };
+}
+
+/**
+ * Vendor kernels (rocBLAS/hipBLASLt GEMV and GEMM, elementwise): DER MEAS S23, rocBLAS
+ * wvSpltK sustains 4.87 TB/s at M = 1 on MI300X's 304 CUs with ≈ 424 ns HBM latency, so
+ * ≥ 4870 B/ns × 424 ns / 304 ≈ 6.8 KB per CU; 8 KiB assumed. UNC: they run ≥ 2 waves per
+ * SIMD with double-buffered LDS, so compute and memory overlap (4 contexts).
+ */
+export const CDNA_VENDOR_PIPELINE: TilePipeline = { inFlightBytes: 8192, overlap: 4 };

@@ -1,0 +1,52 @@
+import type { TilePipeline } from './tile-pipeline.js';
+
+/**
+ * The kernels a vendor library launches for an op, as its heuristics pick them: a backend's
+ * model of cuBLASLt / hipBLASLt tile selection and of its attention library. Kernel-per-op
+ * policies decompose ops the way these kernels do; backends without one get ops' default
+ * (batch tiles of 8–64 rows × 64 columns, split-K within one wave).
+ */
+export interface GemmKernel {
+  /** The kernel's name as the library would show it (for traces and docs). */
+  name: string;
+  /** Batch rows per tile (already a multiple of the matrix instruction's row granularity). */
+  tileRows: number;
+  /** Output columns (weight rows) per tile. */
+  tileCols: number;
+  /** K is split over this many workgroups; > 1 adds a reduction kernel. */
+  splitK: number;
+  pipeline: TilePipeline;
+}
+
+export interface DecodeAttentionKernel {
+  name: string;
+  /** Workgroups per (request, KV head): the KV length is split over them; > 1 adds a combine kernel. */
+  splits: number;
+  pipeline: TilePipeline;
+}
+
+export interface GemmShape {
+  /** Batch rows. */
+  m: number;
+  /** Output columns. */
+  n: number;
+  /** Reduction length. */
+  k: number;
+  /** Bytes per weight element (2 for bf16; packed low-bit types less). */
+  weightBytes: number;
+}
+
+export interface DecodeAttentionShape {
+  batch: number;
+  heads: number;
+  kvHeads: number;
+  kvLen: number;
+  headDim: number;
+}
+
+export interface KernelLibrary {
+  /** Library and version it models, e.g. "cuBLASLt 13.0 + cuDNN 9.19 (PyTorch 2.11)". */
+  name: string;
+  gemm(shape: GemmShape): GemmKernel;
+  decodeAttention(shape: DecodeAttentionShape): DecodeAttentionKernel;
+}
