@@ -30,7 +30,7 @@ describe('errors a backend author meets', () => {
 
   it('a wrong apiVersion in the descriptor says which versions are supported', () => {
     expect(errorOf(() => loadBackend(withApiVersion('2.0'), pkg.name)).message).toBe(
-      `backend ${pkg.name} (b200): apiVersion 2.0 is not supported; this Fleet supports 1.0–1.0`,
+      `backend ${pkg.name} (b200): apiVersion 2.0 is not supported; this Fleet supports 1.0–1.1`,
     );
     // a newer minor than the host's is refused too; an older one would be accepted
     expect(errorOf(() => loadBackend(withApiVersion('1.9'), pkg.name)).message).toMatch(/apiVersion 1\.9 is not supported/);
@@ -39,7 +39,7 @@ describe('errors a backend author meets', () => {
   it('a wrong apiVersion in package.json is caught before the entry is imported', () => {
     const field = { ...(pkg.fleet as object), apiVersion: '2.0' };
     expect(errorOf(() => checkFleetField(pkg.name, field)).message).toBe(
-      `package ${pkg.name}: apiVersion 2.0 is not supported; this Fleet supports 1.0–1.0`,
+      `package ${pkg.name}: apiVersion 2.0 is not supported; this Fleet supports 1.0–1.1`,
     );
     expect(errorOf(() => checkFleetField(pkg.name, { ...field, apiVersion: '1' })).message).toMatch(/\/apiVersion: must match pattern/);
   });

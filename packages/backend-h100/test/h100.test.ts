@@ -95,7 +95,7 @@ describe('h100 policies and costs', () => {
     expect(costModel.endOfKernel.barrierNs + costModel.launch.graphNodeNs).toBe(1200);
     expect(costModel.dispatchNs).toBe(params.dispatchNs);
     // Little's law at the HBM latency reproduces the per-SM rate of the QKV GEMV calibration (96 CTAs, 22.4 µs)
-    const perSm = costModel.bytesInFlightPerCu!.kernel / topology.memory.hbm.latencyNs;
+    const perSm = costModel.pipelines!.kernel.inFlightBytes / topology.memory.hbm.latencyNs;
     expect(perSm).toBeCloseTo((6144 * 4096 * 2) / 96 / 22400, 0);
     const flops = 2 * 16 * 64 * 256;
     expect(costModel.tileComputeNs({ reads: [], writes: [], flops, unit: 'matrix' }, 'linear', 'cu')).toBeCloseTo(

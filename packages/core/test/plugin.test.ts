@@ -59,7 +59,7 @@ describe('public entry point', () => {
 
 describe('isApiCompatible', () => {
   it('same major and a minor no newer than the host', () => {
-    expect(API_VERSION).toBe('1.0');
+    expect(API_VERSION).toBe('1.1');
     expect(isApiCompatible('1.0')).toBe(true);
     expect(isApiCompatible('1.0', '1.3')).toBe(true);
     expect(isApiCompatible('1.2', '1.3')).toBe(true);
@@ -97,7 +97,7 @@ describe('checkDescriptor', () => {
   });
 
   it('rejects a newer minor and a malformed version or name', () => {
-    expectFleetError(() => checkDescriptor(descriptor({}, { apiVersion: '1.1' }), 'pkg-e'), 2, 'apiVersion 1.1 is not supported');
+    expectFleetError(() => checkDescriptor(descriptor({}, { apiVersion: '1.2' }), 'pkg-e'), 2, 'apiVersion 1.2 is not supported');
     expectFleetError(() => checkDescriptor(descriptor({}, { apiVersion: 'one' }), 'pkg-e'), 2, '/apiVersion');
     expectFleetError(() => checkDescriptor(descriptor({}, { name: 'Acme GPU' }), 'pkg-e'), 2, '/name');
   });
@@ -110,7 +110,7 @@ describe('loadBackend', () => {
     const policies = [{ policy: 'a' }, { policy: 'b', unsupportedReason: 'no hardware support for this' }];
     const b = loadBackend(descriptor({ policies, contributions: [metric], collectives: [collective] }), 'origin');
     expect(b.name).toBe('acme-gpu');
-    expect(b.apiVersion).toBe('1.0');
+    expect(b.apiVersion).toBe('1.1');
     expect(b.topology.name).toBe('test-gpu');
     expect(b.policies.map((p) => p.policy)).toEqual(['a', 'b']);
     expect(b.streamContributions).toEqual([metric]);

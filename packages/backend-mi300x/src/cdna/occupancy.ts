@@ -10,22 +10,23 @@ import { occupancy, unionResources, type ComputeResources, type KernelResources,
 export const CDNA3_CU: ComputeResources = {
   waveSize: 64, // DS S1
   simds: 4, // DS S1: four SIMD units per CU
-  maxWavesPerSimd: 8, // DS S21 lists 10 wave slots per SIMD for GCN-family CUs; UNC: CDNA3 8 (MI300 ISA, wave32-less CU)
+  maxWavesPerSimd: 8, // ISA: LLVM AMDGPUBaseInfo.cpp gives 8 waves per SIMD for every gfx90a-family target (gfx942, gfx950); S21's 10 is GCN's
   registersPerSimd: 512 * 64, // DS S1/S20/S21: 512 KiB unified VGPR+AGPR file per CU = 512 regs × 64 lanes per SIMD
-  registerGranularity: 8, // DS CDNA3 ISA: VGPRs are allocated in blocks of 8
+  registerGranularity: 8, // ISA (LLVM AMDGPUBaseInfo.cpp): unified VGPRs allocated in steps of 8
   sharedBytes: 64 * 1024, // DS S1: 64 KiB LDS per CU
-  maxBlocks: 32, // UNC: 32 workgroups per CU (HIP occupancy calculator limit)
+  maxBlocks: 32, // UNC: workgroups per CU are bounded by the 32 wave slots (8 × 4 SIMDs)
 };
 
-/** CDNA4 CU (MI350X/MI355X): the CDNA3 CU with 160 KiB LDS (DS S20). */
+/** CDNA4 CU (MI350X/MI355X): the CDNA3 CU with 160 KiB LDS (DS S1b; ISA: LLVM rejects more than 163,840 B per workgroup). */
 export const CDNA4_CU: ComputeResources = { ...CDNA3_CU, sharedBytes: 160 * 1024 };
 
 /**
  * Task types of a FLEET / Mirage megakernel on CDNA, as one persistent workgroup of 256
  * threads per CU. UNC (no register report is published): the GEMM task keeps its 16 × 64
  * fp32 accumulators and the double-buffered K-chunk of weights in registers (AGPRs + VGPRs up
- * to the 512-per-lane maximum, DS S20); attention keeps a KV chunk in LDS. The paper's
- * statement that the megakernel runs at one wave per SIMD is what the union reproduces.
+ * to the 512-per-lane maximum, DS S20); attention keeps a KV chunk in LDS. FLEET's worker is
+ * 256 threads under __launch_bounds__(256, 1) (ROCm/fleet-chiplet-megakernel
+ * tasks/common/worker_config.h), so the union gives one wave per SIMD, as the paper says.
  */
 export const CDNA_MEGAKERNEL_TASKS: readonly KernelResources[] = [
   { threads: 256, registersPerThread: 512, sharedBytes: 16 * 1024 }, // GEMM/GEMV tile
@@ -37,9 +38,9 @@ export const CDNA_MEGAKERNEL_TASKS: readonly KernelResources[] = [
  * CAL: bytes of loads one wave keeps outstanding in the megakernel, solved so that
  * `fleet-mtile` at batch 1 on MI350X reproduces the FLEET paper's 6.82 ms (the dataset's
  * calibration value; `calibration/derive.mjs` in @fleet/backend-mi350 re-derives it):
- * ≈ 2.7 global_load_dwordx4 of 1 KiB (64 lanes × 16 B) per wave.
+ * ≈ 3 global_load_dwordx4 of 1 KiB (64 lanes × 16 B) per wave.
  */
-export const MEGAKERNEL_OUTSTANDING_BYTES_PER_WAVE = 2700;
+export const MEGAKERNEL_OUTSTANDING_BYTES_PER_WAVE = 3045;
 
 /**
  * The megakernel's pipeline: resident waves × outstanding bytes per wave in flight; one

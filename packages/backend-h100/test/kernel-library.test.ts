@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { nvjetStages, selectDecodeAttention, selectGemm } from '../src/index.js';
+
+describe('H100 kernel library', () => {
+  it('the GEMM tile follows M: batch rows grow with the batch, split-K only where the grid would leave SMs idle', () => {
+    const rows = [1, 16, 64, 128, 256].map((m) => selectGemm({ m, n: 4096, k: 4096, weightBytes: 2 }).tileRows);
+    for (let i = 1; i < rows.length; i++) expect(rows[i]).toBeGreaterThanOrEqual(rows[i - 1]!);
+    expect(rows[0]).toBe(8);
+    expect(rows[4]).toBeGreaterThan(rows[0]!);
+    // 64 column tiles fill half the SMs: cuBLAS splits K (measured: 64x8 splitK + splitKreduce)
+    expect(selectGemm({ m: 1, n: 4096, k: 4096, weightBytes: 2 }).splitK).toBe(2);
+    // 96 column tiles: a split would need two waves (measured: no split)
+    expect(selectGemm({ m: 1, n: 6144, k: 4096, weightBytes: 2 }).splitK).toBe(1);
+  });
+
+  it('stages fill the shared memory left after the epilogue, as in the tile names cuBLAS shows', () => {
+    expect(nvjetStages(64, 8)).toBe(16);
+    expect(nvjetStages(128, 128)).toBe(6);
+    expect(nvjetStages(256, 128)).toBe(4);
+    expect(nvjetStages(192, 8)).toBe(8);
+  });
+
+  it('decode attention: GQA groups as one CTA per KV head, no split; one query per head splits a long single request', () => {
+    expect(selectDecodeAttention({ batch: 1, heads: 32, kvHeads: 8, kvLen: 32768, headDim: 128 }).splits).toBe(1);
+    expect(selectDecodeAttention({ batch: 1, heads: 32, kvHeads: 32, kvLen: 8192, headDim: 128 }).splits).toBe(8);
+    expect(selectDecodeAttention({ batch: 4, heads: 32, kvHeads: 32, kvLen: 8192, headDim: 128 }).splits).toBe(1);
+  });
+});
