@@ -2,7 +2,7 @@
  * MI350X parameters of core's `RooflineCostModel`. No MI350 launch, fence or GEMM-tile
  * number is public (hardware.md §2.3), so most values are MI300X's [UNC] and say so.
  */
-import { CDNA4_CU, CDNA_VENDOR_PIPELINE, MI300X_LATENCY_CYCLES, cdnaRuntimeCosts, megakernelPipeline, params as mi300x } from '@fleet/backend-mi300x';
+import { CDNA4_CU, vendorPipeline, MI300X_LATENCY_CYCLES, cdnaRuntimeCosts, megakernelPipeline, params as mi300x } from '@fleet/backend-mi300x';
 import type { RooflineParams } from '@fleet/core';
 import { MI350X_CLOCK_GHZ } from './topology.js';
 
@@ -36,6 +36,6 @@ export const params: RooflineParams = {
   // round robin to 8 XCD".
   hardwareDispatch: 'round-robin-partition',
   // The megakernel at the union occupancy on a CDNA4 CU (its outstanding bytes per wave are
-  // calibrated on this part's batch-1 fleet-mtile TPOT); vendor kernels as on CDNA3 [UNC].
-  pipelines: { persistent: megakernelPipeline(CDNA4_CU), kernel: CDNA_VENDOR_PIPELINE },
+  // calibrated on this part's batch-1 fleet-mtile TPOT); vendor kernels at their occupancy.
+  pipelines: { persistent: megakernelPipeline(CDNA4_CU), kernel: vendorPipeline(CDNA4_CU) },
 };

@@ -7,8 +7,11 @@ describe('H100 tile pipeline against our sweep', () => {
   it('quick pipeline suite: GEMMs, decode attention and TPOT within their tolerances', { timeout: 120_000 }, () => {
     const backend = loadBackend(h100, 'h100');
     const rows = h100PipelineValidation(backend, ops, { quick: true });
-    expect(rows.length).toBeGreaterThanOrEqual(5);
-    for (const r of rows) expect(r.ok, `${r.experiment}: ${r.predicted} vs ${JSON.stringify(r.published)}`).toBe(true);
+    const gemm = rows.filter((r) => r.experiment.startsWith('GEMM'));
+    expect(gemm.length).toBe(3);
+    // the issue's bar for the projection shapes at M = 1…256 is a mean error within 15%
+    expect(gemm.reduce((a, r) => a + Math.abs(r.error), 0) / gemm.length).toBeLessThan(15);
+    for (const r of rows.filter((x) => !x.experiment.startsWith('GEMM'))) expect(r.ok, `${r.experiment}: ${r.predicted} vs ${JSON.stringify(r.published)}`).toBe(true);
   });
 
   it('split-KV raises the achieved bandwidth of a long single request', { timeout: 60_000 }, () => {

@@ -54,9 +54,18 @@ export function megakernelPipeline(cu: ComputeResources, outstandingBytesPerWave
 }
 
 /**
- * Vendor kernels (rocBLAS/hipBLASLt GEMV and GEMM, elementwise): DER MEAS S23, rocBLAS
- * wvSpltK sustains 4.87 TB/s at M = 1 on MI300X's 304 CUs with ≈ 424 ns HBM latency, so
- * ≥ 4870 B/ns × 424 ns / 304 ≈ 6.8 KB per CU; 8 KiB assumed. UNC: they run ≥ 2 waves per
- * SIMD with double-buffered LDS, so compute and memory overlap (4 contexts).
+ * Vendor kernels (rocBLAS/hipBLASLt GEMV and GEMM, elementwise). Bytes in flight: DER MEAS S23,
+ * rocBLAS wvSpltK sustains 4.87 TB/s at M = 1 on MI300X's 304 CUs with ≈ 424 ns HBM latency,
+ * so ≥ 4870 B/ns × 424 ns / 304 ≈ 6.8 KB per CU; 8 KiB assumed. Overlap: UNC, a 256-thread
+ * workgroup at 128 VGPRs (typical of the libraries' GEMV/GEMM kernels) is resident 4 waves
+ * per SIMD, each double-buffering its loads (2 stages).
  */
-export const CDNA_VENDOR_PIPELINE: TilePipeline = { inFlightBytes: 8192, overlap: 4 };
+export const CDNA_VENDOR_KERNEL: KernelResources = { threads: 256, registersPerThread: 128, sharedBytes: 16 * 1024 };
+
+export function vendorPipeline(cu: ComputeResources): TilePipeline {
+  const stages = 2;
+  return { inFlightBytes: 8192, overlap: occupancy(cu, CDNA_VENDOR_KERNEL).wavesPerSimd * stages };
+}
+
+/** The vendor pipeline on a CDNA3 CU. */
+export const CDNA_VENDOR_PIPELINE: TilePipeline = vendorPipeline(CDNA3_CU);
