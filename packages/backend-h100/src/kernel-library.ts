@@ -107,8 +107,10 @@ export function selectGemm(s: GemmShape): GemmKernel {
       if (cols * rows > MAX_ACCUMULATOR) continue;
       for (let splitK = 1; splitK <= 4; splitK++) {
         if (s.k % (splitK * NVJET_K_TILE) !== 0) continue;
-        const ns = estimateNs(s, cols, rows, splitK);
         const ctas = Math.ceil(s.n / cols) * Math.ceil(s.m / rows) * splitK;
+        // Split-K fills idle SMs of a single wave; it never makes a grid longer than one wave.
+        if (splitK > 1 && ctas > SMS) continue;
+        const ns = estimateNs(s, cols, rows, splitK);
         // Ties (within 1%) go to fewer CTAs, then to no split: less re-reading, no reduction.
         if (!best || ns < best.ns * 0.99 || (ns <= best.ns * 1.01 && (splitK < best.splitK || (splitK === best.splitK && ctas < best.ctas)))) {
           best = { cols, rows, splitK, ns, ctas };

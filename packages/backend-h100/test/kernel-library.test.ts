@@ -9,8 +9,11 @@ describe('H100 kernel library', () => {
     expect(rows[4]).toBeGreaterThan(rows[0]!);
     // 64 column tiles fill half the SMs: cuBLAS splits K (measured: 64x8 splitK + splitKreduce)
     expect(selectGemm({ m: 1, n: 4096, k: 4096, weightBytes: 2 }).splitK).toBe(2);
-    // 96 column tiles: a split would need two waves (measured: no split)
-    expect(selectGemm({ m: 1, n: 6144, k: 4096, weightBytes: 2 }).splitK).toBe(1);
+    // a split never makes the grid longer than one wave of 132 SMs
+    for (const [m, n, k] of [[1, 6144, 4096], [1, 4096, 12288], [64, 24576, 4096], [16, 1024, 4096]] as const) {
+      const g = selectGemm({ m, n, k, weightBytes: 2 });
+      if (g.splitK > 1) expect(Math.ceil(n / g.tileCols) * Math.ceil(m / g.tileRows) * g.splitK).toBeLessThanOrEqual(132);
+    }
   });
 
   it('stages fill the shared memory left after the epilogue, as in the tile names cuBLAS shows', () => {
