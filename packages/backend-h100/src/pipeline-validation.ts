@@ -29,7 +29,7 @@ export function pipelineValidationPoints(quick = false): number {
 }
 
 function gemmRows(quick: boolean) {
-  return sweep.gemm.rows.filter((r) => (quick ? r.op === 'o_proj' && [1, 64, 256].includes(r.m) : QWEN3_SHAPES.has(r.op) ? r.m <= 256 || [1024, 8192].includes(r.m) : [1, 64, 256, 8192].includes(r.m)));
+  return sweep.gemm.rows.filter((r) => (quick ? r.op === 'qkv_proj' && [16, 64, 256].includes(r.m) : QWEN3_SHAPES.has(r.op) ? r.m <= 256 || [1024, 8192].includes(r.m) : [1, 64, 256, 8192].includes(r.m)));
 }
 
 function sdpaRows(quick: boolean) {
