@@ -31,13 +31,17 @@ export const BYTES_IN_FLIGHT_PER_SM = Math.round(
 export const WGMMA_EFFICIENCY =
   (2 * PIPELINE.gemmPeak.m * PIPELINE.gemmPeak.n * PIPELINE.gemmPeak.k) / (PIPELINE.gemmPeak.us * 1000) / (topology.computeUnit.matrixFlopsPerNs.bf16 * topology.partitions.computeUnits.reduce((a, b) => a + b, 0));
 
+/**
+ * UNC: per-tile prologue/epilogue the memory system does not charge (address setup, wgmma
+ * pipeline fill/drain, accumulator conversion, store issue): ≈ 600 cycles ≈ 300 ns.
+ */
+export const TILE_OVERHEAD_NS = 300;
+
 export const params: RooflineParams = {
   matrixEfficiency: WGMMA_EFFICIENCY,
   // UNC: elementwise/softmax tiles assumed to reach half the FP32 vector peak.
   vectorEfficiency: 0.5,
-  // UNC: per-tile prologue/epilogue the memory system does not charge (address setup,
-  // wgmma pipeline fill/drain, accumulator conversion, store issue): ≈ 600 cycles ≈ 300 ns.
-  tileOverheadNs: { default: 300 },
+  tileOverheadNs: { default: TILE_OVERHEAD_NS },
   // DER from CAL ours: MPK's scheduler writes a task id (a relaxed store, 18-cycle issue) then a
   // release add at GPU scope: atom.add.release.gpu 945 cycles.
   dispatchNs: ns(OURS.atomics.atomAddReleaseGpu),

@@ -17,7 +17,7 @@ import {
   type TilePipeline,
 } from '@fleet/core';
 import { PIPELINE } from './calibration.js';
-import { GRAPH_GAP_NS, WGMMA_EFFICIENCY } from './cost-params.js';
+import { GRAPH_GAP_NS, TILE_OVERHEAD_NS, WGMMA_EFFICIENCY } from './cost-params.js';
 import { H100_CLOCK_GHZ, H100_LATENCY_CYCLES as LAT, topology } from './topology.js';
 
 /** DS (CUDA C programming guide, compute capability 9.0): per-SM limits. */
@@ -99,7 +99,58 @@ function estimateNs(s: GemmShape, cols: number, rows: number, splitK: number): n
   return waves * Math.max(memNs, computeNs) + reduceNs;
 }
 
+/**
+ * PyTorch's W4A16 kernel (`torch._weight_int4pack_mm`, tinygemm), as the profiler shows it
+ * (CAL `int4Stream`): one CTA of 8 warps per 16 batch rows × 8 output columns over all of K
+ * (mma.m16n8k16 with the weights as the 16-row operand), 64 registers, 4 KiB of shared
+ * memory; activation rows are loaded only where they exist.
+ */
+export const TINYGEMM = { tileRows: 16, tileCols: 8, threads: PIPELINE.int4Stream.threads, registersPerThread: PIPELINE.int4Stream.registersPerThread, sharedBytes: PIPELINE.int4Stream.sharedBytes };
+
+/**
+ * DER from CAL `int4Stream`: the bytes an SM running tinygemm CTAs keeps in flight. Its warps
+ * load codes, scales and activations straight into registers (no shared-memory stages), so
+ * one limit covers all of its reads. Little's law over the measured kernel, as the machine
+ * runs it: each SM's CTAs stream their DRAM bytes (codes + scale/zero pairs) at the HBM
+ * latency and their activation row at the L2's, after one first access and the per-tile
+ * overheads that the resident CTAs do not hide.
+ */
+export const TINYGEMM_IN_FLIGHT = (() => {
+  const c = PIPELINE.int4Stream;
+  const perSm = c.ctas / SMS;
+  const dram = TINYGEMM.tileCols * c.k * 0.5 + (c.k / c.group) * TINYGEMM.tileCols * 2 * 2;
+  const act = c.m * c.k * 2;
+  const fixedNs = (perSm * (HBM_NS + TILE_OVERHEAD_NS)) / tinygemmResident();
+  return Math.round((perSm * (dram * HBM_NS + act * L2_NS)) / (c.kernelUs * 1000 - fixedNs));
+})();
+
+function tinygemmResident(): number {
+  return occupancy(H100_SM, TINYGEMM).blocks;
+}
+
+function tinygemm(): GemmKernel {
+  const occ = occupancy(H100_SM, TINYGEMM);
+  // Without shared-memory stages the overlap is the warps each scheduler interleaves.
+  return {
+    name: 'tinygemm_m16n8k16_chunk_kernel',
+    tileRows: TINYGEMM.tileRows,
+    tileCols: TINYGEMM.tileCols,
+    splitK: 1,
+    maskedRows: true,
+    pipeline: { inFlightBytes: TINYGEMM_IN_FLIGHT, overlap: occ.wavesPerSimd, residentTiles: occ.blocks },
+  };
+}
+
+/**
+ * The GEMM cuBLASLt (bf16, fp8) or, for packed sub-byte weights, PyTorch's tinygemm runs.
+ * tinygemm is the W4A16 kernel PyTorch ships for Hopper; other sub-byte formats are assumed
+ * to run a kernel of its shape.
+ */
 export function selectGemm(s: GemmShape): GemmKernel {
+  return s.weightBytes < 1 ? tinygemm() : selectNvjet(s);
+}
+
+function selectNvjet(s: GemmShape): GemmKernel {
   let best: { cols: number; rows: number; splitK: number; ns: number; ctas: number } | null = null;
   const maxRows = Math.min(256, Math.ceil(s.m / WGMMA_ROW_GRANULARITY) * WGMMA_ROW_GRANULARITY);
   for (const cols of TILE_COLS) {

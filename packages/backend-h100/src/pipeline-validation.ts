@@ -1,7 +1,7 @@
 /**
  * The tile-pipeline suite: predictions beside our 2026-11-24 H100 sweep
  * (measured/h100-pipeline-ours.json, validation only) — cuBLAS GEMMs at M = 1 … 8192 with
- * cold weights, cuDNN decode attention over batch × KV length, and Qwen3-8B / Llama3-8B
+ * cold weights, PyTorch's W4A16 tinygemm at M = 1 … 64, cuDNN decode attention over batch × KV length, and Qwen3-8B / Llama3-8B
  * decode TPOT in one CUDA graph at batch 1 … 256 and KV up to 32K. The three calibration
  * points of calibration/h100-pipeline-ours.json are listed as such.
  */
@@ -25,7 +25,11 @@ function attentionUs(backend: Backend, ops: OpsForValidation, heads: number, kvH
 
 /** Number of points the suite runs (progress bars). */
 export function pipelineValidationPoints(quick = false): number {
-  return gemmRows(quick).length + sdpaRows(quick).length + decodeRows(quick).length;
+  return gemmRows(quick).length + int4Rows(quick).length + sdpaRows(quick).length + decodeRows(quick).length;
+}
+
+function int4Rows(quick: boolean) {
+  return sweep.int4.rows.filter((r) => !quick || (r.op === 'qkv_proj' && r.m === 16));
 }
 
 function gemmRows(quick: boolean) {
@@ -53,6 +57,12 @@ export function h100PipelineValidation(backend: Backend, ops: OpsForValidation, 
     const measuredKernel = m.kernels[0]!.name.replace(/_v_bz|_h_bz|_TN[TN]$/g, '');
     const cal = m.op === 'qkv_proj' && m.m === 1;
     rows.push(row(`GEMM bf16 M=${m.m} ${m.op} N=${m.n} K=${m.k} (picked ${chosen}; cuBLAS ${measuredKernel})`, cal ? 'calibration' : 'measurement', m.us, p.us, 'µs', m.m <= 256 ? 15 : 20, SRC));
+  }
+  for (const q of int4Rows(quick)) {
+    tick(`int4 ${q.op} m${q.m}`);
+    const p = linearOpUs(backend, ops, q.m, q.n, q.k, 'u4g128');
+    const cal = q.op === 'o_proj' && q.m === 1;
+    rows.push(row(`W4A16 g128 M=${q.m} ${q.op} N=${q.n} K=${q.k} (tinygemm, torch._weight_int4pack_mm)`, cal ? 'calibration' : 'measurement', q.us, p.us, 'µs', 15, SRC));
   }
   for (const a of sdpaRows(quick)) {
     tick(`sdpa b${a.batch} kv${a.kvLen}`);

@@ -35,6 +35,12 @@ export interface PolicyLike {
   launchMode?: 'eager' | 'graph';
 }
 
+/** A weight type as `@fleet/ops` describes it (only passed through). */
+export interface WeightTypeLike {
+  kind: string;
+  bits: number;
+}
+
 /** The `@fleet/ops` functions the experiments need. */
 export interface OpsForValidation {
   predictDecode(
@@ -42,7 +48,14 @@ export interface OpsForValidation {
     model: ModelSpec,
     opts: { policy: string; batch: number; prompt: number; decode: number; positions?: number; layers?: number },
   ): { status: string; tpotMs: number; reason?: string };
-  compilePolicy(graph: OpGraph, policy: PolicyLike, topology: Topology, opts: { layers: readonly number[]; library?: KernelLibrary; kernels?: PolicySupport['kernels'] }): TaskGraph;
+  compilePolicy(
+    graph: OpGraph,
+    policy: PolicyLike,
+    topology: Topology,
+    opts: { layers: readonly number[]; library?: KernelLibrary; kernels?: PolicySupport['kernels']; weights?: WeightTypeLike },
+  ): TaskGraph;
+  /** A weight type from its name (`bf16`, `u4g128`, …). */
+  parseWeightType(text: string): WeightTypeLike;
   readonly POLICIES: readonly PolicyLike[];
   linearOpGraph(m: number, n: number, k: number): OpGraph;
   compileClusterFusion(
@@ -92,10 +105,11 @@ export function row(
 }
 
 /** One linear op launched on its own under kernel-per-op-graph, µs (launch and graph node included). */
-export function linearOpUs(backend: Backend, ops: OpsForValidation, m: number, n: number, k: number): { us: number; l2HitRate: number } {
+export function linearOpUs(backend: Backend, ops: OpsForValidation, m: number, n: number, k: number, weights = 'bf16'): { us: number; l2HitRate: number } {
   const def = ops.POLICIES.find((p) => p.name === 'kernel-per-op-graph')!;
   const support = backend.policies.find((p) => p.policy === def.name);
-  const graph = ops.compilePolicy(ops.linearOpGraph(m, n, k), def, backend.topology, { layers: [0], library: backend.kernelLibrary, kernels: support?.kernels });
+  const wt = ops.parseWeightType(weights);
+  const graph = ops.compilePolicy(ops.linearOpGraph(m, n, k), def, backend.topology, { layers: [0], library: backend.kernelLibrary, kernels: support?.kernels, weights: wt });
   const r = simulateGraph(backend, graph, { launchMode: def.launchMode });
   const c = zeroCounters();
   for (const b of r.counters) addCounters(c, b);

@@ -15,6 +15,11 @@ export interface GemmKernel {
   tileCols: number;
   /** K is split over this many workgroups; > 1 adds a reduction kernel. */
   splitK: number;
+  /**
+   * The kernel loads only the batch rows that exist (masked loads), so a partial batch tile
+   * costs less than a full one. Default: the whole tile is loaded from a padded buffer.
+   */
+  maskedRows?: boolean;
   pipeline: TilePipeline;
 }
 

@@ -20,6 +20,13 @@ export interface TilePipeline {
   dramInFlightBytes?: number;
   /** Independent contexts that overlap compute with memory: 1 = serial, Infinity = perfect overlap. */
   overlap: number;
+  /**
+   * Tiles (CTAs, workgroups) of the kernel resident on the unit at once, sharing
+   * `inFlightBytes`. They run one after another in the simulation; each pays only its share
+   * of the first-access latency and the per-tile overhead, which the others' streams hide.
+   * Default 1.
+   */
+  residentTiles?: number;
 }
 
 /** A pipeline without limits: bandwidth-bound reads, compute fully overlapped. */

@@ -88,11 +88,14 @@ export class Machine {
     const t = this.traffic;
     this.memory.resolveTile(tile, this.partitionOf[slot]!, bucketOf(task.layer), t, step);
     const compute = this.cost.tileComputeNs(tile, task.kind, task.level) / steps;
+    const pipe = tile.pipeline ?? this.pipeline;
     // Steps are software-pipelined: only the first pays the memory latency; the fixed
-    // per-tile overhead (fill, epilogue) is paid once, with the last step.
-    if (step > 0) t.latencyNs = 0;
+    // per-tile overhead (fill, epilogue) is paid once, with the last step. Tiles resident
+    // together hide each other's latency and overhead.
+    const resident = pipe.residentTiles ?? 1;
+    t.latencyNs = step > 0 ? 0 : t.latencyNs / resident;
     const last = step === steps - 1;
-    this.startOp(slot, t, compute, last ? this.cost.tileOverheadNs(task.kind) + (tile.fixedNs ?? 0) : 0, tile.pipeline ?? this.pipeline);
+    this.startOp(slot, t, compute, last ? (this.cost.tileOverheadNs(task.kind) + (tile.fixedNs ?? 0)) / resident : 0, pipe);
   }
 
   private stepDone(slot: number): void {

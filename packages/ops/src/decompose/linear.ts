@@ -1,5 +1,6 @@
 import type { AccessPolicy, LinearOp, Tile } from '@fleet/core';
 import { linearWeightRegions, tileDequantFlops } from '../quant/weight-regions.js';
+import type { PrelayoutTiles } from '../quant/prelayout.js';
 import { DENSE_BF16, type WeightType } from '../quant/weight-type.js';
 
 /** GEMM tile shape: T_M rows of the batch × T_N output columns, all of K in T_K chunks (16 × 64 × 256 CK tiles). */
@@ -27,6 +28,18 @@ export interface LinearBuffers {
   scales?: number;
 }
 
+/** The kernel a tile belongs to, where it differs from ops' default 16-row tiles. */
+export interface TileKernelShape {
+  /** Batch rows per tile. */
+  rows: number;
+  /** Only the batch rows that exist are loaded (masked loads); default: the padded tile. */
+  maskedRows?: boolean;
+  /** Pre-layout of quantized weights the kernel reads (its own packing). */
+  prelayout?: PrelayoutTiles;
+}
+
+const DEFAULT_SHAPE: TileKernelShape = { rows: TILE_M };
+
 /**
  * One output tile y[m0:m0+tm, n0:n0+tn] over K columns starting at k0 (all of K unless
  * split): reads the weight rows (contiguous in the [N, K] layout) and the activation rows,
@@ -45,14 +58,15 @@ export function linearTile(
   kLen = op.k,
   out: { cols: number; ldOut: number; col0: number } = { cols: tn, ldOut: op.n, col0: n0 },
   wt: WeightType = DENSE_BF16,
-  tileM = TILE_M,
+  kernel: TileKernelShape = DEFAULT_SHAPE,
 ): Tile {
-  const tm = Math.min(tileM, op.m - m0);
-  // The kernel's A tile is always `tileM` rows: a partial batch tile still loads (and
-  // multiplies) all of them from the padded activation buffer; only valid rows are stored.
-  const tmLoad = tileM;
+  const tm = Math.min(kernel.rows, op.m - m0);
+  // Unless the kernel masks its loads, the A tile is always `rows` rows: a partial batch
+  // tile still loads (and multiplies) all of them from the padded activation buffer; only
+  // valid rows are stored.
+  const tmLoad = kernel.maskedRows ? tm : kernel.rows;
   const el = 2;
-  const weight = linearWeightRegions(wt, op, { w: buf.w, scales: buf.scales }, n0, tn, k0, kLen, pol.weight);
+  const weight = linearWeightRegions(wt, op, { w: buf.w, scales: buf.scales }, n0, tn, k0, kLen, pol.weight, kernel.prelayout);
   const x = kLen === op.k
     ? { buffer: buf.x, offset: m0 * op.k * el, bytes: tmLoad * op.k * el, policy: 'default' as const }
     : { buffer: buf.x, offset: (m0 * op.k + k0) * el, bytes: kLen * el, rows: tmLoad, strideBytes: op.k * el, policy: 'default' as const };

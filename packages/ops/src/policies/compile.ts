@@ -283,6 +283,8 @@ class Decomposer {
     const bm = chosen ? chosen.tileRows : blasTileM(op.m);
     const tileN = chosen ? chosen.tileCols : TILE_N;
     const bmt = mTiles(op, bm);
+    // A library kernel reads quantized weights in its own packing: whole tiles of its columns.
+    const shape = { rows: bm, maskedRows: chosen?.maskedRows, ...(chosen && qw.kind === 'quantized' ? { prelayout: { bk: 64, bn: tileN } } : {}) };
     const grid = bmt * Math.ceil(op.n / tileN);
     const ks = chosen ? Math.min(chosen.splitK, Math.max(1, Math.floor(op.k / TILE_K))) : this.policy.splitK && grid < this.cus ? Math.max(1, Math.min(Math.floor(op.k / TILE_K), Math.floor(this.cus / grid))) : 1;
     const drafts: Draft[] = [];
@@ -299,8 +301,8 @@ class Decomposer {
           if (k1 <= k0) continue;
           const tn = Math.min(tileN, op.n - n0);
           const t = fusedAct
-            ? linearTile(op, b, pol, m * bm, n0, tn, k0, k1 - k0, { cols: Math.floor(tn / 2), ldOut: op.n / 2, col0: Math.floor(n0 / 2) }, qw, bm)
-            : linearTile(op, b, pol, m * bm, n0, tn, k0, k1 - k0, undefined, qw, bm);
+            ? linearTile(op, b, pol, m * bm, n0, tn, k0, k1 - k0, { cols: Math.floor(tn / 2), ldOut: op.n / 2, col0: Math.floor(n0 / 2) }, qw, shape)
+            : linearTile(op, b, pol, m * bm, n0, tn, k0, k1 - k0, undefined, qw, shape);
           if (chosen) t.pipeline = chosen.pipeline;
           drafts.push({ name: `${op.id}.wg${drafts.length}`, level: 'cu', partition: null, tiles: [t] });
         }
