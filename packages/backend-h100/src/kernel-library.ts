@@ -14,6 +14,8 @@ import {
   type GemmKernel,
   type GemmShape,
   type KernelLibrary,
+  type PrefillAttentionKernel,
+  type PrefillAttentionShape,
   type TilePipeline,
 } from '@fleet/core';
 import { PIPELINE } from './calibration.js';
@@ -96,7 +98,12 @@ function estimateNs(s: GemmShape, cols: number, rows: number, splitK: number): n
   const computeNs = (2 * cols * rows * k) / (topology.computeUnit.matrixFlopsPerNs.bf16 * WGMMA_EFFICIENCY);
   const waves = Math.ceil(ctas / SMS);
   const reduceNs = splitK > 1 ? 2 * GRAPH_GAP_NS + (s.m * s.n * 4 * splitK) / topology.memory.hbm.achievableBandwidthBytesPerNs : 0;
-  return waves * Math.max(memNs, computeNs) + reduceNs;
+  // The L2, which all SMs share, serves every re-read of an operand: each CTA's activation
+  // rows, and the weight tile again for every further cluster of row tiles. Small tiles over
+  // a large problem re-read so often that the L2's bandwidth, not the SMs, sets the time.
+  const weightRereads = s.n * s.k * s.weightBytes * Math.max(0, rowTiles / multicast(rowTiles) - 1);
+  const l2Ns = (ctas * onChip + weightRereads) / topology.memory.l2.bandwidthBytesPerNs;
+  return Math.max(waves * Math.max(memNs, computeNs), l2Ns) + reduceNs;
 }
 
 /**
@@ -197,8 +204,38 @@ export function selectDecodeAttention(s: DecodeAttentionShape): DecodeAttentionK
   return { name: splits > 1 ? 'cudnn_sm80_flash_fprop+lean_reduction' : 'cudnn_sm80_flash_fprop', splits, pipeline };
 }
 
+/**
+ * DS (CUDA C programming guide, arithmetic instruction throughput, compute capability 9.0):
+ * 16 exp2 results per clock per SM on the special-function units against 128 FP32 FMA lanes,
+ * so one exp costs 8 lane-cycles = 16 FLOP-equivalents at the FMA rate (the "3.9 TFLOPS of
+ * special functions beside 989 TFLOPS of matmul" FlashAttention-3 is built around). The
+ * running max, the scale-and-subtract, the row sum and the bf16 conversion add about 4 lane
+ * operations (8). UNC: the count of the non-exp operations.
+ */
+export const SOFTMAX_FLOPS_PER_SCORE = (128 / 16) * 2 + 4 * 2;
+
+/**
+ * cuDNN 9.19's causal SDPA forward as PyTorch 2.11 runs it for prefill (our phases sweep,
+ * bench/h100/phases.py): `sm90_flash_fprop_wgmma_f16 …64x128x128`, a persistent grid of
+ * min(tiles, 132) CTAs, one CTA per 128 queries of one head streaming 128-token K/V blocks
+ * (128 × 32 heads = 128 CTAs at 512 tokens, 132 above). Its warp-specialised ping-pong runs
+ * one warpgroup's softmax under the other's wgmma, so the two overlap; its persistent
+ * scheduler hands out the longest causal blocks first. K/V stages are double-buffered.
+ */
+export function selectPrefillAttention(s: PrefillAttentionShape): PrefillAttentionKernel {
+  return {
+    name: 'cudnn_sm90_flash_fprop_wgmma_f16_64x128x128',
+    queryRows: 128,
+    kvCols: 128,
+    order: 'longest-first',
+    softmaxFlopsPerScore: SOFTMAX_FLOPS_PER_SCORE,
+    pipeline: { inFlightBytes: 2 * 2 * 128 * s.headDim * 2, dramInFlightBytes: CUDNN_SDPA_DRAM_IN_FLIGHT, overlap: 4, vectorUnderMatrix: true },
+  };
+}
+
 export const kernelLibrary: KernelLibrary = {
-  name: 'cuBLASLt 13.0 (nvjet) + cuDNN 9.19 SDPA, as PyTorch 2.11 calls them',
+  name: 'cuBLASLt 13.0 (nvjet), tinygemm (W4A16) + cuDNN 9.19 SDPA, as PyTorch 2.11 calls them',
   gemm: selectGemm,
   decodeAttention: selectDecodeAttention,
+  prefillAttention: selectPrefillAttention,
 };

@@ -30,6 +30,38 @@ export interface DecodeAttentionKernel {
   pipeline: TilePipeline;
 }
 
+/** A prefill (causal, many-query) attention kernel: FlashAttention-2/3 style tiles. */
+export interface PrefillAttentionKernel {
+  name: string;
+  /** Query rows of one head per workgroup tile. */
+  queryRows: number;
+  /** KV tokens per inner step. */
+  kvCols: number;
+  /**
+   * Order the kernel's scheduler hands out query blocks: `longest-first` (causal blocks
+   * with the most KV first, as FlashAttention-3's and cuDNN's persistent schedulers do) or
+   * `in-order`.
+   */
+  order: 'longest-first' | 'in-order';
+  /**
+   * Vector work per QKᵀ score, in FLOP-equivalents at the vector FMA rate: the exp at the
+   * special-function unit's rate, plus max, scale, row sum and conversion.
+   */
+  softmaxFlopsPerScore: number;
+  pipeline: TilePipeline;
+}
+
+export interface PrefillAttentionShape {
+  batch: number;
+  heads: number;
+  kvHeads: number;
+  /** Query tokens per request. */
+  queryLen: number;
+  /** KV tokens per request, including the queries. */
+  kvLen: number;
+  headDim: number;
+}
+
 export interface GemmShape {
   /** Batch rows. */
   m: number;
@@ -54,4 +86,6 @@ export interface KernelLibrary {
   name: string;
   gemm(shape: GemmShape): GemmKernel;
   decodeAttention(shape: DecodeAttentionShape): DecodeAttentionKernel;
+  /** Prefill attention; without it, ops' default FlashAttention-2 tiles (128 × 128, in order). */
+  prefillAttention?(shape: PrefillAttentionShape): PrefillAttentionKernel;
 }

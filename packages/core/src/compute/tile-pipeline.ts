@@ -27,6 +27,12 @@ export interface TilePipeline {
    * Default 1.
    */
   residentTiles?: number;
+  /**
+   * The kernel runs its vector work (softmax, dequantization) under the matrix pipe's
+   * (warp-specialised ping-pong, as FlashAttention-3 does): compute is the larger of the
+   * two, not their sum.
+   */
+  vectorUnderMatrix?: boolean;
 }
 
 /** A pipeline without limits: bandwidth-bound reads, compute fully overlapped. */

@@ -53,7 +53,9 @@ export class RooflineCostModel implements CostModel {
   }
 
   tileComputeNs(tile: Tile): number {
-    return tile.flops / (tile.unit === 'matrix' ? this.matrixRate : this.vectorRate) + (tile.vectorFlops ?? 0) / this.vectorRate;
+    const main = tile.flops / (tile.unit === 'matrix' ? this.matrixRate : this.vectorRate);
+    const vector = (tile.vectorFlops ?? 0) / this.vectorRate;
+    return tile.pipeline?.vectorUnderMatrix ? Math.max(main, vector) : main + vector;
   }
 
   tileOverheadNs(op: OpKind): number {

@@ -1,6 +1,7 @@
 /**
- * The op graph of one decode step, as the model loader produces it: operators over named
- * tensors, in execution order. Scheduling policies compile it into a `TaskGraph`.
+ * The op graph of one forward step (a decode step, or a prompt or a chunk of one), as the
+ * model loader produces it: operators over named tensors, in execution order. Scheduling
+ * policies compile it into a `TaskGraph`.
  */
 
 /** Element types of tensors Fleet knows the size of. */
@@ -56,8 +57,14 @@ export interface AttentionOp extends OpBase {
   heads: number;
   kvHeads: number;
   headDim: number;
-  /** Keys/values attended per request, including the current token. */
+  /** Keys/values attended per request, including the current token(s). */
   kvLen: number;
+  /**
+   * Query tokens per request in this step: 1 for decode, the prompt (or chunk) length for
+   * prefill. Queries are the last `queryLen` positions of the `kvLen`, causally masked.
+   * Default 1.
+   */
+  queryLen?: number;
   kCache: string;
   vCache: string;
 }
@@ -78,9 +85,16 @@ export interface OpGraph {
   batch: number;
   /** Tokens already in the KV cache before this step. */
   contextLen: number;
+  /** Tokens each request runs through the model in this step (1 for decode). Default 1. */
+  queryLen?: number;
   layers: number;
   tensors: TensorSpec[];
   ops: OpNode[];
+}
+
+/** Token rows the step's activations hold: batch × tokens per request. */
+export function graphRows(g: Pick<OpGraph, 'batch' | 'queryLen'>): number {
+  return g.batch * (g.queryLen ?? 1);
 }
 
 export function tensorBytes(t: TensorSpec): number {

@@ -3,19 +3,39 @@ import { lineError, safeString } from './messages.js';
 import type { ModelSpec } from './model-spec.js';
 
 /**
- * The op graph of one decode step: `batch` requests each produce one token, attending over
- * `contextLen` cached tokens plus their own. Op ids are fixed (`embed`, `L{l}.qkv_proj`,
- * `lm_head`...) because scheduling policies match on them. Activation buffers (`h`, `x`,
- * `qkv`...) are shared by all layers, as inference engines reuse them.
+ * The op graph of one forward step: `batch` requests each run `queryLen` tokens (1 for a
+ * decode step, the prompt or a chunk of it for prefill), attending causally over
+ * `contextLen` cached tokens plus their own. Only each request's last token goes through
+ * the final norm and the LM head. Op ids are fixed (`embed`, `L{l}.qkv_proj`, `lm_head`...)
+ * because scheduling policies match on them. Activation buffers (`h`, `x`, `qkv`...) are
+ * shared by all layers, as inference engines reuse them.
  */
 
 export interface DecodeGraphOptions {
   batch: number;
   contextLen: number;
+  /** Tokens per request in this step (default 1: decode). */
+  queryLen?: number;
+}
+
+export interface PrefillGraphOptions {
+  batch: number;
+  /** Prompt tokens per request this step runs (the whole prompt, or one chunk of it). */
+  promptLen: number;
+  /** Tokens of the prompt already in the KV cache (earlier chunks). Default 0. */
+  contextLen?: number;
 }
 
 export const MAX_DECODE_BATCH = 4096;
 export const MAX_CONTEXT_LEN = 10_000_000;
+/** Token rows one forward step may carry (batch × tokens per request). */
+export const MAX_STEP_TOKENS = 1 << 20;
+
+/** The op graph of a prefill step: each request's prompt (or chunk) through the model, KV cache written. */
+export function buildPrefillGraph(spec: ModelSpec, opts: PrefillGraphOptions): OpGraph {
+  checkRange('promptLen', opts.promptLen, 1, MAX_CONTEXT_LEN);
+  return buildDecodeGraph(spec, { batch: opts.batch, contextLen: opts.contextLen ?? 0, queryLen: opts.promptLen });
+}
 
 function checkRange(field: string, v: number, min: number, max: number): void {
   if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
@@ -26,9 +46,14 @@ function checkRange(field: string, v: number, min: number, max: number): void {
 export function buildDecodeGraph(spec: ModelSpec, opts: DecodeGraphOptions): OpGraph {
   checkRange('batch', opts.batch, 1, MAX_DECODE_BATCH);
   checkRange('contextLen', opts.contextLen, 0, MAX_CONTEXT_LEN);
+  const q = opts.queryLen ?? 1;
+  checkRange('queryLen', q, 1, MAX_CONTEXT_LEN);
+  if (opts.batch * q > MAX_STEP_TOKENS) throw lineError(`decode graph: batch × tokens per request (${opts.batch * q}) exceeds ${MAX_STEP_TOKENS} token rows per step`);
   const { batch: b, contextLen } = opts;
+  // Token rows of the layers' activations; the head sees only each request's last token.
+  const rows = b * q;
   const { hiddenSize: h, numHeads: nh, numKvHeads: nkv, headDim: hd, intermediateSize: inter, vocabSize: v, dtype } = spec;
-  const kvLen = contextLen + 1;
+  const kvLen = contextLen + q;
   const qkvN = (nh + 2 * nkv) * hd;
   const gemma = spec.normsPerLayer === 4;
 
@@ -41,12 +66,13 @@ export function buildDecodeGraph(spec: ModelSpec, opts: DecodeGraphOptions): OpG
     }
     return name;
   };
-  const act = (name: string, cols: number): string => tensor(name, 'activation', [b, cols]);
+  const act = (name: string, cols: number): string => tensor(name, 'activation', [rows, cols]);
+  const last = (name: string, cols: number): string => tensor(name, 'activation', [b, cols]);
 
   const ops: OpNode[] = [];
   const wEmbed = tensor('w_embed', 'weight', [v, h]);
-  const tokens = tensor('tokens', 'activation', [b], 'fp32');
-  ops.push({ id: 'embed', kind: 'embedding', layer: -1, rows: b, cols: h, inputs: [wEmbed, tokens], outputs: [act('h', h)] });
+  const tokens = tensor('tokens', 'activation', [rows], 'fp32');
+  ops.push({ id: 'embed', kind: 'embedding', layer: -1, rows, cols: h, inputs: [wEmbed, tokens], outputs: [act('h', h)] });
 
   for (let l = 0; l < spec.numLayers; l++) {
     const p = `L${l}.`;
@@ -54,25 +80,25 @@ export function buildDecodeGraph(spec: ModelSpec, opts: DecodeGraphOptions): OpG
       id: p + id,
       kind: 'rmsnorm',
       layer: l,
-      rows: b,
+      rows,
       cols: h,
       inputs: [input, tensor(p + weight, 'weight', [h])],
       outputs: [output],
     });
     const linear = (id: string, input: string, weight: string, n: number, k: number, output: string): LinearOp => {
       const w = tensor(p + weight, 'weight', [n, k]);
-      return { id: p + id, kind: 'linear', layer: l, m: b, n, k, weight: w, inputs: [input, w], outputs: [act(output, n)] };
+      return { id: p + id, kind: 'linear', layer: l, m: rows, n, k, weight: w, inputs: [input, w], outputs: [act(output, n)] };
     };
 
     ops.push(norm('attn_norm', 'h', 'w_attn_norm', act('x', h)));
     ops.push(linear('qkv_proj', 'x', 'w_qkv', qkvN, h, 'qkv'));
     if (spec.qkNorm) {
-      ops.push({ id: `${p}qk_norm`, kind: 'qk-norm', layer: l, rows: b * (nh + nkv), cols: hd, inputs: ['qkv'], outputs: ['qkv'] });
+      ops.push({ id: `${p}qk_norm`, kind: 'qk-norm', layer: l, rows: rows * (nh + nkv), cols: hd, inputs: ['qkv'], outputs: ['qkv'] });
     }
-    ops.push({ id: `${p}rope`, kind: 'rope', layer: l, rows: b * (nh + nkv), cols: hd, inputs: ['qkv'], outputs: ['qkv'] });
+    ops.push({ id: `${p}rope`, kind: 'rope', layer: l, rows: rows * (nh + nkv), cols: hd, inputs: ['qkv'], outputs: ['qkv'] });
     const kCache = tensor(`${p}k_cache`, 'kv-cache', [b, nkv, kvLen, hd]);
     const vCache = tensor(`${p}v_cache`, 'kv-cache', [b, nkv, kvLen, hd]);
-    ops.push({ id: `${p}kv_append`, kind: 'kv-append', layer: l, rows: b * nkv * 2, cols: hd, inputs: ['qkv'], outputs: [kCache, vCache] });
+    ops.push({ id: `${p}kv_append`, kind: 'kv-append', layer: l, rows: rows * nkv * 2, cols: hd, inputs: ['qkv'], outputs: [kCache, vCache] });
     ops.push({
       id: `${p}attention`,
       kind: 'attention',
@@ -82,6 +108,7 @@ export function buildDecodeGraph(spec: ModelSpec, opts: DecodeGraphOptions): OpG
       kvHeads: nkv,
       headDim: hd,
       kvLen,
+      ...(q > 1 ? { queryLen: q } : {}),
       kCache,
       vCache,
       inputs: ['qkv', kCache, vCache],
@@ -89,7 +116,7 @@ export function buildDecodeGraph(spec: ModelSpec, opts: DecodeGraphOptions): OpG
     });
     ops.push(linear('o_proj', 'attn', 'w_o', h, nh * hd, 'o'));
     if (gemma) ops.push(norm('post_attn_norm', 'o', 'w_post_attn_norm', 'o'));
-    ops.push({ id: `${p}attn_residual`, kind: 'residual', layer: l, rows: b, cols: h, inputs: ['h', 'o'], outputs: ['h'] });
+    ops.push({ id: `${p}attn_residual`, kind: 'residual', layer: l, rows, cols: h, inputs: ['h', 'o'], outputs: ['h'] });
 
     ops.push(norm('ffn_norm', 'h', 'w_ffn_norm', 'x'));
     ops.push({ ...linear('gate_up_proj', 'x', 'w_gate_up', 2 * inter, h, 'gate_up'), gatedActivation: spec.activation });
@@ -97,7 +124,7 @@ export function buildDecodeGraph(spec: ModelSpec, opts: DecodeGraphOptions): OpG
       id: `${p}act_mul`,
       kind: 'act-mul',
       layer: l,
-      rows: b,
+      rows,
       cols: inter,
       activation: spec.activation,
       inputs: ['gate_up'],
@@ -105,25 +132,25 @@ export function buildDecodeGraph(spec: ModelSpec, opts: DecodeGraphOptions): OpG
     });
     ops.push(linear('down_proj', 'act', 'w_down', h, inter, 'down'));
     if (gemma) ops.push(norm('post_ffn_norm', 'down', 'w_post_ffn_norm', 'down'));
-    ops.push({ id: `${p}ffn_residual`, kind: 'residual', layer: l, rows: b, cols: h, inputs: ['h', 'down'], outputs: ['h'] });
+    ops.push({ id: `${p}ffn_residual`, kind: 'residual', layer: l, rows, cols: h, inputs: ['h', 'down'], outputs: ['h'] });
   }
 
-  const last = spec.numLayers;
+  const head = spec.numLayers;
   const wFinal = tensor('w_final_norm', 'weight', [h]);
-  ops.push({ id: 'final_norm', kind: 'rmsnorm', layer: last, rows: b, cols: h, inputs: ['h', wFinal], outputs: [act('x', h)] });
+  ops.push({ id: 'final_norm', kind: 'rmsnorm', layer: head, rows: b, cols: h, inputs: ['h', wFinal], outputs: [q > 1 ? last('x_last', h) : act('x', h)] });
   const wHead = spec.tieWordEmbeddings ? wEmbed : tensor('w_lm_head', 'weight', [v, h]);
   ops.push({
     id: 'lm_head',
     kind: 'linear',
-    layer: last,
+    layer: head,
     m: b,
     n: v,
     k: h,
     weight: wHead,
-    inputs: ['x', wHead],
-    outputs: [act('logits', v)],
+    inputs: [q > 1 ? 'x_last' : 'x', wHead],
+    outputs: [last('logits', v)],
   });
-  ops.push({ id: 'argmax', kind: 'argmax', layer: last, rows: b, cols: v, inputs: ['logits'], outputs: [tokens] });
+  ops.push({ id: 'argmax', kind: 'argmax', layer: head, rows: b, cols: v, inputs: ['logits'], outputs: [tokens] });
 
-  return { model: spec.name, batch: b, contextLen, layers: spec.numLayers, tensors, ops };
+  return { model: spec.name, batch: b, contextLen, ...(q > 1 ? { queryLen: q } : {}), layers: spec.numLayers, tensors, ops };
 }

@@ -1,4 +1,4 @@
-import { tensorBytes, type BufferSpec, type OpGraph } from '@fleet/core';
+import { graphRows, tensorBytes, type BufferSpec, type OpGraph } from '@fleet/core';
 import { paddedRows } from './linear.js';
 
 /**
@@ -11,9 +11,10 @@ export class BufferTable {
   private readonly ids = new Map<string, number>();
 
   constructor(graph: OpGraph, keep: (tensorName: string) => boolean) {
+    const rows = graphRows(graph);
     for (const t of graph.tensors) {
       if (!keep(t.name)) continue;
-      const padded = t.kind === 'activation' && t.shape[0] === graph.batch ? paddedRows(graph.batch) : t.shape[0]!;
+      const padded = t.kind === 'activation' && (t.shape[0] === rows || t.shape[0] === graph.batch) ? paddedRows(t.shape[0]!) : t.shape[0]!;
       this.add(t.name, (tensorBytes(t) / t.shape[0]!) * padded, t.kind);
     }
   }

@@ -17,7 +17,7 @@ import {
   type Tile,
   type Topology,
 } from '@fleet/core';
-import { attentionTiles } from '../decompose/attention.js';
+import { attentionTiles, DEFAULT_PREFILL_TILING, prefillAttentionTiles } from '../decompose/attention.js';
 import { BufferTable } from '../decompose/buffers.js';
 import { blasTileM, linearTile, mTiles, TILE_K, TILE_N, type LinearPolicies } from '../decompose/linear.js';
 import { rowTiles, type RowOperand } from '../decompose/row-ops.js';
@@ -115,7 +115,7 @@ export function compilePolicy(graph: OpGraph, policy: PolicyDef, topology: Topol
     drafts: ctx.stage(group),
     epilogue: ctx.takeEpilogue(),
   }));
-  return policy.style === 'persistent' ? persistentGraph(policy, stages, buffers, opts) : kernelGraph(policy, stages, buffers, opts, graph);
+  return policy.style === 'persistent' ? persistentGraph(policy, stages, buffers, opts) : kernelGraph(policy, stages, buffers, opts);
 }
 
 /** Which ops share a stage, by policy: megakernels fuse like MPK, kernel-per-op like vLLM. */
@@ -328,6 +328,10 @@ class Decomposer {
     const drafts: Draft[] = [];
     const group = op.heads / op.kvHeads;
     const qkvCols = (op.heads + 2 * op.kvHeads) * op.headDim;
+    if ((op.queryLen ?? 1) > 1) {
+      if (prologue.length > 0) throw inputError(`policy '${this.policy.name}' fuses RoPE and the KV append into decode attention; it has no prefill schedule`);
+      return this.prefillAttention(op, b);
+    }
     const kernel = this.library?.decodeAttention({ batch: op.batch, heads: op.heads, kvHeads: op.kvHeads, kvLen: op.kvLen, headDim: op.headDim });
     if (kernel && kernel.splits > 1 && prologue.length === 0) return this.splitAttention(op, b, kernel.splits, kernel.pipeline);
     for (let r = 0; r < op.batch; r++) {
@@ -351,6 +355,13 @@ class Decomposer {
       }
     }
     return drafts;
+  }
+
+  /** Causal prefill attention in the library's tiles (FlashAttention-2 defaults without one). */
+  private prefillAttention(op: AttentionOp, b: { qkv: number; k: number; v: number; out: number }): Draft[] {
+    const k = this.library?.prefillAttention?.({ batch: op.batch, heads: op.heads, kvHeads: op.kvHeads, queryLen: op.queryLen ?? 1, kvLen: op.kvLen, headDim: op.headDim });
+    const tiling = k ? { queryRows: k.queryRows, kvCols: k.kvCols, order: k.order, softmaxFlopsPerScore: k.softmaxFlopsPerScore, pipeline: k.pipeline } : DEFAULT_PREFILL_TILING;
+    return prefillAttentionTiles(op, b, tiling).map(({ name, tile }) => ({ name, level: 'cu' as const, partition: null, tiles: [tile] }));
   }
 
   /**
@@ -485,7 +496,7 @@ function persistentGraph(policy: PolicyDef, stages: Stage[], buffers: BufferTabl
   return { policy: policy.name, style: 'persistent', buffers: buffers.buffers, tasks, events, kernels: [], layers: [...opts.layers] };
 }
 
-function kernelGraph(policy: PolicyDef, stages: Stage[], buffers: BufferTable, opts: CompileOptions, graph: OpGraph): TaskGraph {
+function kernelGraph(policy: PolicyDef, stages: Stage[], buffers: BufferTable, opts: CompileOptions): TaskGraph {
   const tasks: Task[] = [];
   const kernels: KernelSpec[] = [];
   const addKernel = (s: Stage, name: string, drafts: readonly Draft[]) => {
@@ -503,7 +514,7 @@ function kernelGraph(policy: PolicyDef, stages: Stage[], buffers: BufferTable, o
     for (let i = 0; i < passes; i++) addKernel(s, passes > 1 ? `${s.name}#${i + 1}` : s.name, s.drafts);
     if (s.epilogue) addKernel(s, `${s.name}.combine`, s.epilogue);
     if (opts.kernels?.splitKReduce && kind === 'linear') {
-      const reduce = splitKReduce(s, buffers, graph);
+      const reduce = splitKReduce(s, buffers);
       if (reduce) addKernel(s, `${s.name}.reduce`, reduce);
     }
   }
@@ -514,7 +525,7 @@ function kernelGraph(policy: PolicyDef, stages: Stage[], buffers: BufferTable, o
  * cuBLAS's split-K epilogue kernel: when a GEMM's workgroups split K, partial sums (fp32)
  * are written to a workspace and a second kernel reduces them into the output.
  */
-function splitKReduce(s: Stage, buffers: BufferTable, graph: OpGraph): Draft[] | null {
+function splitKReduce(s: Stage, buffers: BufferTable): Draft[] | null {
   const op = s.ops.find((o) => o.kind === 'linear') as LinearOp | undefined;
   if (!op) return null;
   const parts = new Map<number, number>();
@@ -524,10 +535,10 @@ function splitKReduce(s: Stage, buffers: BufferTable, graph: OpGraph): Draft[] |
   }
   const splits = Math.max(0, ...parts.values());
   if (splits <= 1) return null;
-  const ws = buffers.add(`${op.id}.splitk_workspace`, splits * graph.batch * op.n * 4, 'activation');
+  const ws = buffers.add(`${op.id}.splitk_workspace`, splits * op.m * op.n * 4, 'activation');
   const y = buffers.id(op.outputs[0]!);
   const rowBytes = op.n * 4;
-  return rowTiles(graph.batch, graph.batch, [{ buffer: ws, bytesPerRow: rowBytes * splits }], [{ buffer: y, bytesPerRow: op.n * EL }], op.n * splits).map((tile, i) => ({
+  return rowTiles(op.m, Math.min(op.m, 1024), [{ buffer: ws, bytesPerRow: rowBytes * splits }], [{ buffer: y, bytesPerRow: op.n * EL }], op.n * splits).map((tile, i) => ({
     name: `${op.id}.reduce.t${i}`,
     level: 'cu' as const,
     partition: null,

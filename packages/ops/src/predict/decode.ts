@@ -3,7 +3,6 @@ import {
   buildDecodeGraph,
   inputError,
   l2HitRate,
-  simulateGraph,
   zeroCounters,
   type Backend,
   type BackendMetric,
@@ -16,7 +15,8 @@ import {
   parameterCount,
   type SimEvent,
 } from '@fleet/core';
-import { compilePolicy } from '../policies/compile.js';
+import { simulateStep } from './step.js';
+export { persistentOptionsFor } from './step.js';
 import { STEP_K, TILE_M, TILE_N } from '../decompose/linear.js';
 import { KV_CHUNK } from '../decompose/attention.js';
 import { decoderLinearBytes } from '../quant/cost.js';
@@ -95,17 +95,6 @@ function decoderLinearElements(m: ModelSpec): number {
   return m.numLayers * m.hiddenSize * (q + 2 * kv + q + 3 * m.intermediateSize);
 }
 
-/** How a persistent policy's megakernel is organised on a backend (workers, schedulers, counting). */
-export function persistentOptionsFor(backend: Backend, def: PolicyDef, support: PolicySupport): PersistentOptions {
-  const parts = backend.topology.partitions.computeUnits;
-  return {
-    workersPerPartition: support.workersPerPartition ?? Math.min(...parts) - 1,
-    chipletAware: def.chipletAware,
-    schedulers: support.globalSchedulers ?? (support.schedulersPerPartition ?? 1) * parts.length,
-    twoLevelCounting: def.twoLevelCounting,
-  };
-}
-
 /**
  * Predict decode for one (backend, policy, batch): simulate a few decode positions with a
  * few layers each, extrapolate the steady-state layer to the whole model, and average.
@@ -154,37 +143,13 @@ export function predictDecode(backend: Backend, model: ModelSpec, opts: DecodeOp
         `simulation too large: ${model.name} at batch ${opts.batch} needs about ${estimate.toExponential(2)} tile steps per decode position (limit ${budget.toExponential(2)}); raise it with --max-sim-steps or simulate fewer layers with --sample-layers`,
       );
     }
-    const tg = compilePolicy(g, def, backend.topology, {
-      layers,
-      weights: opts.weights,
-      cluster: { size: support.clusterSize, maxActiveClusters: support.maxActiveClusters, collectives: backend.collectives },
-      kernels: support.kernels,
-      library: backend.kernelLibrary,
-    });
-    tasksPerLayer = tg.tasks.filter((t) => t.layer === 0).length;
-    const r = simulateGraph(backend, tg, {
-      granularityBytes: opts.granularityBytes,
-      launchMode: def.launchMode,
-      persistent: def.style === 'persistent' ? persistentOptionsFor(backend, def, support) : undefined,
-      observers: opts.observers,
-    });
-    // Bucket b = layer + 1: 0 embedding, 1..S sampled layers, S+1 the head (layer L).
-    const end = (b: number) => r.layerEndNs[b] ?? 0;
-    const steady = S > 1 ? (end(S) - end(1)) / (S - 1) : end(1) - end(0);
-    const step = r.timeNs + (L - S) * steady;
-    timeNs += step;
-    // Counters: measured buckets as they are, plus the steady layers repeated.
-    const c = zeroCounters();
-    r.counters.forEach((bucket, b) => addCounters(c, bucket));
-    const steadyLayers = r.counters.slice(S > 1 ? 2 : 1, S + 1);
-    const mean = zeroCounters();
-    for (const s of steadyLayers) addCounters(mean, s, 1 / Math.max(1, steadyLayers.length));
-    addCounters(c, mean, L - S);
-    addCounters(total, c, 1 / nPos);
-    const scale = L / S;
-    fences += (r.fences * scale) / nPos;
-    dispatches += (r.dispatches * scale) / nPos;
-    launches += (r.launches * scale) / nPos;
+    const r = simulateStep(backend, def, support, g, { layers, weights: opts.weights, granularityBytes: opts.granularityBytes, observers: opts.observers });
+    tasksPerLayer = r.tasksPerLayer;
+    timeNs += r.timeNs;
+    addCounters(total, r.counters, 1 / nPos);
+    fences += r.fences / nPos;
+    dispatches += r.dispatches / nPos;
+    launches += r.launches / nPos;
     if (pos === positions[0]) metrics.push(...r.backendMetrics);
   }
   return {

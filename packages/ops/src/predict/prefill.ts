@@ -1,0 +1,134 @@
+import { addCounters, buildPrefillGraph, inputError, l2HitRate, zeroCounters, type Backend, type ModelSpec, type SimEvent } from '@fleet/core';
+import { POLICIES, withOverrides, type PolicyOverrides } from '../policies/policy.js';
+import type { WeightType } from '../quant/weight-type.js';
+import { DEFAULT_MAX_SIM_STEPS, residentBytes } from './decode.js';
+import { simulateStep, type StepResult } from './step.js';
+
+export interface PrefillOptions {
+  policy: string;
+  batch: number;
+  /** Prompt tokens per request. */
+  prompt: number;
+  /** Chunked prefill: tokens per step (default: the whole prompt in one step). */
+  chunk?: number;
+  /** Chunks simulated (evenly spaced); the others are interpolated. Default 2. */
+  chunksSimulated?: number;
+  /** Decoder layers simulated; the others repeat the steady-state layer. Default 3. */
+  layers?: number;
+  granularityBytes?: number;
+  weights?: WeightType;
+  /** Refuse a chunk whose compiled tiles take more simulated steps than this. */
+  maxSimSteps?: number;
+  overrides?: PolicyOverrides;
+  observers?: ((events: readonly SimEvent[]) => void)[];
+}
+
+export interface PrefillPrediction {
+  status: 'ok' | 'unsupported';
+  reason?: string;
+  /** Time to first token: every chunk of the prompt through the model, the LM head on the last token. */
+  ttftMs: number;
+  /** Prompt tokens processed per second (batch × prompt / TTFT). */
+  tokensPerSecond: number;
+  l2HitRate: number;
+  hbmReadBytes: number;
+  hbmWriteBytes: number;
+  fabricReadBytes: number;
+  tasksPerLayer: number;
+  launches: number;
+  sampling: { chunks: number; chunksSimulated: number[]; layersSimulated: number; layersTotal: number };
+}
+
+/** Why a policy has no prefill schedule, or null if it has one. */
+export function prefillUnsupported(policy: { style: string; name: string }): string | null {
+  if (policy.name === 'clusterfusion') return 'ClusterFusion fuses the decode attention block (one query token per request); prefill runs on the base kernels';
+  if (policy.style === 'persistent') return 'the megakernel schedules decode steps (one token per request, RoPE and the KV append inside attention tasks); its systems serve prefill with kernel-per-op';
+  return null;
+}
+
+/**
+ * Predict prefill for one (backend, policy, batch, prompt): the prompt runs in chunks (one
+ * step without `chunk`), each attending causally over the chunks before it; a few chunks
+ * are simulated with a few layers each, the layers extrapolated from the steady-state layer
+ * and the chunks between interpolated linearly in their position (attention grows linearly
+ * with the context a chunk sees; everything else stays).
+ */
+export function predictPrefill(backend: Backend, model: ModelSpec, opts: PrefillOptions): PrefillPrediction {
+  const found = POLICIES.find((p) => p.name === opts.policy);
+  const def = found ? withOverrides(found, opts.overrides) : undefined;
+  const support = backend.policies.find((p) => p.policy === opts.policy);
+  const chunk = opts.chunk ?? opts.prompt;
+  const nChunks = Math.ceil(opts.prompt / Math.max(1, chunk));
+  const S = Math.max(1, Math.min(model.numLayers, opts.layers ?? 3));
+  const sampling = { chunks: nChunks, chunksSimulated: [] as number[], layersSimulated: S, layersTotal: model.numLayers };
+  const unsupported = (reason: string): PrefillPrediction => ({
+    status: 'unsupported', reason, ttftMs: NaN, tokensPerSecond: NaN, l2HitRate: NaN, hbmReadBytes: NaN, hbmWriteBytes: NaN, fabricReadBytes: NaN, tasksPerLayer: NaN, launches: NaN, sampling,
+  });
+  if (!Number.isInteger(opts.prompt) || opts.prompt < 1) throw inputError(`--prompt must be a positive integer for prefill (got ${opts.prompt})`);
+  if (!Number.isInteger(chunk) || chunk < 1) throw inputError(`--chunk must be a positive integer (got ${chunk})`);
+  if (!support) return unsupported(`backend ${backend.name} does not declare policy '${opts.policy}'`);
+  if (support.unsupportedReason) return unsupported(support.unsupportedReason);
+  if (!def) return unsupported(`policy '${opts.policy}' is declared by ${backend.name} but has no compiler in @fleet/ops yet`);
+  const why = prefillUnsupported(def);
+  if (why) return unsupported(why);
+  const need = residentBytes(model, opts.batch, opts.prompt, opts.weights);
+  const capacity = backend.topology.memory.hbm.capacityBytes;
+  if (need > capacity) {
+    return unsupported(`does not fit: weights and KV cache need ${(need / 1e9).toFixed(1)} GB, ${backend.name} has ${(capacity / 1e9).toFixed(1)} GB of device memory`);
+  }
+
+  const k = Math.min(nChunks, Math.max(1, opts.chunksSimulated ?? 2));
+  // Evenly spaced chunk indices, first and last included when two or more are simulated.
+  const picked = k === 1 ? [nChunks - 1] : Array.from({ length: k }, (_, i) => Math.round((i * (nChunks - 1)) / (k - 1)));
+  sampling.chunksSimulated = picked.map((i) => i * chunk);
+  const layers = Array.from({ length: S }, (_, i) => i);
+  const budget = opts.maxSimSteps ?? DEFAULT_MAX_SIM_STEPS;
+  const results: { index: number; r: StepResult }[] = [];
+  for (const i of picked) {
+    const len = Math.min(chunk, opts.prompt - i * chunk);
+    const g = buildPrefillGraph(model, { batch: opts.batch, promptLen: len, contextLen: i * chunk });
+    const r = simulateStep(backend, def, support, g, {
+      layers,
+      weights: opts.weights,
+      granularityBytes: opts.granularityBytes,
+      observers: opts.observers,
+      maxSimSteps: budget,
+      tooLarge: (steps) =>
+        inputError(
+          `simulation too large: ${model.name} prefill of ${len} tokens × batch ${opts.batch} needs ${steps.toExponential(2)} tile steps (limit ${budget.toExponential(2)}); raise it with --max-sim-steps, use --chunk, or simulate fewer layers with --sample-layers`,
+        ),
+    });
+    results.push({ index: i, r });
+  }
+  // Interpolate the chunks not simulated: time and bytes linear in the chunk's index.
+  const at = (i: number, f: (r: StepResult) => number): number => {
+    if (results.length === 1) return f(results[0]!.r);
+    let j = results.findIndex((x) => x.index >= i);
+    if (j <= 0) j = 1;
+    const a = results[j - 1]!;
+    const b = results[j]!;
+    const t = (i - a.index) / (b.index - a.index);
+    return f(a.r) + t * (f(b.r) - f(a.r));
+  };
+  let timeNs = 0;
+  let launches = 0;
+  const total = zeroCounters();
+  for (let i = 0; i < nChunks; i++) {
+    timeNs += at(i, (r) => r.timeNs);
+    launches += at(i, (r) => r.launches);
+  }
+  // Counters: the simulated chunks' mean, once per chunk.
+  for (const { r } of results) addCounters(total, r.counters, nChunks / results.length);
+  return {
+    status: 'ok',
+    ttftMs: timeNs / 1e6,
+    tokensPerSecond: (opts.batch * opts.prompt) / (timeNs * 1e-9),
+    l2HitRate: l2HitRate(total),
+    hbmReadBytes: total.hbmReadBytes,
+    hbmWriteBytes: total.hbmWriteBytes,
+    fabricReadBytes: total.fabricReadBytes,
+    tasksPerLayer: results[results.length - 1]!.r.tasksPerLayer,
+    launches,
+    sampling,
+  };
+}

@@ -1,0 +1,102 @@
+import {
+  addCounters,
+  simulateGraph,
+  zeroCounters,
+  type Backend,
+  type BackendMetric,
+  type MemoryCounters,
+  type OpGraph,
+  type PersistentOptions,
+  type PolicySupport,
+  type SimEvent,
+} from '@fleet/core';
+import { compilePolicy } from '../policies/compile.js';
+import type { PolicyDef } from '../policies/policy.js';
+import type { WeightType } from '../quant/weight-type.js';
+
+/** How one forward step is simulated: which layers, in what detail. */
+export interface StepSimulation {
+  /** Decoder layers simulated (0..S-1); the others repeat the steady-state layer. */
+  layers: number[];
+  weights?: WeightType;
+  granularityBytes?: number;
+  observers?: ((events: readonly SimEvent[]) => void)[];
+  /** Refuse a compiled step with more tile steps than this (checked after compiling). */
+  maxSimSteps?: number;
+  /** Called with the compiled step's tile steps when it is over `maxSimSteps`. */
+  tooLarge?: (steps: number) => Error;
+}
+
+/** One simulated forward step, extrapolated to every layer. */
+export interface StepResult {
+  timeNs: number;
+  counters: MemoryCounters;
+  fences: number;
+  dispatches: number;
+  launches: number;
+  tasksPerLayer: number;
+  backendMetrics: BackendMetric[];
+}
+
+/** How a persistent policy's megakernel is organised on a backend (workers, schedulers, counting). */
+export function persistentOptionsFor(backend: Backend, def: PolicyDef, support: PolicySupport): PersistentOptions {
+  const parts = backend.topology.partitions.computeUnits;
+  return {
+    workersPerPartition: support.workersPerPartition ?? Math.min(...parts) - 1,
+    chipletAware: def.chipletAware,
+    schedulers: support.globalSchedulers ?? (support.schedulersPerPartition ?? 1) * parts.length,
+    twoLevelCounting: def.twoLevelCounting,
+  };
+}
+
+/** Tile steps a compiled task graph will simulate. */
+export function compiledSteps(tasks: readonly { tiles: readonly { steps?: number }[] }[]): number {
+  let n = 0;
+  for (const t of tasks) for (const tile of t.tiles) n += tile.steps ?? 1;
+  return n;
+}
+
+/**
+ * Compile and simulate one step's op graph with a sample of its layers, then extrapolate:
+ * the unsimulated layers repeat the steady-state layer (time and counters).
+ */
+export function simulateStep(backend: Backend, def: PolicyDef, support: PolicySupport, g: OpGraph, sim: StepSimulation): StepResult {
+  const S = sim.layers.length;
+  const L = g.layers;
+  const tg = compilePolicy(g, def, backend.topology, {
+    layers: sim.layers,
+    weights: sim.weights,
+    cluster: { size: support.clusterSize, maxActiveClusters: support.maxActiveClusters, collectives: backend.collectives },
+    kernels: support.kernels,
+    library: backend.kernelLibrary,
+  });
+  if (sim.maxSimSteps !== undefined && sim.tooLarge) {
+    const steps = compiledSteps(tg.tasks);
+    if (steps > sim.maxSimSteps) throw sim.tooLarge(steps);
+  }
+  const r = simulateGraph(backend, tg, {
+    granularityBytes: sim.granularityBytes,
+    launchMode: def.launchMode,
+    persistent: def.style === 'persistent' ? persistentOptionsFor(backend, def, support) : undefined,
+    observers: sim.observers,
+  });
+  // Bucket b = layer + 1: 0 embedding, 1..S sampled layers, S+1 the head (layer L).
+  const end = (b: number) => r.layerEndNs[b] ?? 0;
+  const steady = S > 1 ? (end(S) - end(1)) / (S - 1) : end(1) - end(0);
+  const counters = zeroCounters();
+  r.counters.forEach((bucket) => addCounters(counters, bucket));
+  const steadyLayers = r.counters.slice(S > 1 ? 2 : 1, S + 1);
+  const mean = zeroCounters();
+  for (const s of steadyLayers) addCounters(mean, s, 1 / Math.max(1, steadyLayers.length));
+  addCounters(counters, mean, L - S);
+  const scale = L / S;
+  return {
+    timeNs: r.timeNs + (L - S) * steady,
+    counters,
+    fences: r.fences * scale,
+    dispatches: r.dispatches * scale,
+    launches: r.launches * scale,
+    tasksPerLayer: tg.tasks.filter((t) => t.layer === 0).length,
+    backendMetrics: r.backendMetrics,
+  };
+}
