@@ -48,6 +48,7 @@ export interface OpsForValidation {
     model: ModelSpec,
     opts: { policy: string; batch: number; prompt: number; decode: number; positions?: number; layers?: number },
   ): { status: string; tpotMs: number; reason?: string };
+  predictPrefill(backend: Backend, model: ModelSpec, opts: { policy: string; batch: number; prompt: number; chunk?: number }): { status: string; ttftMs: number; reason?: string };
   compilePolicy(
     graph: OpGraph,
     policy: PolicyLike,

@@ -3,7 +3,7 @@ import { fleetMi350Jobs, fleetMi350Validation } from './fleet-mi350.js';
 import { gemvMi300xValidation } from './gemv-mi300x.js';
 import * as ops from '@fleet/ops';
 import { attentionValidation, attentionValidationPoints } from '@fleet/ops';
-import { h100PipelineValidation, h100Validation, pipelineValidationPoints } from '@fleet/backend-h100';
+import { h100PipelineValidation, h100PrefillValidation, h100Validation, pipelineValidationPoints, prefillValidationPoints } from '@fleet/backend-h100';
 
 /** A validation suite: the backend(s) it needs, how much work it is, and how to run it. */
 export interface ValidationSuite {
@@ -43,6 +43,13 @@ export const SUITES: ValidationSuite[] = [
     backends: ['h100'],
     points: pipelineValidationPoints(),
     run: (registry, tick) => h100PipelineValidation(registry.get('h100'), ops, { tick }),
+  },
+  {
+    name: 'h100-prefill',
+    description: 'H100 prefill against our own measurements: causal cuDNN SDPA over batch × prompt, Qwen3-8B/Llama3-8B TTFT at 512–16384 tokens',
+    backends: ['h100'],
+    points: prefillValidationPoints(),
+    run: (registry, tick) => h100PrefillValidation(registry.get('h100'), ops, { tick }),
   },
   {
     name: 'numa-attention',
