@@ -1,11 +1,22 @@
 import { inputError, type Backend, type ModelSpec } from '@fleet/core';
-import { predictDecode, type DecodePrediction, type PolicyOverrides, type WeightType } from '@fleet/ops';
+import { predictDecode, predictPrefill, type DecodePrediction, type PolicyOverrides, type WeightType } from '@fleet/ops';
+
+/** What a comparison predicts: decode TPOT, prefill TTFT, or one mixed serving step. */
+export const PHASES = ['decode', 'prefill', 'mixed'] as const;
+export type Phase = (typeof PHASES)[number];
 
 export interface CompareOptions {
   backends: Backend[];
   policies: string[] | null;
   batches: number[];
+  /** `decode` (default): TPOT after `prompt` tokens; `prefill`: TTFT of a `prompt`-token prompt. */
+  phase?: Phase;
+  /** Prompt tokens: in the KV cache before decoding, or the prompt to prefill. */
   prompt: number;
+  /** Several prompt lengths (one job each); default `[prompt]`. */
+  prompts?: number[];
+  /** Prefill: tokens per chunk (chunked prefill); default the whole prompt. */
+  chunk?: number;
   decode: number;
   positions: number;
   layers: number;
@@ -19,14 +30,23 @@ export interface CompareOptions {
 export interface CompareRow {
   backend: string;
   policy: string;
+  /** `decode` rows carry TPOT; `prefill` rows TTFT and tokens per second. */
+  phase: Phase;
   batch: number;
   promptTokens: number;
-  decodeTokens: number;
+  /** Decode rows: tokens decoded (TPOT is their mean). */
+  decodeTokens?: number;
+  /** Prefill rows: tokens per chunk when the prompt is chunked. */
+  chunkTokens?: number;
   /** Decoder-layer linear weight type, e.g. `bf16`, `u4g128`. */
   weights: string;
   status: 'ok' | 'unsupported';
   reason?: string;
   tpotMs?: number;
+  /** Prefill: time to first token, ms (the whole prompt through the model, the LM head on its last token). */
+  ttftMs?: number;
+  /** Prefill: prompt tokens per second (batch × prompt / TTFT). */
+  tokensPerSecond?: number;
   l2HitRate?: number;
   hbmReadBytes?: number;
   hbmWriteBytes?: number;
@@ -38,21 +58,50 @@ export interface CompareRow {
   launchesPerToken?: number;
 }
 
-/** The comparison grid: every backend × policy × batch, in a stable order. */
-export function compareJobs(o: CompareOptions): { backend: Backend; policy: string; batch: number }[] {
-  const jobs: { backend: Backend; policy: string; batch: number }[] = [];
+/** One configuration of the comparison grid. */
+export interface CompareJob {
+  backend: Backend;
+  policy: string;
+  batch: number;
+  /** Prompt tokens of this job (default: the options' `prompt`). */
+  prompt?: number;
+}
+
+/** The comparison grid: every backend × policy × batch × prompt, in a stable order. */
+export function compareJobs(o: CompareOptions): Required<CompareJob>[] {
+  const jobs: Required<CompareJob>[] = [];
+  const prompts = o.prompts ?? [o.prompt];
   for (const backend of o.backends) {
     const policies = o.policies ?? backend.policies.map((p) => p.policy);
-    for (const policy of policies) for (const batch of o.batches) jobs.push({ backend, policy, batch });
+    for (const policy of policies) for (const batch of o.batches) for (const prompt of prompts) jobs.push({ backend, policy, batch, prompt });
   }
   return jobs;
 }
 
-export function runJob(model: ModelSpec, job: { backend: Backend; policy: string; batch: number }, o: CompareOptions): CompareRow {
+export function runJob(model: ModelSpec, job: CompareJob, o: CompareOptions): CompareRow {
+  const prompt = job.prompt ?? o.prompt;
+  const who = { backend: job.backend.name, policy: job.policy };
+  const weights = o.weights?.name ?? 'bf16';
+  if ((o.phase ?? 'decode') === 'prefill') {
+    const r = predictPrefill(job.backend, model, { policy: job.policy, batch: job.batch, prompt, chunk: o.chunk, chunksSimulated: o.positions, layers: o.layers, overrides: o.overrides, weights: o.weights, maxSimSteps: o.maxSimSteps });
+    const base = { ...who, phase: 'prefill' as const, batch: job.batch, promptTokens: prompt, ...(o.chunk !== undefined ? { chunkTokens: o.chunk } : {}), weights };
+    if (r.status !== 'ok') return { ...base, status: 'unsupported', reason: r.reason };
+    return {
+      ...base,
+      status: 'ok',
+      ttftMs: round(r.ttftMs, 4),
+      tokensPerSecond: Math.round(r.tokensPerSecond),
+      l2HitRate: round(r.l2HitRate, 4),
+      hbmReadBytes: Math.round(r.hbmReadBytes),
+      hbmWriteBytes: Math.round(r.hbmWriteBytes),
+      fabricReadBytes: Math.round(r.fabricReadBytes),
+      tasksPerLayer: r.tasksPerLayer,
+    };
+  }
   const r: DecodePrediction = predictDecode(job.backend, model, {
     policy: job.policy,
     batch: job.batch,
-    prompt: o.prompt,
+    prompt,
     decode: o.decode,
     positions: o.positions,
     layers: o.layers,
@@ -60,7 +109,7 @@ export function runJob(model: ModelSpec, job: { backend: Backend; policy: string
     weights: o.weights,
     maxSimSteps: o.maxSimSteps,
   });
-  const base = { backend: job.backend.name, policy: job.policy, batch: job.batch, promptTokens: o.prompt, decodeTokens: o.decode, weights: o.weights?.name ?? 'bf16' };
+  const base = { ...who, phase: 'decode' as const, batch: job.batch, promptTokens: prompt, decodeTokens: o.decode, weights };
   if (r.status !== 'ok') return { ...base, status: 'unsupported', reason: r.reason };
   return {
     ...base,

@@ -76,6 +76,15 @@ describe('determinism: byte-identical output for the same input', () => {
     expect(rows.some((r) => r.status === 'ok')).toBe(true);
   });
 
+  it('fleet compare --phase prefill --json (whole and chunked prompts)', async () => {
+    for (const chunk of [[], ['--chunk', '256']]) {
+      const args = ['compare', '--json', '--phase', 'prefill', '--prompt', '512,1024', '--backends', 'h100,mi300x', '--policies', 'kernel-per-op-graph', '--batch', '1', '--sample-layers', '1', ...chunk];
+      const [a, b] = await twice(args);
+      expectSameBytes(a!.out, b!.out, `compare ${args.join(' ')}`);
+      expect((JSON.parse(a!.out).results as Array<{ phase: string }>).every((r) => r.phase === 'prefill')).toBe(true);
+    }
+  });
+
   it('fleet compare in every other format', async () => {
     for (const format of ['table', 'csv', 'markdown']) {
       const [a, b] = await twice(['compare', '--format', format, '--backends', 'mi300x', '--policies', 'kernel-per-op-graph', '--batch', '2', ...quick]);

@@ -11,8 +11,8 @@ async function run(args: string[]): Promise<{ code: number; out: string; err: st
 }
 
 const rows: CompareRow[] = [
-  { backend: 'mi350', policy: 'fleet-mtile', batch: 8, promptTokens: 64, decodeTokens: 16, weights: 'bf16', status: 'ok', tpotMs: 6.1234, l2HitRate: 0.3456, hbmReadBytes: 15_170_000_000, hbmWriteBytes: 1_400_000, tasksPerLayer: 112, fencesPerToken: 1908, dispatchesPerToken: 1908, launchesPerToken: 36 },
-  { backend: 'h100', policy: 'fleet-mtile', batch: 8, promptTokens: 64, decodeTokens: 16, weights: 'bf16', status: 'unsupported', reason: 'needs a "private" L2, per die | not a cluster\nsee docs' },
+  { backend: 'mi350', policy: 'fleet-mtile', phase: 'decode', batch: 8, promptTokens: 64, decodeTokens: 16, weights: 'bf16', status: 'ok', tpotMs: 6.1234, l2HitRate: 0.3456, hbmReadBytes: 15_170_000_000, hbmWriteBytes: 1_400_000, tasksPerLayer: 112, fencesPerToken: 1908, dispatchesPerToken: 1908, launchesPerToken: 36 },
+  { backend: 'h100', policy: 'fleet-mtile', phase: 'decode', batch: 8, promptTokens: 64, decodeTokens: 16, weights: 'bf16', status: 'unsupported', reason: 'needs a "private" L2, per die | not a cluster\nsee docs' },
 ];
 
 /** RFC 4180 reader: enough to check what the writer wrote. */

@@ -23,16 +23,39 @@ export const HUMAN_COLUMNS: readonly Column[] = [
   { header: 'note', numeric: false, cell: (r) => (r.status === 'ok' ? '' : `unsupported: ${r.reason}`) },
 ];
 
+/** Prefill rows as people read them: TTFT, prompt tokens per second, bytes per prompt. */
+export const PREFILL_COLUMNS: readonly Column[] = [
+  { header: 'backend', numeric: false, cell: (r) => r.backend },
+  { header: 'policy', numeric: false, cell: (r) => r.policy },
+  { header: 'batch', numeric: true, cell: (r) => String(r.batch) },
+  { header: 'prompt', numeric: true, cell: (r) => String(r.promptTokens) + (r.chunkTokens ? ` (${r.chunkTokens}/chunk)` : '') },
+  { header: 'TTFT ms', numeric: true, cell: (r) => ok(r, (x) => x.ttftMs!.toFixed(2)) },
+  { header: 'tok/s', numeric: true, cell: (r) => ok(r, (x) => String(x.tokensPerSecond)) },
+  { header: 'L2 hit', numeric: true, cell: (r) => ok(r, (x) => `${(x.l2HitRate! * 100).toFixed(1)}%`) },
+  { header: 'HBM rd GB', numeric: true, cell: (r) => ok(r, (x) => (x.hbmReadBytes! / 1e9).toFixed(2)) },
+  { header: 'HBM wr GB', numeric: true, cell: (r) => ok(r, (x) => (x.hbmWriteBytes! / 1e9).toFixed(2)) },
+  { header: 'note', numeric: false, cell: (r) => (r.status === 'ok' ? '' : `unsupported: ${r.reason}`) },
+];
+
+/** The human columns for a set of rows: prefill's when they are prefill rows, decode's otherwise. */
+export function columnsFor(rows: readonly CompareRow[]): readonly Column[] {
+  return rows.length > 0 && rows.every((r) => r.phase === 'prefill') ? PREFILL_COLUMNS : HUMAN_COLUMNS;
+}
+
 /** Every field of a row, raw, in the JSON contract's order (CSV). */
 export const RAW_FIELDS: readonly (keyof CompareRow)[] = [
   'backend',
   'policy',
+  'phase',
   'batch',
   'promptTokens',
   'decodeTokens',
+  'chunkTokens',
   'status',
   'reason',
   'tpotMs',
+  'ttftMs',
+  'tokensPerSecond',
   'l2HitRate',
   'hbmReadBytes',
   'hbmWriteBytes',

@@ -1,5 +1,5 @@
 import type { CompareRow } from '../compare.js';
-import { HUMAN_COLUMNS } from './columns.js';
+import { columnsFor } from './columns.js';
 
 /** A cell safe inside a GitHub-flavoured Markdown table. */
 function mdCell(s: string): string {
@@ -8,10 +8,11 @@ function mdCell(s: string): string {
 
 /** Comparison rows as a GitHub-flavoured Markdown table (numbers right-aligned). */
 export function formatMarkdown(rows: readonly CompareRow[]): string {
+  const columns = columnsFor(rows);
   const row = (cells: string[]) => `| ${cells.map(mdCell).join(' | ')} |`;
   return [
-    row(HUMAN_COLUMNS.map((c) => c.header)),
-    `|${HUMAN_COLUMNS.map((c) => (c.numeric ? ' ---: ' : ' --- ')).join('|')}|`,
-    ...rows.map((r) => row(HUMAN_COLUMNS.map((c) => c.cell(r)))),
+    row(columns.map((c) => c.header)),
+    `|${columns.map((c) => (c.numeric ? ' ---: ' : ' --- ')).join('|')}|`,
+    ...rows.map((r) => row(columns.map((c) => c.cell(r)))),
   ].join('\n');
 }

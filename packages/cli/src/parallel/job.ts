@@ -1,13 +1,15 @@
 import { loadModel, type ModelSpec } from '@fleet/core';
 import { parseWeightType, type PolicyOverrides } from '@fleet/ops';
 import { loadBackends } from '../backends.js';
-import { runJob, type CompareOptions, type CompareRow } from '../compare.js';
+import { runJob, type CompareOptions, type CompareRow, type Phase } from '../compare.js';
 
 /** Everything a worker needs to run comparison jobs: plain data, so it crosses threads. */
 export interface SweepSpec {
   model: string;
   cwd: string;
+  phase: Phase;
   prompt: number;
+  chunk?: number;
   decode: number;
   positions: number;
   layers: number;
@@ -21,6 +23,7 @@ export interface SweepJob {
   backend: string;
   policy: string;
   batch: number;
+  prompt: number;
 }
 
 /** Loads the model and backends once, then runs jobs: used by workers and in-process alike. */
@@ -37,7 +40,9 @@ export class SweepRunner {
       backends: [],
       policies: null,
       batches: [],
+      phase: spec.phase,
       prompt: spec.prompt,
+      ...(spec.chunk !== undefined ? { chunk: spec.chunk } : {}),
       decode: spec.decode,
       positions: spec.positions,
       layers: spec.layers,
@@ -49,6 +54,6 @@ export class SweepRunner {
   }
 
   run(job: SweepJob): CompareRow {
-    return runJob(this.model, { backend: this.registry.get(job.backend), policy: job.policy, batch: job.batch }, this.opts);
+    return runJob(this.model, { backend: this.registry.get(job.backend), policy: job.policy, batch: job.batch, prompt: job.prompt }, this.opts);
   }
 }

@@ -26,7 +26,7 @@ export function defaultJobs(): number {
  */
 export async function runSweep(spec: SweepSpec, work: readonly SweepJob[], jobs: number, tick: (label: string) => void): Promise<CompareRow[]> {
   const out: CompareRow[] = new Array(work.length);
-  const label = (j: SweepJob) => `${j.backend} ${j.policy} b${j.batch}`;
+  const label = (j: SweepJob) => `${j.backend} ${j.policy} b${j.batch} p${j.prompt}`;
   const threads = Math.max(1, Math.min(jobs, work.length));
   if (threads === 1) {
     const runner = await SweepRunner.create(spec);

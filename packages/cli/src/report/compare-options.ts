@@ -3,7 +3,7 @@ import { parseWeightType, type PolicyOverrides } from '@fleet/ops';
 import { inputError, listPresets, loadModel, type ModelSpec } from '@fleet/core';
 import { policyNames } from '@fleet/ops';
 import { loadBackends } from '../backends.js';
-import { parseInt1, parseIntList, parseNameList, type CompareOptions } from '../compare.js';
+import { parseInt1, parseIntList, parseNameList, PHASES, type CompareOptions, type Phase } from '../compare.js';
 import type { CompareSampling } from '../format/index.js';
 import type { Io } from '../io.js';
 
@@ -14,9 +14,11 @@ export function addCompareOptions(cmd: Command): Command {
     .option('--backends <list>', 'comma-separated backend names (default: all installed)')
     .option('--policies <list>', `comma-separated policies (default: each backend's own; known: ${[...new Set(policyNames())].join(', ')})`)
     .option('--batch <list>', 'comma-separated batch sizes', '1,8,32')
-    .option('--prompt <n>', 'prompt tokens in the KV cache before decoding', '64')
+    .addOption(new Option('--phase <phase>', 'decode: TPOT after the prompt; prefill: TTFT of the prompt').choices(PHASES).default('decode'))
+    .option('--prompt <list>', 'prompt tokens, comma-separated: in the KV cache before decoding (default 64), or the prompt to prefill (default 2048)')
+    .option('--chunk <n>', 'prefill: tokens per chunk (chunked prefill); default the whole prompt in one step')
     .option('--decode <n>', 'decode tokens; TPOT is their mean', '1024')
-    .option('--positions <n>', 'decode positions simulated (evenly spaced; TPOT is near-linear in position)', '1')
+    .option('--positions <n>', 'decode positions (or prefill chunks) simulated, evenly spaced; the rest are interpolated', '1')
     .option('--sample-layers <n>', 'decoder layers simulated; the rest repeat the steady-state layer', '3')
     .option('--max-sim-steps <n>', 'refuse runs whose GEMM and attention tiles exceed this many simulated steps per decode position', '10000000')
     .option('--weights <type>', 'decoder-layer linear weights: bf16, or a low-bit type with a group, e.g. u4g128, i6g128, f6e3m2g128', 'bf16')
@@ -53,11 +55,18 @@ export async function resolveCompareOptions(o: Record<string, string | undefined
   const known = new Set([...policyNames(), ...registry.all().flatMap((b) => b.policies.map((p) => p.policy))]);
   const policies = o.policies !== undefined ? parseNameList('--policies', o.policies) : null;
   for (const p of policies ?? []) if (!known.has(p)) throw inputError(`--policies: unknown policy '${p}' (known: ${[...known].join(', ')})`);
+  const phase = (o.phase ?? 'decode') as Phase;
+  if (phase === 'mixed') throw inputError(`--phase mixed is not modelled yet (allowed: decode, prefill)`);
+  const prompts = parseIntList('--prompt', o.prompt ?? (phase === 'prefill' ? '2048' : '64'), phase === 'prefill' ? 1 : 0, 1_000_000);
+  if (o.chunk !== undefined && phase !== 'prefill') throw inputError(`--chunk applies to --phase prefill (got --phase ${phase})`);
   const opts: CompareOptions = {
     backends,
     policies,
     batches: parseIntList('--batch', o.batch!),
-    prompt: parseInt1('--prompt', o.prompt!, 0, 1_000_000),
+    phase,
+    prompt: prompts[0]!,
+    prompts,
+    ...(o.chunk !== undefined ? { chunk: parseInt1('--chunk', o.chunk, 1, 1_000_000) } : {}),
     decode: parseInt1('--decode', o.decode!, 1, 1_000_000),
     positions: parseInt1('--positions', o.positions!, 1, 64),
     layers: parseInt1('--sample-layers', o.sampleLayers!, 1, 1000),
@@ -66,11 +75,15 @@ export async function resolveCompareOptions(o: Record<string, string | undefined
     maxSimSteps: parseInt1('--max-sim-steps', o.maxSimSteps ?? '10000000', 1, 1e12),
   };
   const simulated = Math.min(opts.layers, model.numLayers);
+  const layersNote = `${simulated} of ${model.numLayers} layers simulated, the rest repeat the steady-state layer`;
   const sampling: CompareSampling = {
     decodePositions: opts.positions,
     layersSimulated: simulated,
     layersTotal: model.numLayers,
-    note: `TPOT is the mean over ${opts.decode} decode positions, estimated from ${Math.min(opts.positions, opts.decode)} simulated position(s); ${simulated} of ${model.numLayers} layers simulated, the rest repeat the steady-state layer`,
+    note:
+      phase === 'prefill'
+        ? `TTFT covers the whole prompt${opts.chunk ? ` in chunks of ${opts.chunk} tokens, ${Math.max(2, opts.positions)} chunks simulated (first and last included) and the rest interpolated` : ' in one step'}; ${layersNote}`
+        : `TPOT is the mean over ${opts.decode} decode positions, estimated from ${Math.min(opts.positions, opts.decode)} simulated position(s); ${layersNote}`,
   };
   return { model, opts, sampling, overrides: opts.overrides };
 }

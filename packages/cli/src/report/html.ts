@@ -1,6 +1,6 @@
 import { describeModel } from '@fleet/core';
 import { topologySummary } from '../backends.js';
-import { HUMAN_COLUMNS, type CompareSampling } from '../format/index.js';
+import { columnsFor, type CompareSampling } from '../format/index.js';
 import type { ChartSpec } from './charts.js';
 import type { ReportData } from './data.js';
 
@@ -38,11 +38,12 @@ footer { margin-top: 32px; color: #777; font-size: 12px; }
 /** The report page: self-contained (inline CSS and SVG, no scripts, nothing fetched). */
 export function reportHtml(data: ReportData, sampling: CompareSampling, charts: readonly RenderedChart[]): string {
   const title = `Fleet report: ${data.model.name}`;
-  const head = HUMAN_COLUMNS.map((c) => `<th${c.numeric ? ' class="num"' : ''}>${escapeHtml(c.header)}</th>`).join('');
+  const columns = columnsFor(data.rows.map((r) => r.row));
+  const head = columns.map((c) => `<th${c.numeric ? ' class="num"' : ''}>${escapeHtml(c.header)}</th>`).join('');
   const body = data.rows
     .map(({ row }) => {
-      const cells = HUMAN_COLUMNS.map((c, i) => {
-        const cls = c.numeric ? ' class="num"' : i === HUMAN_COLUMNS.length - 1 ? ' class="note"' : '';
+      const cells = columns.map((c, i) => {
+        const cls = c.numeric ? ' class="num"' : i === columns.length - 1 ? ' class="note"' : '';
         return `<td${cls}>${escapeHtml(c.cell(row))}</td>`;
       }).join('');
       return `<tr${row.status === 'ok' ? '' : ' class="unsupported"'}>${cells}</tr>`;

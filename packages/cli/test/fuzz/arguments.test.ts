@@ -152,6 +152,55 @@ describe('argument fuzzing: fleet compare', () => {
   });
 });
 
+describe('argument fuzzing: fleet compare --phase prefill', () => {
+  const PREFILL = [...CHEAP, '--phase', 'prefill'];
+
+  it('a bad prompt list or chunk size is refused naming the flag and the entry', async () => {
+    const flagAndValue = fc.constantFrom('--prompt', '--chunk').chain((flag) => fc.tuple(fc.constant(flag), badCount(1_000_000)));
+    await fc.assert(
+      fc.asyncProperty(flagAndValue, async ([flag, bad]) => {
+        const args = ['compare', ...PREFILL, '--prompt', '64', flag, bad];
+        expectRejected(await run(args), args, flag);
+      }),
+      fuzz(30),
+    );
+  });
+
+  it('--chunk without --phase prefill, and a phase outside the choices, are refused', async () => {
+    const chunk = ['compare', ...CHEAP, '--chunk', '64'];
+    expectRejected(await run(chunk), chunk, '--chunk', 'prefill');
+    await fc.assert(
+      fc.asyncProperty(fc.stringMatching(/^[a-z]{1,9}$/), async (phase) => {
+        fc.pre(!['decode', 'prefill', 'mixed'].includes(phase));
+        const args = ['compare', ...CHEAP, '--phase', phase];
+        expectRejected(await run(args), args, '--phase');
+      }),
+      fuzz(10),
+    );
+  });
+
+  it('valid cheap prefill comparisons give exactly the requested rows, TTFT growing with the prompt', async () => {
+    const prompts = fc.uniqueArray(fc.integer({ min: 1, max: 256 }), { minLength: 1, maxLength: 3 }).map((p) => p.sort((a, b) => a - b));
+    await fc.assert(
+      fc.asyncProperty(prompts, fc.integer({ min: 1, max: 4 }), async (ps, batch) => {
+        const args = ['compare', ...PREFILL, '--json', '--batch', String(batch), '--prompt', ps.join(',')];
+        const r = await run(args);
+        expect(r.code, r.err).toBe(0);
+        const j = JSON.parse(r.out) as { results: Array<{ phase: string; batch: number; promptTokens: number; status: string; ttftMs: number; tokensPerSecond: number }> };
+        expect(j.results.map((x) => x.promptTokens)).toEqual(ps);
+        for (const x of j.results) {
+          expect([x.phase, x.batch, x.status]).toEqual(['prefill', batch, 'ok']);
+          expect(x.ttftMs).toBeGreaterThan(0);
+          // ttftMs is rounded to 0.1 µs in the contract: tokens per second agree to 0.1%.
+          expect(Math.abs(x.tokensPerSecond / ((batch * x.promptTokens) / (x.ttftMs / 1000)) - 1)).toBeLessThan(1e-3);
+        }
+        for (let i = 1; i < j.results.length; i++) expect(j.results[i]!.ttftMs).toBeGreaterThanOrEqual(j.results[i - 1]!.ttftMs);
+      }),
+      fuzz(6),
+    );
+  });
+});
+
 describe('argument fuzzing: flags and commands', () => {
   it('an unknown flag is refused naming it, before anything runs', async () => {
     const flag = fc.stringMatching(/^--[a-z][a-z-]{0,14}$/).filter((f) => !OPTION_NAMES.has(f) && f !== '--help' && f !== '--version');

@@ -11,7 +11,7 @@ export interface PrefillOptions {
   prompt: number;
   /** Chunked prefill: tokens per step (default: the whole prompt in one step). */
   chunk?: number;
-  /** Chunks simulated (evenly spaced); the others are interpolated. Default 2. */
+  /** Chunks simulated (evenly spaced, at least the first and the last); the others are interpolated. Default 2. */
   chunksSimulated?: number;
   /** Decoder layers simulated; the others repeat the steady-state layer. Default 3. */
   layers?: number;
@@ -77,7 +77,7 @@ export function predictPrefill(backend: Backend, model: ModelSpec, opts: Prefill
     return unsupported(`does not fit: weights and KV cache need ${(need / 1e9).toFixed(1)} GB, ${backend.name} has ${(capacity / 1e9).toFixed(1)} GB of device memory`);
   }
 
-  const k = Math.min(nChunks, Math.max(1, opts.chunksSimulated ?? 2));
+  const k = Math.min(nChunks, Math.max(2, opts.chunksSimulated ?? 2));
   // Evenly spaced chunk indices, first and last included when two or more are simulated.
   const picked = k === 1 ? [nChunks - 1] : Array.from({ length: k }, (_, i) => Math.round((i * (nChunks - 1)) / (k - 1)));
   sampling.chunksSimulated = picked.map((i) => i * chunk);
