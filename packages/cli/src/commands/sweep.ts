@@ -8,7 +8,6 @@ import { loadBackends } from '../backends.js';
 import { jobLabel } from '../sweep/axes.js';
 import { defaultWorkers, runLocal, type OnJobDone } from '../sweep/local.js';
 import { SWEEP_FORMATS, SweepOutput, type SweepFormat } from '../sweep/output.js';
-import { DEFAULT_QUEUE_NAME, parseQueueUrl, probeRedis, redact, runQueued } from '../sweep/queue.js';
 import type { JobFailure } from '../sweep/runner.js';
 import { loadSweep } from '../sweep/spec.js';
 
@@ -22,7 +21,7 @@ export function registerSweep(program: Command, io: Io): void {
     .addOption(new Option('--format <fmt>', 'output format (default: csv for a .csv file, else jsonl)').choices(SWEEP_FORMATS))
     .option('--workers <n>', 'local worker threads (default: all cores)')
     .option('--queue <url>', 'run on a BullMQ queue in Redis (redis://host:port) with `fleet worker`s instead of locally')
-    .option('--queue-name <name>', 'BullMQ queue name', DEFAULT_QUEUE_NAME)
+    .option('--queue-name <name>', 'BullMQ queue name', 'fleet-sweep')
     .option('--attempts <n>', 'with --queue: tries per job when a worker fails for reasons other than bad input', '3')
     .option('--json', 'print a machine-readable summary')
     .action(async (specPath: string, o) => {
@@ -30,13 +29,15 @@ export function registerSweep(program: Command, io: Io): void {
       if (o.queue !== undefined && o.workers !== undefined) throw inputError('--workers: not used with --queue (start `fleet worker`s instead)');
       const workers = o.workers === undefined ? defaultWorkers() : parseInt1('--workers', o.workers, 1, 1024);
       const attempts = parseInt1('--attempts', o.attempts, 1, 100);
-      const url = o.queue === undefined ? undefined : parseQueueUrl('--queue', o.queue);
+      // BullMQ and its Redis client load only for queued sweeps.
+      const queue = o.queue === undefined ? undefined : await import('../sweep/queue.js');
+      const url = queue?.parseQueueUrl('--queue', o.queue);
       if (!/^[A-Za-z0-9._-]{1,100}$/.test(o.queueName)) throw inputError(`--queue-name: '${o.queueName}' must be 1-100 letters, digits, '.', '_' or '-'`);
       const registry = await loadBackends(cwd);
       const sweep = loadSweep(resolve(cwd, specPath), registry);
       const outPath = resolve(cwd, o.out);
       const format: SweepFormat = o.format ?? (extname(outPath).toLowerCase() === '.csv' ? 'csv' : 'jsonl');
-      if (url) await probeRedis('--queue', url);
+      if (queue && url) await queue.probeRedis('--queue', url);
 
       const out = new SweepOutput(outPath, format);
       const already = out.doneIds();
@@ -52,14 +53,14 @@ export function registerSweep(program: Command, io: Io): void {
         bar.advance(jobLabel(job.params));
       };
       const t0 = performance.now();
-      if (url) {
-        await runQueued(pending, {
+      if (queue && url) {
+        await queue.runQueued(pending, {
           url,
           name: o.queueName,
           baseDir: sweep.baseDir,
           attempts,
           onQueued: (n) => {
-            if (n > 0 && !io.errIsTty) io.err(`fleet: ${n} jobs on queue '${o.queueName}' at ${redact(url)}; waiting for \`fleet worker\`s\n`);
+            if (n > 0 && !io.errIsTty) io.err(`fleet: ${n} jobs on queue '${o.queueName}' at ${queue.redact(url)}; waiting for \`fleet worker\`s\n`);
           },
         }, done);
       } else await runLocal(pending, { baseDir: sweep.baseDir, cwd }, workers, done);

@@ -22,8 +22,6 @@ export interface QueueJobData {
   baseDir: string;
 }
 
-export const DEFAULT_QUEUE_NAME = 'fleet-sweep';
-
 /** Check a `redis://` or `rediss://` URL; the error names the flag. */
 export function parseQueueUrl(flag: string, url: string): string {
   let u: URL;
@@ -45,12 +43,14 @@ export function connectionOf(url: string): ConnectionOptions {
 /** Fail fast with one line when Redis cannot be reached (rather than retrying forever). */
 export async function probeRedis(flag: string, url: string, timeoutMs = 5000): Promise<void> {
   const client = new Redis(url, { lazyConnect: true, connectTimeout: timeoutMs, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false });
-  client.on('error', () => {});
+  // The 'error' event carries the cause (ECONNREFUSED, ...); connect() only says the connection closed.
+  let cause: string | undefined;
+  client.on('error', (e: Error) => (cause ??= e.message));
   try {
     await client.connect();
     await client.ping();
   } catch (e) {
-    throw inputError(`${flag}: cannot reach Redis at ${redact(url)}: ${(e as Error).message.split('\n')[0]}`);
+    throw inputError(`${flag}: cannot reach Redis at ${redact(url)}: ${(cause ?? (e as Error).message).split('\n')[0]}`);
   } finally {
     client.disconnect();
   }
@@ -150,7 +150,7 @@ export function startWorker(o: WorkerOptions): Worker<QueueJobData, SweepResult>
   const tag = (j: Job<QueueJobData>) => `${j.data.job.id} ${jobLabel(j.data.job.params)}`;
   worker.on('active', (j) => {
     started.set(j.id!, performance.now());
-    o.log(`start ${tag(j)} (attempt ${j.attemptsMade + 1})`);
+    o.log(`start ${tag(j)} (start ${j.attemptsStarted})`);
   });
   worker.on('completed', (j) => o.log(`done ${tag(j)} in ${((performance.now() - (started.get(j.id!) ?? performance.now())) / 1000).toFixed(2)} s`));
   worker.on('failed', (j, err) => {
