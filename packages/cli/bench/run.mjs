@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { buildDecodeGraph, loadModel, simulateGraph } from '@fleet/core';
 import { compilePolicy, POLICIES, predictDecode } from '@fleet/ops';
 import { loadBackends } from '../dist/backends.js';
+import { benchSweep } from './sweep.mjs';
 
 const quick = process.argv.includes('--quick');
 const runs = quick ? 1 : 3;
@@ -49,5 +50,7 @@ if (!quick) {
   const t0 = performance.now();
   execFileSync(process.execPath, [bin, 'compare', '--json'], { stdio: ['ignore', 'ignore', 'inherit'] });
   console.log(`default \`fleet compare\`: ${((performance.now() - t0) / 1000).toFixed(1)} s (target < 30 s)`);
+  const sweep = await benchSweep(100, ['threads']);
+  console.log(`\`fleet sweep\` of 100 configurations (llama2-7b, 1 sampled layer), all cores: ${sweep.rows[0][1].s.toFixed(1)} s  (1,000 configurations, 1 thread / all cores / 2 queue workers: node packages/cli/bench/sweep.mjs)`);
 }
 console.log(`peak RSS: ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB (target < 1 GB)`);

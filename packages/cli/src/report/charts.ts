@@ -151,5 +151,6 @@ export function reportCharts(data: ReportData): ChartSpec[] {
       },
     },
   };
-  return [tpot, l2, hbm, roofline, breakdown];
+  // Results read back from a sweep file carry no breakdown: leave the chart out rather than draw it empty.
+  return bars.length > 0 ? [tpot, l2, hbm, roofline, breakdown] : [tpot, l2, hbm, roofline];
 }
