@@ -15,7 +15,11 @@ export interface SweepParams {
   backend: string;
   policy: string;
   batch: number;
+  /** `null`: decode. */
+  phase: 'decode' | 'prefill' | null;
   prompt: number;
+  /** Prefill chunk size; `null`: the whole prompt. */
+  chunk: number | null;
   decode: number;
   positions: number;
   sampleLayers: number;
@@ -53,7 +57,9 @@ export const SWEEP_AXES: readonly SweepAxis[] = [
   { specKey: 'backends', param: 'backend', item: { type: 'string' }, default: null, rowField: 'backend', help: 'backend names (default: all installed)' },
   { specKey: 'policies', param: 'policy', item: { type: 'string' }, default: null, rowField: 'policy', help: "policies (default: each backend's own)" },
   { specKey: 'batch', param: 'batch', item: int(1, 4096), default: [1, 8, 32], rowField: 'batch', help: 'batch sizes' },
-  { specKey: 'prompt', param: 'prompt', item: int(0, 1_000_000), default: [64], rowField: 'promptTokens', help: 'prompt tokens in the KV cache before decoding (context length)' },
+  { specKey: 'phase', param: 'phase', item: choice(['decode', 'prefill']), default: [null], rowField: 'phase', help: 'decode (TPOT, the default) or prefill (TTFT)' },
+  { specKey: 'prompt', param: 'prompt', item: int(0, 1_000_000), default: [64], rowField: 'promptTokens', help: 'prompt tokens: in the KV cache before decoding, or the prompt to prefill' },
+  { specKey: 'chunk', param: 'chunk', item: { anyOf: [int(1, 1_000_000), { type: 'null' }] }, default: [null], help: 'prefill: tokens per chunk (null: the whole prompt)' },
   { specKey: 'decode', param: 'decode', item: int(1, 1_000_000), default: [1024], rowField: 'decodeTokens', help: 'decode tokens; TPOT is their mean' },
   { specKey: 'positions', param: 'positions', item: int(1, 64), default: [1], help: 'decode positions simulated' },
   { specKey: 'sampleLayers', param: 'sampleLayers', item: int(1, 1000), default: [3], help: 'decoder layers simulated' },
