@@ -21,3 +21,4 @@ export {
 } from './format/index.js';
 export { collectReportData, writeReport, reportCharts, renderSvg, renderPng, type ReportData, type ReportRow, type ChartSpec } from './report/index.js';
 export { parseLayerRange, AUTO_GZIP_MIB } from './commands/trace.js';
+export { compileLinearOp, runLinearOp, type CompiledLinearOp, type OpResult } from './commands/op.js';

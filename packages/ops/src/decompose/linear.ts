@@ -48,9 +48,11 @@ export function linearTile(
   tileM = TILE_M,
 ): Tile {
   const tm = Math.min(tileM, op.m - m0);
-  // The kernel's A tile is always `tileM` rows: a partial batch tile still loads (and
-  // multiplies) all of them from the padded activation buffer; only valid rows are stored.
-  const tmLoad = tileM;
+  // The kernel's A tile is always `tileM` rows: a partial batch tile still multiplies all
+  // of them and loads those inside the padded activation buffer; rows past its end (a tile
+  // height that does not divide the padding, e.g. 24) are out of bounds, which the loads
+  // zero-fill without touching memory. Only valid rows are stored.
+  const tmLoad = Math.min(tileM, Math.max(tm, paddedRows(op.m) - m0));
   const el = 2;
   const weight = linearWeightRegions(wt, op, { w: buf.w, scales: buf.scales }, n0, tn, k0, kLen, pol.weight);
   const x = kLen === op.k
@@ -59,7 +61,7 @@ export function linearTile(
   return {
     reads: [...weight, x],
     writes: [{ buffer: buf.y, offset: (m0 * out.ldOut + out.col0) * el, bytes: out.cols * el, rows: tm, strideBytes: out.ldOut * el, policy: pol.store }],
-    flops: 2 * tmLoad * tn * kLen,
+    flops: 2 * tileM * tn * kLen,
     unit: 'matrix',
     ...(wt.kind === 'quantized' ? { vectorFlops: tileDequantFlops(wt, tn, kLen) } : {}),
     steps: Math.max(1, Math.ceil(kLen / STEP_K)),
