@@ -12,7 +12,7 @@ describe('H100 partitioned L2', () => {
   const buffers: BufferSpec[] = [{ id: 0, name: 'w', bytes: 1024 * G, kind: 'weight' }];
   const fresh = () => new MemorySystem(new Engine(), topology, buffers, { granularityBytes: G }, () => {});
   const read = (m: MemorySystem, block: number, partition: number): TileTraffic => {
-    const out: TileTraffic = { l2Bytes: 0, llcBytes: 0, hbmBytes: 0, latencyNs: 0, readLatencyByteNs: 0 };
+    const out: TileTraffic = { l2Bytes: 0, llcBytes: 0, hbmBytes: 0, latencyNs: 0, readLatencyByteNs: 0, dramReadLatencyByteNs: 0 };
     m.resolveTile({ reads: [{ buffer: 0, offset: block * G, bytes: 128, policy: 'default' }], writes: [], flops: 0, unit: 'vector' }, partition, 1, out);
     return out;
   };
@@ -56,7 +56,7 @@ describe('H100 partitioned L2', () => {
     const m = fresh();
     read(m, 5, 0);
     read(m, 5, 7); // both halves hold the line now
-    const out: TileTraffic = { l2Bytes: 0, llcBytes: 0, hbmBytes: 0, latencyNs: 0, readLatencyByteNs: 0 };
+    const out: TileTraffic = { l2Bytes: 0, llcBytes: 0, hbmBytes: 0, latencyNs: 0, readLatencyByteNs: 0, dramReadLatencyByteNs: 0 };
     m.resolveTile({ reads: [], writes: [{ buffer: 0, offset: 5 * G, bytes: 128, policy: 'default' }], flops: 0, unit: 'vector' }, 0, 1, out);
     const a = read(m, 5, 0).latencyNs;
     const z = read(m, 5, 7).latencyNs;
