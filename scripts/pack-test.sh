@@ -24,6 +24,9 @@ step() { printf '\n== pack test: %s\n' "$*" >&2; }
 fail() { printf 'pack test FAILED: %s\n' "$*" >&2; exit 1; }
 started=$SECONDS
 
+step "lockfile: every optional platform binary locked; npm ci --dry-run accepts it"
+node "$ROOT/scripts/check-lockfile.mjs" --npm || fail "npm ci would reject package-lock.json"
+
 step "build"
 (cd "$ROOT" && npx --no-install tsc -b packages/cli examples/backend-b200)
 

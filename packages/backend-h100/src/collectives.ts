@@ -80,3 +80,44 @@ export const collectives: readonly CollectiveModel[] = [
 export function collectiveModel(kind: ClusterCollectiveKind, onChip: boolean): CollectiveModel {
   return collectives.find((c) => c.name === `${onChip ? 'cluster' : 'global'}-${kind}`)!;
 }
+
+/**
+ * ClusterFusion's collective benchmark (Table 1 of the paper), as it runs: the primitive in
+ * the grid its kernels use — one cluster of 4 CTAs per attention head, 32 heads (Llama-2-7B),
+ * all resident at once — with the table's data size the total over the grid, so each cluster
+ * handles size / 32. A reduce's CTAs each hold the cluster's vector (size / 32 each); a
+ * gather's CTAs each hold a slice (size / 128) and end with the cluster's size / 32.
+ */
+export const CLUSTERFUSION_BENCH = { clusters: 32, clusterSize: 4 } as const;
+
+export interface CollectiveBenchKernel {
+  /** Bytes each CTA starts with (a reduce's vector, a gather's slice). */
+  perCtaBytes: number;
+  /** Bytes each CTA ends with (what it stores). */
+  resultBytes: number;
+  /** Cluster waves: the clusters resident at once (small CTAs: our `small` occupancy) over the grid. */
+  waves: number;
+  launchUs: number;
+  /** Load the input from global memory, the collective, store the result; per wave. */
+  waveUs: number;
+  kernelUs: number;
+}
+
+/**
+ * The Table 1 kernel, whole (launch included), for `totalBytes` over the grid: launch (our
+ * empty cluster kernel), then per wave of clusters each CTA loads its input from global
+ * memory, runs the collective and stores its result (global traffic at one CTA's streaming
+ * rate). Nothing here is fitted to the table.
+ */
+export function clusterFusionBenchKernel(kind: ClusterCollectiveKind, totalBytes: number, onChip: boolean, bench: { clusters: number; clusterSize: number } = CLUSTERFUSION_BENCH): CollectiveBenchKernel {
+  const { clusters, clusterSize: n } = bench;
+  const perCluster = totalBytes / clusters;
+  const perCtaBytes = kind === 'reduce' ? perCluster : perCluster / n;
+  const resultBytes = perCluster;
+  const resident = OURS.occupancy.small[n - 1] ?? 1;
+  const waves = Math.ceil(clusters / resident);
+  const launchUs = (OURS.emptyClusterKernelUs.byCluster as Record<string, number>)[String(n)] ?? OURS.emptyClusterKernelUs.byCluster['4'];
+  const globalNs = (perCtaBytes + resultBytes) / CTA_STREAM_BYTES_PER_NS;
+  const waveUs = (globalNs + collectiveModel(kind, onChip).latencyNs(perCtaBytes, n)) / 1000;
+  return { perCtaBytes, resultBytes, waves, launchUs, waveUs, kernelUs: launchUs + waves * waveUs };
+}

@@ -9,6 +9,9 @@ export { CLUSTER_DOMAINS, MAX_CLUSTER_SIZE, CLUSTERFUSION_CTAS_PER_SM, maxActive
 export {
   collectives,
   collectiveModel,
+  clusterFusionBenchKernel,
+  CLUSTERFUSION_BENCH,
+  type CollectiveBenchKernel,
   onChipPricing,
   offChipPricing,
   SHARED_BYTES_PER_NS,
@@ -22,4 +25,4 @@ export { module } from './module.js';
 export default defineBackend({ name: 'h100', apiVersion: API_VERSION, module });
 export { h100PipelineValidation, pipelineValidationPoints } from './pipeline-validation.js';
 export { h100PrefillValidation, prefillValidationPoints } from './prefill-validation.js';
-export { h100Validation, linearOpUs, clusterKernelUs, clusterFusionTpotMs, type OpsForValidation, type PolicyLike, type H100ValidationOptions } from './validation.js';
+export { h100Validation, clusterFusionTableValidation, TABLE1_TOLERANCE, linearOpUs, clusterKernelUs, clusterFusionTpotMs, type OpsForValidation, type PolicyLike, type H100ValidationOptions } from './validation.js';

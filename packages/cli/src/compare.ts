@@ -48,10 +48,15 @@ export interface CompareRow {
   /** Prefill: prompt tokens per second (batch × prompt / TTFT). */
   tokensPerSecond?: number;
   l2HitRate?: number;
+  /** Bytes read from DRAM (HBM) per token, after the memory-side LLC (MI300X/MI350's MALL) where there is one. */
   hbmReadBytes?: number;
-  hbmWriteBytes?: number;
-  /** Bytes read past the L2 per token (LLC or HBM): L2-to-fabric read traffic. */
+  /**
+   * Bytes the L2s read from the fabric per token (their read misses and bypassing reads,
+   * served by the LLC or HBM): what L2-to-fabric counters (CDNA `TCC_EA_RDREQ`, rocprof) count.
+   * Equal to `hbmReadBytes` on a GPU without a memory-side cache (H100).
+   */
   fabricReadBytes?: number;
+  hbmWriteBytes?: number;
   tasksPerLayer?: number;
   fencesPerToken?: number;
   dispatchesPerToken?: number;
@@ -117,8 +122,8 @@ export function runJob(model: ModelSpec, job: CompareJob, o: CompareOptions): Co
     tpotMs: round(r.tpotMs, 4),
     l2HitRate: round(r.l2HitRate, 4),
     hbmReadBytes: Math.round(r.hbmReadBytes),
-    hbmWriteBytes: Math.round(r.hbmWriteBytes),
     fabricReadBytes: Math.round(r.fabricReadBytes),
+    hbmWriteBytes: Math.round(r.hbmWriteBytes),
     tasksPerLayer: r.tasksPerLayer,
     fencesPerToken: Math.round(r.fencesPerToken),
     dispatchesPerToken: Math.round(r.dispatchesPerToken),

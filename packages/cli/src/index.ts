@@ -28,3 +28,4 @@ export { SweepOutput, SWEEP_FORMATS, sweepCsvColumns, formatResult, readResults,
 export { runLocal, defaultWorkers, type OnJobDone } from './sweep/local.js';
 export { runQueued, startWorker, parseQueueUrl, probeRedis, type QueueJobData, type QueueSweepOptions, type WorkerOptions } from './sweep/queue.js';
 export { sweepReportData } from './report/from-sweep.js';
+export { compileLinearOp, runLinearOp, type CompiledLinearOp, type OpResult } from './commands/op.js';

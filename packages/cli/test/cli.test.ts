@@ -23,10 +23,18 @@ describe('fleet compare', () => {
     expect(j.model).toBe('qwen3-8b');
     expect(j.results).toHaveLength(2 * 2 * 2);
     const ok = j.results.find((x: { backend: string; policy: string; batch: number }) => x.backend === 'mi350' && x.policy === 'fleet-mtile' && x.batch === 8);
-    for (const k of ['backend', 'policy', 'batch', 'promptTokens', 'decodeTokens', 'status', 'tpotMs', 'l2HitRate', 'hbmReadBytes', 'hbmWriteBytes', 'tasksPerLayer']) expect(ok).toHaveProperty(k);
+    for (const k of ['backend', 'policy', 'batch', 'promptTokens', 'decodeTokens', 'status', 'tpotMs', 'l2HitRate', 'hbmReadBytes', 'fabricReadBytes', 'hbmWriteBytes', 'tasksPerLayer']) expect(ok).toHaveProperty(k);
     expect(ok.status).toBe('ok');
+    // the MALL sits between the fabric and DRAM: every DRAM read crossed the fabric, not every fabric read reaches DRAM
+    expect(ok.fabricReadBytes).toBeGreaterThanOrEqual(ok.hbmReadBytes);
     expect(ok.l2HitRate).toBeGreaterThanOrEqual(0);
     expect(ok.l2HitRate).toBeLessThanOrEqual(1);
+    // H100 has no memory-side cache: what leaves the L2 is what DRAM serves
+    const h100 = j.results.find((x: { backend: string; policy: string; batch: number }) => x.backend === 'h100' && x.policy === 'mirage' && x.batch === 8);
+    expect(h100.fabricReadBytes).toBe(h100.hbmReadBytes);
+    // on MI350 the MALL serves some L2 misses (data another XCD fetched): fabric reads exceed DRAM reads
+    const mirage = j.results.find((x: { backend: string; policy: string; batch: number }) => x.backend === 'mi350' && x.policy === 'mirage' && x.batch === 8);
+    expect(mirage.fabricReadBytes).toBeGreaterThan(mirage.hbmReadBytes);
     const unsupported = j.results.find((x: { backend: string; policy: string }) => x.backend === 'h100' && x.policy === 'fleet-mtile');
     expect(unsupported.status).toBe('unsupported');
     expect(unsupported.reason.length).toBeGreaterThan(10);

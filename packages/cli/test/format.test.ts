@@ -11,7 +11,7 @@ async function run(args: string[]): Promise<{ code: number; out: string; err: st
 }
 
 const rows: CompareRow[] = [
-  { backend: 'mi350', policy: 'fleet-mtile', phase: 'decode', batch: 8, promptTokens: 64, decodeTokens: 16, weights: 'bf16', status: 'ok', tpotMs: 6.1234, l2HitRate: 0.3456, hbmReadBytes: 15_170_000_000, hbmWriteBytes: 1_400_000, tasksPerLayer: 112, fencesPerToken: 1908, dispatchesPerToken: 1908, launchesPerToken: 36 },
+  { backend: 'mi350', policy: 'fleet-mtile', phase: 'decode', batch: 8, promptTokens: 64, decodeTokens: 16, weights: 'bf16', status: 'ok', tpotMs: 6.1234, l2HitRate: 0.3456, hbmReadBytes: 15_170_000_000, fabricReadBytes: 21_380_000_000, hbmWriteBytes: 1_400_000, tasksPerLayer: 112, fencesPerToken: 1908, dispatchesPerToken: 1908, launchesPerToken: 36 },
   { backend: 'h100', policy: 'fleet-mtile', phase: 'decode', batch: 8, promptTokens: 64, decodeTokens: 16, weights: 'bf16', status: 'unsupported', reason: 'needs a "private" L2, per die | not a cluster\nsee docs' },
 ];
 
@@ -63,10 +63,10 @@ describe('Markdown', () => {
     expect(lines).toHaveLength(2 + rows.length);
     const cells = (l: string) => l.replace(/\\\|/g, '').split('|').length;
     for (const l of lines) expect(cells(l)).toBe(cells(lines[0]!));
-    expect(lines[1]).toMatch(/^\| --- \| --- \|( ---: \|){6} --- \|$/);
+    expect(lines[1]).toMatch(/^\| --- \| --- \|( ---: \|){7} --- \|$/);
     expect(lines[3]).toContain('\\|');
     expect(lines[3]).not.toContain('\n');
-    expect(lines[2]).toContain('| 6.123 | 34.6% | 15.17 | 1.4 | 112 |');
+    expect(lines[2]).toContain('| 6.123 | 34.6% | 15.17 | 21.38 | 1.4 | 112 |');
   });
 });
 

@@ -51,6 +51,12 @@ describe('MemorySystem structure', () => {
     expect(ms.blockBytes).toBe(128); // the L2 line
   });
 
+  it('tracks blocks of at most 32 lines, so each valid bit is one line', () => {
+    const { ms } = system({}, 16 * KiB);
+    expect(ms.blockBytes).toBe(32 * 128);
+    expect(ms.sectorBytes).toBe(128);
+  });
+
   it('a shared L2 is modelled as its halves, each near half of the partitions, with half the capacity', () => {
     const { ms, topology } = system({ sharedL2: true });
     expect(ms.l2.length).toBe(2);
@@ -193,6 +199,21 @@ describe('MemorySystem reads', () => {
     expect(other.hbmBytes).toBe(1024);
     resolve(ms, tile([region(0, 0, 1024)]), 0, 3);
     expect(ms.countersOf(3).l2).toMatchObject({ hitBytes: 1024, missBytes: 0 });
+  });
+
+  it('a read of part of a line fetches the whole line; the rest of it then hits', () => {
+    // at the default 16 KiB granularity: were a valid bit 4 lines, the other three would hit unfetched
+    const { ms } = system({}, 16 * KiB);
+    const first = resolve(ms, tile([region(0, 0, 32)]), 0, 1);
+    expect(first.hbmBytes).toBe(128);
+    expect(ms.countersOf(1).l2).toMatchObject({ hitBytes: 0, missBytes: 32 });
+    expect(ms.countersOf(1).fabricReadBytes).toBe(128);
+    resolve(ms, tile([region(0, 32, 96)]), 0, 2);
+    expect(ms.countersOf(2).l2).toMatchObject({ hitBytes: 96, missBytes: 0 });
+    // the next line was not fetched: it misses
+    const next = resolve(ms, tile([region(0, 128, 128)]), 0, 3);
+    expect(next.hbmBytes).toBe(128);
+    expect(ms.countersOf(3).hbmReadBytes).toBe(128);
   });
 
   it('a read half in L2 counts half hit, half miss', () => {

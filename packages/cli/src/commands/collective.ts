@@ -47,7 +47,7 @@ export function registerCollective(program: Command, io: Io): void {
     .description('latency of a cluster collective (ClusterReduce / ClusterGather) over DSMEM or through global memory')
     .requiredOption('--backend <name>', 'backend (one that models collectives, e.g. h100)')
     .addOption(new Option('--op <op>', 'collective').choices(['reduce', 'gather']).makeOptionMandatory())
-    .requiredOption('--bytes <n>', 'bytes per participant: a reduce vector or a gather slice (e.g. 8192, 32K)')
+    .requiredOption('--bytes <n>', 'bytes per participant (CTA): a reduce vector or a gather slice (e.g. 8192, 32K); ClusterFusion Table 1 sizes are totals over 32 clusters (fleet validate --suite clusterfusion)')
     .option('--cluster <n>', 'participants (CTAs in the cluster): a power of two', '4')
     .option('--off-chip', 'through global memory instead of on chip')
     .option('--both', 'on chip and off chip, side by side')

@@ -4,9 +4,12 @@ import {
   inputError,
   l2HitRate,
   simulateGraph,
+  uniqueReadBytes,
   zeroCounters,
   type Backend,
   type LinearOp,
+  type PolicySupport,
+  type TaskGraph,
 } from '@fleet/core';
 import { CLUSTERFUSION_BASE, compilePolicy, DENSE_BF16, linearOpGraph, parseWeightType, persistentOptionsFor, POLICIES, type PolicyDef, type WeightType } from '@fleet/ops';
 import { loadBackends } from '../backends.js';
@@ -25,7 +28,15 @@ export interface OpResult {
   /** Bytes of the weight as stored: packed codes plus group scales when quantized. */
   weightBytes: number;
   timeUs: number;
+  /**
+   * Distinct bytes the op reads from buffers it does not write (weights, scales, input): a
+   * cold op reads at least these from DRAM.
+   */
+  uniqueReadBytes: number;
+  /** Bytes read from DRAM (HBM), after the memory-side LLC where there is one. */
   hbmReadBytes: number;
+  /** L2 read misses sent to the fabric (the LLC or HBM serves them): L2-to-fabric counters. */
+  fabricReadBytes: number;
   hbmWriteBytes: number;
   l2HitRate: number;
   tasks: number;
@@ -33,12 +44,20 @@ export interface OpResult {
   weightTBps: number;
 }
 
+/** A linear op compiled on its own under a policy, ready to simulate. */
+export interface CompiledLinearOp {
+  graph: TaskGraph;
+  def: PolicyDef;
+  support: PolicySupport;
+  /** Bytes of the weight as stored: packed codes plus group scales when quantized. */
+  weightBytes: number;
+}
+
 /**
- * One linear op launched on its own under a policy: compiled like a decode step's linear and
- * simulated from a cold cache. Time includes the launch (a graph node for graph policies).
- * ClusterFusion runs projections outside its fused block as kernel-per-op-graph kernels.
+ * Compile one linear op as a decode step's linear would be under `policy` (ClusterFusion
+ * runs projections outside its fused block as kernel-per-op-graph kernels).
  */
-export function runLinearOp(backend: Backend, policy: string, m: number, n: number, k: number, weights: WeightType = DENSE_BF16): OpResult {
+export function compileLinearOp(backend: Backend, policy: string, m: number, n: number, k: number, weights: WeightType = DENSE_BF16): CompiledLinearOp {
   const support = backend.policies.find((p) => p.policy === policy);
   if (!support) throw inputError(`--policy: backend ${backend.name} does not declare '${policy}' (it has: ${backend.policies.map((p) => p.policy).join(', ')})`);
   if (support.unsupportedReason) throw inputError(`--policy: ${backend.name} cannot run '${policy}': ${support.unsupportedReason}`);
@@ -49,6 +68,15 @@ export function runLinearOp(backend: Backend, policy: string, m: number, n: numb
   const op = opGraph.ops[0] as LinearOp;
   // What the simulation reads: the weight buffer (packed codes when quantized) and its scales.
   const weightBytes = graph.buffers.filter((b) => b.name === op.weight || b.name === `${op.weight}.scales`).reduce((s, b) => s + b.bytes, 0);
+  return { graph, def, support, weightBytes };
+}
+
+/**
+ * One linear op launched on its own under a policy: compiled like a decode step's linear and
+ * simulated from a cold cache. Time includes the launch (a graph node for graph policies).
+ */
+export function runLinearOp(backend: Backend, policy: string, m: number, n: number, k: number, weights: WeightType = DENSE_BF16): OpResult {
+  const { graph, def, support, weightBytes } = compileLinearOp(backend, policy, m, n, k, weights);
   const persistent = def.style === 'persistent' ? persistentOptionsFor(backend, def, support) : undefined;
   const r = simulateGraph(backend, graph, { launchMode: def.launchMode, persistent });
   const c = zeroCounters();
@@ -63,7 +91,9 @@ export function runLinearOp(backend: Backend, policy: string, m: number, n: numb
     weights: weights.name,
     weightBytes,
     timeUs: Math.round(r.timeNs) / 1000,
+    uniqueReadBytes: uniqueReadBytes(graph),
     hbmReadBytes: Math.round(c.hbmReadBytes),
+    fabricReadBytes: Math.round(c.fabricReadBytes),
     hbmWriteBytes: Math.round(c.hbmWriteBytes),
     l2HitRate: Math.round(l2HitRate(c) * 1e4) / 1e4,
     tasks: graph.tasks.length,
@@ -75,7 +105,7 @@ export function runLinearOp(backend: Backend, policy: string, m: number, n: numb
 export function registerOp(program: Command, io: Io): void {
   program
     .command('op')
-    .description('predict one operator launched on its own: time, HBM bytes, L2 hit rate')
+    .description('predict one operator launched on its own: time, unique/fabric/HBM bytes, L2 hit rate')
     .requiredOption('--backend <name>', 'backend to simulate')
     .addOption(new Option('--op <op>', 'operator').choices(['linear']).default('linear'))
     .requiredOption('--m <n>', 'rows of the activation (tokens)')
@@ -94,6 +124,6 @@ export function registerOp(program: Command, io: Io): void {
       if (weights.kind === 'dense' && weights.bits !== 16) throw inputError(`--weights: '${String(o.weights)}': dense weights are modelled as 16-bit (bf16, fp16); use a low-bit type such as u4g128 to change the bytes`);
       const r = runLinearOp(backend, o.policy as string, m, n, k, weights);
       if (o.json) io.out(JSON.stringify({ schemaVersion: 1, ...r }, null, 2) + '\n');
-      else io.out(`${r.backend} ${r.policy} linear m=${m} n=${n} k=${k} ${r.weights}: ${r.timeUs.toFixed(2)} µs, HBM read ${(r.hbmReadBytes / 1e6).toFixed(2)} MB, L2 hit ${(r.l2HitRate * 100).toFixed(1)}%, ${r.weightTBps} TB/s of weights, ${r.tasks} tasks\n`);
+      else io.out(`${r.backend} ${r.policy} linear m=${m} n=${n} k=${k} ${r.weights}: ${r.timeUs.toFixed(2)} µs, HBM read ${(r.hbmReadBytes / 1e6).toFixed(3)} MB (unique ${(r.uniqueReadBytes / 1e6).toFixed(3)} MB, fabric ${(r.fabricReadBytes / 1e6).toFixed(3)} MB), L2 hit ${(r.l2HitRate * 100).toFixed(1)}%, ${r.weightTBps} TB/s of weights, ${r.tasks} tasks\n`);
     });
 }

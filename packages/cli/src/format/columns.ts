@@ -18,6 +18,8 @@ export const HUMAN_COLUMNS: readonly Column[] = [
   { header: 'TPOT ms', numeric: true, cell: (r) => ok(r, (x) => x.tpotMs!.toFixed(3)) },
   { header: 'L2 hit', numeric: true, cell: (r) => ok(r, (x) => `${(x.l2HitRate! * 100).toFixed(1)}%`) },
   { header: 'HBM rd GB/tok', numeric: true, cell: (r) => ok(r, (x) => (x.hbmReadBytes! / 1e9).toFixed(2)) },
+  // L2 misses sent to the fabric (the MALL/LLC or DRAM serves them): what L2 counters see
+  { header: 'fabric rd GB/tok', numeric: true, cell: (r) => ok(r, (x) => (x.fabricReadBytes! / 1e9).toFixed(2)) },
   { header: 'HBM wr MB/tok', numeric: true, cell: (r) => ok(r, (x) => (x.hbmWriteBytes! / 1e6).toFixed(1)) },
   { header: 'tasks/layer', numeric: true, cell: (r) => ok(r, (x) => String(x.tasksPerLayer)) },
   { header: 'note', numeric: false, cell: (r) => (r.status === 'ok' ? '' : `unsupported: ${r.reason}`) },
@@ -58,6 +60,7 @@ export const RAW_FIELDS: readonly (keyof CompareRow)[] = [
   'tokensPerSecond',
   'l2HitRate',
   'hbmReadBytes',
+  'fabricReadBytes',
   'hbmWriteBytes',
   'tasksPerLayer',
   'fencesPerToken',

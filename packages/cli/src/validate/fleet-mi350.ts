@@ -59,9 +59,21 @@ export function fleetMi350Validation(backend: Backend, tick: (label: string) => 
     row({ experiment: `speedup fleet-msplit over mirage, batch ${batch}`, kind: 'claim', published: value, predicted: at('mirage', batch).tpotMs / at('fleet-msplit', batch).tpotMs, unit: '×', errorUnit: '%', tolerance: TOL_PCT });
   }
   {
+    // The paper's "HBM read" comes from rocprof's L2 counters, which count the L2s' reads from
+    // the fabric (`fabricReadBytes`); the MALL behind the fabric serves part of them, so DRAM
+    // (`hbmReadBytes`) sees less, and the two reductions differ. Judged: the fabric one.
     const { batch, value } = c.hbmReadReduction;
-    const reduction = 1 - at('fleet-mtile', batch).fabricReadBytes / at('mirage', batch).fabricReadBytes;
-    row({ experiment: `L2→fabric read reduction fleet-mtile vs mirage, batch ${batch}`, kind: 'claim', published: value, predicted: reduction, unit: 'fraction', errorUnit: 'pt', tolerance: TOL_PT });
+    const reduction = (f: (p: DecodePrediction) => number) => 1 - f(at('fleet-mtile', batch)) / f(at('mirage', batch));
+    const dram = reduction((p) => p.hbmReadBytes);
+    row({
+      experiment: `HBM read reduction fleet-mtile vs mirage, batch ${batch}, as the paper's L2 counters count it (L2→fabric reads; DRAM after the MALL: ${(dram * 100).toFixed(1)}%)`,
+      kind: 'claim',
+      published: value,
+      predicted: reduction((p) => p.fabricReadBytes),
+      unit: 'fraction',
+      errorUnit: 'pt',
+      tolerance: TOL_PT,
+    });
   }
   for (const { batch, policy, value } of c.l2HitRate) {
     row({ experiment: `L2 hit rate ${policy}, batch ${batch}`, kind: 'claim', published: value, predicted: at(policy, batch).l2HitRate, unit: 'rate', errorUnit: 'pt', tolerance: TOL_PT });

@@ -3,7 +3,7 @@ import { fleetMi350Jobs, fleetMi350Validation } from './fleet-mi350.js';
 import { gemvMi300xValidation } from './gemv-mi300x.js';
 import * as ops from '@fleet/ops';
 import { attentionValidation, attentionValidationPoints } from '@fleet/ops';
-import { h100PipelineValidation, h100PrefillValidation, h100Validation, pipelineValidationPoints, prefillValidationPoints } from '@fleet/backend-h100';
+import { clusterFusionTableValidation, h100PipelineValidation, h100PrefillValidation, h100Validation, pipelineValidationPoints, prefillValidationPoints } from '@fleet/backend-h100';
 
 /** A validation suite: the backend(s) it needs, how much work it is, and how to run it. */
 export interface ValidationSuite {
@@ -36,6 +36,16 @@ export const SUITES: ValidationSuite[] = [
     backends: ['h100'],
     points: 86,
     run: (registry, tick) => h100Validation(registry.get('h100'), ops, { tick }),
+  },
+  {
+    name: 'clusterfusion',
+    description: "ClusterFusion's Table 1 on H100: ClusterReduce/ClusterGather kernels (32 clusters of 4) at 32–256 KB, on and off chip, and their trend",
+    backends: ['h100'],
+    points: 1,
+    run: (_registry, tick) => {
+      tick('Table 1');
+      return clusterFusionTableValidation();
+    },
   },
   {
     name: 'h100-pipeline',

@@ -100,3 +100,47 @@ export interface TaskGraph {
   /** Layer indices present in the graph (policies may compile a sample of layers). */
   layers: number[];
 }
+
+/**
+ * Distinct bytes a graph reads from buffers that none of its tiles write (weights, inputs):
+ * the union of its read regions. Run from cold caches, every such byte has to come from
+ * DRAM at least once, so this bounds a cold run's DRAM reads from below. Buffers the graph
+ * writes (outputs, workspaces) are left out: their reads may be served by the writes.
+ * With `lineBytes`, each region row is widened to whole lines first (what the fetch moves).
+ */
+export function uniqueReadBytes(graph: TaskGraph, lineBytes = 1): number {
+  const written = new Set<number>();
+  for (const t of graph.tasks) for (const tile of t.tiles) for (const w of tile.writes) written.add(w.buffer);
+  const spans = new Map<number, number[]>();
+  for (const t of graph.tasks) {
+    for (const tile of t.tiles) {
+      for (const r of tile.reads) {
+        if (written.has(r.buffer) || r.bytes <= 0) continue;
+        let list = spans.get(r.buffer);
+        if (!list) spans.set(r.buffer, (list = []));
+        const stride = r.strideBytes ?? r.bytes;
+        for (let row = 0; row < (r.rows ?? 1); row++) {
+          const start = r.offset + row * stride;
+          list.push(Math.floor(start / lineBytes) * lineBytes, Math.ceil((start + r.bytes) / lineBytes) * lineBytes);
+        }
+      }
+    }
+  }
+  let total = 0;
+  for (const list of spans.values()) {
+    const order = Array.from({ length: list.length / 2 }, (_, i) => i).sort((a, b) => list[2 * a]! - list[2 * b]!);
+    let lo = -1;
+    let hi = -1;
+    for (const i of order) {
+      const s = list[2 * i]!;
+      const e = list[2 * i + 1]!;
+      if (s > hi) {
+        total += hi - lo;
+        lo = s;
+        hi = e;
+      } else if (e > hi) hi = e;
+    }
+    total += hi - lo;
+  }
+  return total;
+}

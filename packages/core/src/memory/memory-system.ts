@@ -80,8 +80,8 @@ export class MemorySystem {
   readonly llcBandwidth: BandwidthResource | null;
   readonly hbmBandwidth: BandwidthResource;
   readonly blockBytes: number;
-  /** Sector size of the valid masks: a line, or 1/32 of a block if that is larger. */
-  private readonly sectorBytes: number;
+  /** Sector size of the valid masks: one L2 line (a block holds at most 32 of them). */
+  readonly sectorBytes: number;
   private readonly bases: number[];
   private readonly shared: boolean;
   private readonly halves: number;
@@ -97,7 +97,11 @@ export class MemorySystem {
   ) {
     const { l2, llc, hbm } = topology.memory;
     this.partitions = topology.partitions.computeUnits.length;
-    this.blockBytes = Math.max(options.granularityBytes, l2.lineBytes, llc?.lineBytes ?? 0);
+    // A block's valid mask has 32 bits. Were a bit to cover several lines, a read of one line
+    // would mark its neighbours present and later reads of them would hit without ever being
+    // fetched (a cold op could read less than its bytes from DRAM), so a block holds at most
+    // 32 lines and each bit is one line.
+    this.blockBytes = Math.max(l2.lineBytes, llc?.lineBytes ?? 0, Math.min(options.granularityBytes, 32 * l2.lineBytes));
     this.sectorBytes = Math.max(l2.lineBytes, this.blockBytes / 32);
     this.shared = l2.organisation === 'shared';
     this.halves = this.shared ? (l2.halves ?? 1) : 1;
@@ -210,7 +214,7 @@ export class MemorySystem {
       // Bypasses L2: goes straight to the memory side; a store makes any L2 copy stale.
       c.l2.bypassBytes += bytes;
       if (write) this.l2[this.l2Index(partition)]!.invalidate(block, sectors);
-      const lat = this.memorySide(block, bytes, sectors, write, c, out);
+      const lat = this.memorySide(block, write ? bytes : this.lineBytesOf(sectors), sectors, write, c, out);
       if (lat > out.latencyNs) out.latencyNs = lat;
       return;
     }
@@ -230,7 +234,7 @@ export class MemorySystem {
     if (!write) out.readLatencyByteNs += hitBytes * lat;
     if (hitBytes < bytes) {
       c.l2.missBytes += bytes - hitBytes;
-      if (!write) lat = Math.max(lat, this.memorySide(block, bytes - hitBytes, missSectors, false, c, out));
+      if (!write) lat = Math.max(lat, this.memorySide(block, this.lineBytesOf(missSectors), missSectors, false, c, out));
     }
     this.writeBackEvicted(res, c, out);
     if (lat > out.latencyNs) out.latencyNs = lat;
@@ -285,13 +289,21 @@ export class MemorySystem {
       rest -= homeHit;
       if (rest > 0) {
         c.l2.missBytes += rest;
-        lat = Math.max(lat, this.memorySide(block, rest, stillMissing, false, c, out));
+        lat = Math.max(lat, this.memorySide(block, this.lineBytesOf(stillMissing), stillMissing, false, c, out));
       }
     } else if (rest > 0) {
       c.l2.missBytes += rest;
-      lat = Math.max(lat, this.memorySide(block, rest, missSectors, false, c, out));
+      lat = Math.max(lat, this.memorySide(block, this.lineBytesOf(missSectors), missSectors, false, c, out));
     }
     if (lat > out.latencyNs) out.latencyNs = lat;
+  }
+
+  /**
+   * Bytes a read of `sectors` fetches from below: whole lines, as the hardware does. Counting
+   * only the requested bytes would undercount a read of part of a line whose rest later hits.
+   */
+  private lineBytesOf(sectors: number): number {
+    return popcount(sectors) * this.sectorBytes;
   }
 
   /** An access evicted a dirty block: write it back to the memory side. */
@@ -361,4 +373,10 @@ export class MemorySystem {
     out.l2Bytes = bytes;
     return bytes;
   }
+}
+
+function popcount(x: number): number {
+  x = x - ((x >>> 1) & 0x55555555);
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  return (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
 }

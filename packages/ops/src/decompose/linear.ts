@@ -62,9 +62,10 @@ export function linearTile(
 ): Tile {
   const tm = Math.min(kernel.rows, op.m - m0);
   // Unless the kernel masks its loads, the A tile is always `rows` rows: a partial batch
-  // tile still loads (and multiplies) all of them from the padded activation buffer; only
-  // valid rows are stored.
-  const tmLoad = kernel.maskedRows ? tm : kernel.rows;
+  // tile still multiplies all of them and loads those inside the padded activation buffer;
+  // rows past its end (a tile height that does not divide the padding, e.g. 24) are out of
+  // bounds, which the loads zero-fill without touching memory. Only valid rows are stored.
+  const tmLoad = kernel.maskedRows ? tm : Math.min(kernel.rows, Math.max(tm, paddedRows(op.m) - m0));
   const el = 2;
   const weight = linearWeightRegions(wt, op, { w: buf.w, scales: buf.scales }, n0, tn, k0, kLen, pol.weight, kernel.prelayout);
   const x = kLen === op.k
@@ -73,7 +74,7 @@ export function linearTile(
   return {
     reads: [...weight, x],
     writes: [{ buffer: buf.y, offset: (m0 * out.ldOut + out.col0) * el, bytes: out.cols * el, rows: tm, strideBytes: out.ldOut * el, policy: pol.store }],
-    flops: 2 * tmLoad * tn * kLen,
+    flops: 2 * kernel.rows * tn * kLen,
     unit: 'matrix',
     ...(wt.kind === 'quantized' ? { vectorFlops: tileDequantFlops(wt, tn, kLen) } : {}),
     steps: Math.max(1, Math.ceil(kLen / STEP_K)),
