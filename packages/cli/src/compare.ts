@@ -1,5 +1,5 @@
 import { inputError, type Backend, type ModelSpec } from '@fleet/core';
-import { predictDecode, predictPrefill, type DecodePrediction, type PolicyOverrides, type WeightType } from '@fleet/ops';
+import { predictDecode, predictMixed, predictPrefill, type DecodePrediction, type PolicyOverrides, type WeightType } from '@fleet/ops';
 
 /** What a comparison predicts: decode TPOT, prefill TTFT, or one mixed serving step. */
 export const PHASES = ['decode', 'prefill', 'mixed'] as const;
@@ -9,13 +9,17 @@ export interface CompareOptions {
   backends: Backend[];
   policies: string[] | null;
   batches: number[];
-  /** `decode` (default): TPOT after `prompt` tokens; `prefill`: TTFT of a `prompt`-token prompt. */
+  /**
+   * `decode` (default): TPOT after `prompt` tokens; `prefill`: TTFT of a `prompt`-token
+   * prompt; `mixed`: one step of `batch` decode requests (at `prompt` tokens) with a
+   * `chunk`-token prefill chunk.
+   */
   phase?: Phase;
   /** Prompt tokens: in the KV cache before decoding, or the prompt to prefill. */
   prompt: number;
   /** Several prompt lengths (one job each); default `[prompt]`. */
   prompts?: number[];
-  /** Prefill: tokens per chunk (chunked prefill); default the whole prompt. */
+  /** Prefill: tokens per chunk (chunked prefill; default the whole prompt). Mixed: the chunk in the step (default 512). */
   chunk?: number;
   decode: number;
   positions: number;
@@ -36,16 +40,18 @@ export interface CompareRow {
   promptTokens: number;
   /** Decode rows: tokens decoded (TPOT is their mean). */
   decodeTokens?: number;
-  /** Prefill rows: tokens per chunk when the prompt is chunked. */
+  /** Prefill rows: tokens per chunk when the prompt is chunked; mixed rows: the chunk in the step. */
   chunkTokens?: number;
   /** Decoder-layer linear weight type, e.g. `bf16`, `u4g128`. */
   weights: string;
   status: 'ok' | 'unsupported';
   reason?: string;
   tpotMs?: number;
+  /** Mixed: the step's time, ms (what each decode request waits for its token). */
+  stepMs?: number;
   /** Prefill: time to first token, ms (the whole prompt through the model, the LM head on its last token). */
   ttftMs?: number;
-  /** Prefill: prompt tokens per second (batch × prompt / TTFT). */
+  /** Prefill: prompt tokens per second (batch × prompt / TTFT); mixed: (decode + chunk tokens) per second. */
   tokensPerSecond?: number;
   l2HitRate?: number;
   /** Bytes read from DRAM (HBM) per token, after the memory-side LLC (MI300X/MI350's MALL) where there is one. */
@@ -62,6 +68,9 @@ export interface CompareRow {
   dispatchesPerToken?: number;
   launchesPerToken?: number;
 }
+
+/** Prefill tokens a mixed step carries when `chunk` is not given (vLLM's default chunk order of magnitude). */
+export const DEFAULT_MIXED_CHUNK = 512;
 
 /** One configuration of the comparison grid. */
 export interface CompareJob {
@@ -95,6 +104,23 @@ export function runJob(model: ModelSpec, job: CompareJob, o: CompareOptions): Co
       ...base,
       status: 'ok',
       ttftMs: round(r.ttftMs, 4),
+      tokensPerSecond: Math.round(r.tokensPerSecond),
+      l2HitRate: round(r.l2HitRate, 4),
+      hbmReadBytes: Math.round(r.hbmReadBytes),
+      hbmWriteBytes: Math.round(r.hbmWriteBytes),
+      fabricReadBytes: Math.round(r.fabricReadBytes),
+      tasksPerLayer: r.tasksPerLayer,
+    };
+  }
+  if (o.phase === 'mixed') {
+    const chunk = o.chunk ?? DEFAULT_MIXED_CHUNK;
+    const r = predictMixed(job.backend, model, { policy: job.policy, batch: job.batch, context: prompt, chunk, layers: o.layers, overrides: o.overrides, weights: o.weights, maxSimSteps: o.maxSimSteps });
+    const base = { ...who, phase: 'mixed' as const, batch: job.batch, promptTokens: prompt, chunkTokens: chunk, weights };
+    if (r.status !== 'ok') return { ...base, status: 'unsupported', reason: r.reason };
+    return {
+      ...base,
+      status: 'ok',
+      stepMs: round(r.stepMs, 4),
       tokensPerSecond: Math.round(r.tokensPerSecond),
       l2HitRate: round(r.l2HitRate, 4),
       hbmReadBytes: Math.round(r.hbmReadBytes),

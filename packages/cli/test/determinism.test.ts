@@ -85,6 +85,17 @@ describe('determinism: byte-identical output for the same input', () => {
     }
   });
 
+  it('fleet compare --phase mixed --json and a prefill trace', async () => {
+    const mixed = ['compare', '--json', '--phase', 'mixed', '--chunk', '128', '--backends', 'h100', '--policies', 'kernel-per-op-graph', '--batch', '4', '--sample-layers', '1'];
+    const [a, b] = await twice(mixed);
+    expectSameBytes(a!.out, b!.out, 'compare --phase mixed');
+    expect(JSON.parse(a!.out).results[0]).toMatchObject({ phase: 'mixed', chunkTokens: 128, status: 'ok' });
+    const out = join(dir, 'prefill-trace.json');
+    const [t1, t2] = await twice(['trace', '--backend', 'h100', '--policy', 'kernel-per-op-graph', '--phase', 'prefill', '--prompt', '256', '--layers', '0-0', '-o', out, '--json'], out);
+    expectSameFiles(t1!.files, t2!.files, 'trace --phase prefill');
+    expect(JSON.parse(t1!.out)).toMatchObject({ phase: 'prefill', prompt: 256 });
+  });
+
   it('fleet compare in every other format', async () => {
     for (const format of ['table', 'csv', 'markdown']) {
       const [a, b] = await twice(['compare', '--format', format, '--backends', 'mi300x', '--policies', 'kernel-per-op-graph', '--batch', '2', ...quick]);

@@ -14,6 +14,7 @@ export * from './policies/policy.js';
 export { compilePolicy, type CompileOptions } from './policies/compile.js';
 export * from './predict/decode.js';
 export * from './predict/prefill.js';
+export * from './predict/mixed.js';
 export { simulateStep, compiledSteps, type StepResult, type StepSimulation } from './predict/step.js';
 export { linearOpGraph } from './predict/single-op.js';
 export * from './attention-mapping/index.js';

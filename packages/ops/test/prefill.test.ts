@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { buildDecodeGraph, buildPrefillGraph, loadBackend, loadModel, parameterCount, type AttentionOp } from '@fleet/core';
+import { buildDecodeGraph, buildMixedGraph, buildPrefillGraph, graphRows, loadBackend, loadModel, parameterCount, type AttentionOp } from '@fleet/core';
 import h100 from '@fleet/backend-h100';
-import { DEFAULT_PREFILL_TILING, predictPrefill, prefillAttentionTiles } from '../src/index.js';
+import { DEFAULT_PREFILL_TILING, predictDecode, predictMixed, predictPrefill, prefillAttentionTiles } from '../src/index.js';
 
 const qwen = loadModel('qwen3-8b');
 
@@ -69,5 +69,30 @@ describe('predictPrefill', () => {
     const serial = { ...backend, kernelLibrary: { ...lib, prefillAttention: (s: Parameters<NonNullable<typeof lib.prefillAttention>>[0]) => { const k = lib.prefillAttention!(s); return { ...k, pipeline: { ...k.pipeline, vectorUnderMatrix: false } }; } } };
     const t = (b: typeof backend) => predictPrefill(b, qwen, { policy: 'kernel-per-op-graph', batch: 1, prompt: 4096, layers: 1 }).ttftMs;
     expect(t(serial)).toBeGreaterThan(1.05 * t(backend));
+  });
+});
+
+describe('mixed serving steps', () => {
+  const backend = loadBackend(h100, 'h100');
+
+  it('stack the decode rows and the chunk in every linear, attention per kind with its own cache and rows', () => {
+    const g = buildMixedGraph(qwen, { batch: 8, contextLen: 1000, chunk: 256 });
+    expect(graphRows(g)).toBe(8 + 256);
+    const atts = g.ops.filter((o) => o.layer === 0 && o.kind === 'attention') as AttentionOp[];
+    expect(atts.map((a) => [a.batch, a.queryLen ?? 1, a.kvLen, a.rowOffset ?? 0])).toEqual([
+      [8, 1, 1001, 0],
+      [1, 256, 256, 8],
+    ]);
+    expect(new Set(atts.map((a) => a.kCache)).size).toBe(2);
+    expect((g.ops.find((o) => o.id === 'lm_head') as { m: number }).m).toBe(9);
+  });
+
+  it('cost less than the decode step and the chunk run apart (they share one pass over the weights), more than either', { timeout: 60_000 }, () => {
+    const opts = { policy: 'kernel-per-op-graph', layers: 1 } as const;
+    const mixed = predictMixed(backend, qwen, { ...opts, batch: 8, context: 1000, chunk: 256 }).stepMs;
+    const decode = predictDecode(backend, qwen, { ...opts, batch: 8, prompt: 1000, decode: 1, positions: 1 }).tpotMs;
+    const chunk = predictPrefill(backend, qwen, { ...opts, batch: 1, prompt: 256 }).ttftMs;
+    expect(mixed).toBeGreaterThan(Math.max(decode, chunk));
+    expect(mixed).toBeLessThan(decode + chunk);
   });
 });

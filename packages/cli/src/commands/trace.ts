@@ -1,9 +1,11 @@
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import {
   buildDecodeGraph,
+  buildMixedGraph,
+  buildPrefillGraph,
   inputError,
   listPresets,
   loadModel,
@@ -12,9 +14,9 @@ import {
   TraceRecorder,
   type SimEvent,
 } from '@fleet/core';
-import { compilePolicy, persistentOptionsFor, POLICIES, policyNames } from '@fleet/ops';
+import { compilePolicy, persistentOptionsFor, POLICIES, policyNames, prefillUnsupported } from '@fleet/ops';
 import { loadBackends } from '../backends.js';
-import { parseInt1 } from '../compare.js';
+import { parseInt1, PHASES, type Phase } from '../compare.js';
 import type { Io } from '../io.js';
 import { progress } from '../progress.js';
 
@@ -36,12 +38,15 @@ export function parseLayerRange(value: string, numLayers: number): number[] {
 export function registerTrace(program: Command, io: Io): void {
   program
     .command('trace')
-    .description('write one simulated decode step as a Perfetto / Chrome trace (open it in ui.perfetto.dev)')
+    .description('write one simulated step (decode, prefill or mixed) as a Perfetto / Chrome trace (open it in ui.perfetto.dev)')
     .option('--model <name|path>', `preset (${listPresets().join(', ')}), a config.json, or a directory with config.json and *.safetensors`, 'qwen3-8b')
     .requiredOption('--backend <name>', 'backend to simulate')
     .requiredOption('--policy <name>', `scheduling policy (known: ${[...new Set(policyNames())].join(', ')})`)
     .option('--batch <n>', 'batch size', '1')
-    .option('--context <n>', 'tokens already in the KV cache at this decode step', '64')
+    .addOption(new Option('--phase <phase>', 'decode: one token per request; prefill: a prompt; mixed: the decode batch with a prefill chunk').choices(PHASES).default('decode'))
+    .option('--context <n>', 'tokens already in the KV cache (decode and mixed: each decode request, default 64; prefill: earlier chunks, default 0)')
+    .option('--prompt <n>', 'prefill: prompt tokens this step runs per request', '512')
+    .option('--chunk <n>', 'mixed: prefill tokens riding along with the decode batch', '512')
     .option('--layers <a-b>', 'decoder layers to simulate (embedding and head always run)', '0-2')
     .requiredOption('-o, --out <file>', 'output file: .json, or .json.gz for gzip')
     .option('--gzip-above <MiB>', 'write <file>.gz instead when the JSON is larger than this', String(AUTO_GZIP_MIB))
@@ -57,18 +62,29 @@ export function registerTrace(program: Command, io: Io): void {
       const def = POLICIES.find((p) => p.name === policy);
       if (!def) throw inputError(`--policy: '${policy}' has no compiler in @fleet/ops yet (known: ${POLICIES.map((p) => p.name).join(', ')})`);
       const batch = parseInt1('--batch', o.batch, 1, 4096);
-      const context = parseInt1('--context', o.context, 0, 1_000_000);
+      const phase = o.phase as Phase;
+      const context = parseInt1('--context', o.context ?? (phase === 'prefill' ? '0' : '64'), 0, 1_000_000);
+      const prompt = parseInt1('--prompt', o.prompt, 1, 1_000_000);
+      const chunk = parseInt1('--chunk', o.chunk, 1, 1_000_000);
+      const noPrefill = phase !== 'decode' ? prefillUnsupported(def) : null;
+      if (noPrefill) throw inputError(`--phase ${phase}: ${policy} has no prefill schedule (${noPrefill})`);
       const layers = parseLayerRange(o.layers, model.numLayers);
       let file = resolve(io.cwd ?? process.cwd(), o.out);
       const gzipAbove = String(o.gzipAbove).trim() === '' ? NaN : Number(o.gzipAbove);
       if (!(gzipAbove >= 0)) throw inputError(`--gzip-above: '${o.gzipAbove}' is not a size in MiB (a number ≥ 0)`);
 
-      const graph = compilePolicy(buildDecodeGraph(model, { batch, contextLen: context }), def, backend.topology, { layers, library: backend.kernelLibrary });
+      const step0 =
+        phase === 'prefill'
+          ? buildPrefillGraph(model, { batch, promptLen: prompt, contextLen: context })
+          : phase === 'mixed'
+            ? buildMixedGraph(model, { batch, contextLen: context, chunk })
+            : buildDecodeGraph(model, { batch, contextLen: context });
+      const graph = compilePolicy(step0, def, backend.topology, { layers, library: backend.kernelLibrary, kernels: support.kernels });
       const persistent = def.style === 'persistent' ? persistentOptionsFor(backend, def, support) : undefined;
       const recorder = new TraceRecorder({
         graph,
         backend,
-        metadata: { model: model.name, batch, context, layers: `${layers[0]}-${layers[layers.length - 1]}` },
+        metadata: { model: model.name, phase, batch, context, ...(phase === 'prefill' ? { prompt } : phase === 'mixed' ? { chunk } : {}), layers: `${layers[0]}-${layers[layers.length - 1]}` },
       });
       // Progress: task slices started, out of those the step will run.
       const expected = graph.tasks.reduce((n, t) => n + (t.partition !== null && persistent ? persistent.workersPerPartition : 1), 0);
@@ -105,8 +121,10 @@ export function registerTrace(program: Command, io: Io): void {
         backend: backend.name,
         policy,
         model: model.name,
+        phase,
         batch,
         context,
+        ...(phase === 'prefill' ? { prompt } : phase === 'mixed' ? { chunk } : {}),
         layers: `${layers[0]}-${layers[layers.length - 1]}`,
         stepNs: Math.round(step.timeNs),
         events: trace.traceEvents.length,

@@ -39,9 +39,25 @@ export const PREFILL_COLUMNS: readonly Column[] = [
   { header: 'note', numeric: false, cell: (r) => (r.status === 'ok' ? '' : `unsupported: ${r.reason}`) },
 ];
 
-/** The human columns for a set of rows: prefill's when they are prefill rows, decode's otherwise. */
+/** Mixed serving steps: the step's time and throughput. */
+export const MIXED_COLUMNS: readonly Column[] = [
+  { header: 'backend', numeric: false, cell: (r) => r.backend },
+  { header: 'policy', numeric: false, cell: (r) => r.policy },
+  { header: 'decode batch', numeric: true, cell: (r) => String(r.batch) },
+  { header: 'context', numeric: true, cell: (r) => String(r.promptTokens) },
+  { header: 'chunk', numeric: true, cell: (r) => String(r.chunkTokens) },
+  { header: 'step ms', numeric: true, cell: (r) => ok(r, (x) => x.stepMs!.toFixed(3)) },
+  { header: 'tok/s', numeric: true, cell: (r) => ok(r, (x) => String(x.tokensPerSecond)) },
+  { header: 'L2 hit', numeric: true, cell: (r) => ok(r, (x) => `${(x.l2HitRate! * 100).toFixed(1)}%`) },
+  { header: 'HBM rd GB', numeric: true, cell: (r) => ok(r, (x) => (x.hbmReadBytes! / 1e9).toFixed(2)) },
+  { header: 'note', numeric: false, cell: (r) => (r.status === 'ok' ? '' : `unsupported: ${r.reason}`) },
+];
+
+/** The human columns for a set of rows: their phase's when they share one, decode's otherwise. */
 export function columnsFor(rows: readonly CompareRow[]): readonly Column[] {
-  return rows.length > 0 && rows.every((r) => r.phase === 'prefill') ? PREFILL_COLUMNS : HUMAN_COLUMNS;
+  if (rows.length > 0 && rows.every((r) => r.phase === 'prefill')) return PREFILL_COLUMNS;
+  if (rows.length > 0 && rows.every((r) => r.phase === 'mixed')) return MIXED_COLUMNS;
+  return HUMAN_COLUMNS;
 }
 
 /** Every field of a row, raw, in the JSON contract's order (CSV). */
@@ -56,6 +72,7 @@ export const RAW_FIELDS: readonly (keyof CompareRow)[] = [
   'status',
   'reason',
   'tpotMs',
+  'stepMs',
   'ttftMs',
   'tokensPerSecond',
   'l2HitRate',

@@ -5,7 +5,7 @@ import { formatCsv } from './csv.js';
 import { formatMarkdown } from './markdown.js';
 import { formatTable } from './table.js';
 
-export { HUMAN_COLUMNS, PREFILL_COLUMNS, RAW_FIELDS, columnsFor, type Column } from './columns.js';
+export { HUMAN_COLUMNS, PREFILL_COLUMNS, MIXED_COLUMNS, RAW_FIELDS, columnsFor, type Column } from './columns.js';
 export { formatTable } from './table.js';
 export { formatCsv, csvField } from './csv.js';
 export { formatMarkdown } from './markdown.js';

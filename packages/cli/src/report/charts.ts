@@ -20,13 +20,46 @@ const config = {
   padding: 8,
   view: { stroke: '#d0d0d0' },
   axis: { labelFontSize: 11, titleFontSize: 12, gridColor: '#ececec', titleFontWeight: 'normal' as const },
-  legend: { labelFontSize: 11, titleFontSize: 12, labelLimit: 320, titleFontWeight: 'normal' as const },
+  legend: { labelFontSize: 11, titleFontSize: 12, labelLimit: 320, titleLimit: 320, titleFontWeight: 'normal' as const },
   title: { fontSize: 14, subtitleFontSize: 11, anchor: 'start' as const, subtitleColor: '#555' },
 };
+
+/** Prefill reports: TTFT and prompt throughput against the prompt length. */
+function prefillCharts(ok: ReportData['rows']): ChartSpec[] {
+  const prompts = [...new Set(ok.map((r) => r.row.promptTokens))].sort((a, b) => a - b);
+  const points = ok.map((r) => ({ series: `${r.series} · b${r.row.batch}`, prompt: r.row.promptTokens, ttftMs: r.row.ttftMs!, tokensPerSecond: r.row.tokensPerSecond! }));
+  const color = { field: 'series', type: 'nominal' as const, title: 'backend · policy · batch', scale: { domain: [...new Set(points.map((p) => p.series))], scheme: 'tableau20' } };
+  const promptAxis = { field: 'prompt', type: 'quantitative' as const, title: 'prompt tokens', scale: { type: 'log' as const, base: 2 }, axis: { values: prompts, format: 'd' } };
+  const chart = (id: string, title: string, caption: string, field: string, axisTitle: string): ChartSpec => ({
+    id,
+    title,
+    caption,
+    spec: {
+      $schema: SCHEMA,
+      config,
+      width: 520,
+      height: 300,
+      data: { values: points },
+      mark: { type: 'line', point: { filled: true, size: 50 }, strokeWidth: 2 },
+      encoding: { x: promptAxis, y: { field, type: 'quantitative', title: axisTitle, scale: { zero: true } }, color },
+    },
+  });
+  return [
+    chart('ttft-vs-prompt', 'TTFT vs prompt', 'Time to first token: the whole prompt through the model, the LM head on its last token; lower is better.', 'ttftMs', 'TTFT (ms)'),
+    chart('prefill-throughput', 'Prefill throughput vs prompt', 'Prompt tokens processed per second; higher is better.', 'tokensPerSecond', 'tokens / s'),
+  ];
+}
 
 /** The report's charts, built from the comparison (only rows that ran). */
 export function reportCharts(data: ReportData): ChartSpec[] {
   const ok = data.rows.filter((r) => r.row.status === 'ok');
+  if (ok.length > 0 && ok.every((r) => r.row.phase === 'prefill')) return prefillCharts(ok);
+  // Mixed steps: the step time stands in for TPOT (what each decode request waits).
+  if (ok.length > 0 && ok.every((r) => r.row.phase === 'mixed')) return decodeCharts(data, ok.map((r) => ({ ...r, row: { ...r.row, tpotMs: r.row.stepMs } })), 'step').slice(0, 3);
+  return decodeCharts(data, ok, 'decode');
+}
+
+function decodeCharts(data: ReportData, ok: ReportData['rows'], kind: 'decode' | 'step'): ChartSpec[] {
   const series = [...new Set(ok.map((r) => r.series))];
   const batches = [...new Set(ok.map((r) => r.row.batch))].sort((a, b) => a - b);
   const color = { field: 'series', type: 'nominal' as const, title: 'backend · policy', scale: { domain: series, scheme: 'tableau20' } };
@@ -41,7 +74,20 @@ export function reportCharts(data: ReportData): ChartSpec[] {
     hbmGB: (r.row.hbmReadBytes! + r.row.hbmWriteBytes!) / 1e9,
   }));
 
-  const tpot: ChartSpec = {
+  const tpot: ChartSpec = kind === 'step' ? {
+    id: 'step-vs-batch',
+    title: 'Step time vs decode batch',
+    caption: 'Time of one serving step (the decode batch with a prefill chunk riding along) for each backend and policy; lower is better.',
+    spec: {
+      $schema: SCHEMA,
+      config,
+      width: 520,
+      height: 300,
+      data: { values: points },
+      mark: { type: 'line', point: { filled: true, size: 50 }, strokeWidth: 2 },
+      encoding: { x: batchAxis, y: { field: 'tpotMs', type: 'quantitative', title: 'step (ms)', scale: { zero: true } }, color },
+    },
+  } : {
     id: 'tpot-vs-batch',
     title: 'TPOT vs batch',
     caption: 'Mean decode time per output token for each backend and policy; lower is better.',

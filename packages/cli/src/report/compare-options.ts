@@ -14,9 +14,9 @@ export function addCompareOptions(cmd: Command): Command {
     .option('--backends <list>', 'comma-separated backend names (default: all installed)')
     .option('--policies <list>', `comma-separated policies (default: each backend's own; known: ${[...new Set(policyNames())].join(', ')})`)
     .option('--batch <list>', 'comma-separated batch sizes', '1,8,32')
-    .addOption(new Option('--phase <phase>', 'decode: TPOT after the prompt; prefill: TTFT of the prompt').choices(PHASES).default('decode'))
+    .addOption(new Option('--phase <phase>', 'decode: TPOT after the prompt; prefill: TTFT of the prompt; mixed: one step of the decode batch with a prefill chunk').choices(PHASES).default('decode'))
     .option('--prompt <list>', 'prompt tokens, comma-separated: in the KV cache before decoding (default 64), or the prompt to prefill (default 2048)')
-    .option('--chunk <n>', 'prefill: tokens per chunk (chunked prefill); default the whole prompt in one step')
+    .option('--chunk <n>', 'prefill: tokens per chunk (chunked prefill; default the whole prompt in one step); mixed: the chunk in the step (default 512)')
     .option('--decode <n>', 'decode tokens; TPOT is their mean', '1024')
     .option('--positions <n>', 'decode positions (or prefill chunks) simulated, evenly spaced; the rest are interpolated', '1')
     .option('--sample-layers <n>', 'decoder layers simulated; the rest repeat the steady-state layer', '3')
@@ -56,9 +56,8 @@ export async function resolveCompareOptions(o: Record<string, string | undefined
   const policies = o.policies !== undefined ? parseNameList('--policies', o.policies) : null;
   for (const p of policies ?? []) if (!known.has(p)) throw inputError(`--policies: unknown policy '${p}' (known: ${[...known].join(', ')})`);
   const phase = (o.phase ?? 'decode') as Phase;
-  if (phase === 'mixed') throw inputError(`--phase mixed is not modelled yet (allowed: decode, prefill)`);
   const prompts = parseIntList('--prompt', o.prompt ?? (phase === 'prefill' ? '2048' : '64'), phase === 'prefill' ? 1 : 0, 1_000_000);
-  if (o.chunk !== undefined && phase !== 'prefill') throw inputError(`--chunk applies to --phase prefill (got --phase ${phase})`);
+  if (o.chunk !== undefined && phase === 'decode') throw inputError(`--chunk applies to --phase prefill or mixed (got --phase decode)`);
   const opts: CompareOptions = {
     backends,
     policies,
@@ -81,7 +80,9 @@ export async function resolveCompareOptions(o: Record<string, string | undefined
     layersSimulated: simulated,
     layersTotal: model.numLayers,
     note:
-      phase === 'prefill'
+      phase === 'mixed'
+        ? `one serving step: the batch's decode requests (each at the prompt's length) and one ${opts.chunk ?? 512}-token prefill chunk; ${layersNote}`
+        : phase === 'prefill'
         ? `TTFT covers the whole prompt${opts.chunk ? ` in chunks of ${opts.chunk} tokens, ${Math.max(2, opts.positions)} chunks simulated (first and last included) and the rest interpolated` : ' in one step'}; ${layersNote}`
         : `TPOT is the mean over ${opts.decode} decode positions, estimated from ${Math.min(opts.positions, opts.decode)} simulated position(s); ${layersNote}`,
   };

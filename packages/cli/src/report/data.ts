@@ -45,11 +45,12 @@ export function collectReportData(model: ModelSpec, o: CompareOptions, bar: Prog
   const rows: ReportRow[] = [];
   const steps = sampledSteps(o, model.numLayers);
   for (const job of compareJobs(o)) {
-    bar.tick(`${job.backend.name} ${job.policy} b${job.batch}`);
+    bar.tick(`${job.backend.name} ${job.policy} b${job.batch} p${job.prompt}`);
     const busy = new TaskBusyTime();
     const row = runJob(model, { ...job, backend: withObservers(job.backend, [busy.observer]) }, o);
     const series = `${job.backend.name} · ${job.policy}`;
-    if (row.status !== 'ok') {
+    // Prefill and mixed steps are not decode tokens: no per-token breakdown or roofline point.
+    if (row.status !== 'ok' || row.phase !== 'decode') {
       rows.push({ row, series, breakdownMs: null, intensity: null, achievedTflops: null });
       continue;
     }

@@ -16,7 +16,7 @@ export interface SweepParams {
   policy: string;
   batch: number;
   /** `null`: decode. */
-  phase: 'decode' | 'prefill' | null;
+  phase: 'decode' | 'prefill' | 'mixed' | null;
   prompt: number;
   /** Prefill chunk size; `null`: the whole prompt. */
   chunk: number | null;
@@ -57,7 +57,7 @@ export const SWEEP_AXES: readonly SweepAxis[] = [
   { specKey: 'backends', param: 'backend', item: { type: 'string' }, default: null, rowField: 'backend', help: 'backend names (default: all installed)' },
   { specKey: 'policies', param: 'policy', item: { type: 'string' }, default: null, rowField: 'policy', help: "policies (default: each backend's own)" },
   { specKey: 'batch', param: 'batch', item: int(1, 4096), default: [1, 8, 32], rowField: 'batch', help: 'batch sizes' },
-  { specKey: 'phase', param: 'phase', item: choice(['decode', 'prefill']), default: [null], rowField: 'phase', help: 'decode (TPOT, the default) or prefill (TTFT)' },
+  { specKey: 'phase', param: 'phase', item: choice(['decode', 'prefill', 'mixed']), default: [null], rowField: 'phase', help: 'decode (TPOT, the default), prefill (TTFT) or mixed (one step with a prefill chunk)' },
   { specKey: 'prompt', param: 'prompt', item: int(0, 1_000_000), default: [64], rowField: 'promptTokens', help: 'prompt tokens: in the KV cache before decoding, or the prompt to prefill' },
   { specKey: 'chunk', param: 'chunk', item: { anyOf: [int(1, 1_000_000), { type: 'null' }] }, default: [null], help: 'prefill: tokens per chunk (null: the whole prompt)' },
   { specKey: 'decode', param: 'decode', item: int(1, 1_000_000), default: [1024], rowField: 'decodeTokens', help: 'decode tokens; TPOT is their mean' },

@@ -65,6 +65,8 @@ export interface AttentionOp extends OpBase {
    * Default 1.
    */
   queryLen?: number;
+  /** First row of these requests' queries in the step's activations (a mixed step stacks several kinds). Default 0. */
+  rowOffset?: number;
   kCache: string;
   vCache: string;
 }
@@ -87,14 +89,16 @@ export interface OpGraph {
   contextLen: number;
   /** Tokens each request runs through the model in this step (1 for decode). Default 1. */
   queryLen?: number;
+  /** Token rows of a step that mixes kinds of requests (set only then; otherwise batch × queryLen). */
+  tokens?: number;
   layers: number;
   tensors: TensorSpec[];
   ops: OpNode[];
 }
 
 /** Token rows the step's activations hold: batch × tokens per request. */
-export function graphRows(g: Pick<OpGraph, 'batch' | 'queryLen'>): number {
-  return g.batch * (g.queryLen ?? 1);
+export function graphRows(g: Pick<OpGraph, 'batch' | 'queryLen' | 'tokens'>): number {
+  return g.tokens ?? g.batch * (g.queryLen ?? 1);
 }
 
 export function tensorBytes(t: TensorSpec): number {

@@ -44,16 +44,57 @@ function checkRange(field: string, v: number, min: number, max: number): void {
 }
 
 export function buildDecodeGraph(spec: ModelSpec, opts: DecodeGraphOptions): OpGraph {
-  checkRange('batch', opts.batch, 1, MAX_DECODE_BATCH);
-  checkRange('contextLen', opts.contextLen, 0, MAX_CONTEXT_LEN);
-  const q = opts.queryLen ?? 1;
-  checkRange('queryLen', q, 1, MAX_CONTEXT_LEN);
-  if (opts.batch * q > MAX_STEP_TOKENS) throw lineError(`decode graph: batch × tokens per request (${opts.batch * q}) exceeds ${MAX_STEP_TOKENS} token rows per step`);
-  const { batch: b, contextLen } = opts;
+  return buildStepGraph(spec, [{ batch: opts.batch, contextLen: opts.contextLen, queryLen: opts.queryLen ?? 1 }]);
+}
+
+/** Requests of one kind in a forward step: how many, what they have cached, how many tokens each runs. */
+export interface StepSegment {
+  batch: number;
+  contextLen: number;
+  queryLen: number;
+}
+
+export interface MixedStepOptions {
+  /** Decode requests, one token each. */
+  batch: number;
+  /** Tokens each decode request has cached. */
+  contextLen: number;
+  /** Tokens of the prefill chunk riding along (one request). */
+  chunk: number;
+  /** Tokens of that prompt already cached (earlier chunks). Default 0. */
+  chunkContext?: number;
+}
+
+/**
+ * One serving step as continuous-batching engines schedule it: a decode batch and one chunk
+ * of a new request's prompt share every linear layer (their token rows stacked); attention
+ * runs per kind (a decode kernel over the cached requests, a causal prefill kernel over the
+ * chunk).
+ */
+export function buildMixedGraph(spec: ModelSpec, opts: MixedStepOptions): OpGraph {
+  return buildStepGraph(spec, [
+    { batch: opts.batch, contextLen: opts.contextLen, queryLen: 1 },
+    { batch: 1, contextLen: opts.chunkContext ?? 0, queryLen: opts.chunk },
+  ]);
+}
+
+/** The op graph of a forward step over one or more segments of requests (their rows stacked in order). */
+export function buildStepGraph(spec: ModelSpec, segments: readonly StepSegment[]): OpGraph {
+  if (segments.length === 0) throw lineError('decode graph: a step needs at least one segment of requests');
+  for (const sg of segments) {
+    checkRange('batch', sg.batch, 1, MAX_DECODE_BATCH);
+    checkRange('contextLen', sg.contextLen, 0, MAX_CONTEXT_LEN);
+    checkRange('queryLen', sg.queryLen, 1, MAX_CONTEXT_LEN);
+  }
+  const b = segments.reduce((a, sg) => a + sg.batch, 0);
   // Token rows of the layers' activations; the head sees only each request's last token.
-  const rows = b * q;
+  const rows = segments.reduce((a, sg) => a + sg.batch * sg.queryLen, 0);
+  if (rows > MAX_STEP_TOKENS) throw lineError(`decode graph: batch × tokens per request (${rows}) exceeds ${MAX_STEP_TOKENS} token rows per step`);
+  if (b > MAX_DECODE_BATCH) throw lineError(`decode graph: 'batch' (${b} requests in the step) must be an integer in 1..${MAX_DECODE_BATCH}`);
+  const single = segments.length === 1 ? segments[0]! : null;
+  const q = single ? single.queryLen : 0;
+  const contextLen = segments[0]!.contextLen;
   const { hiddenSize: h, numHeads: nh, numKvHeads: nkv, headDim: hd, intermediateSize: inter, vocabSize: v, dtype } = spec;
-  const kvLen = contextLen + q;
   const qkvN = (nh + 2 * nkv) * hd;
   const gemma = spec.normsPerLayer === 4;
 
@@ -68,6 +109,7 @@ export function buildDecodeGraph(spec: ModelSpec, opts: DecodeGraphOptions): OpG
   };
   const act = (name: string, cols: number): string => tensor(name, 'activation', [rows, cols]);
   const last = (name: string, cols: number): string => tensor(name, 'activation', [b, cols]);
+  const headInput = rows > b ? 'x_last' : 'x';
 
   const ops: OpNode[] = [];
   const wEmbed = tensor('w_embed', 'weight', [v, h]);
@@ -96,23 +138,36 @@ export function buildDecodeGraph(spec: ModelSpec, opts: DecodeGraphOptions): OpG
       ops.push({ id: `${p}qk_norm`, kind: 'qk-norm', layer: l, rows: rows * (nh + nkv), cols: hd, inputs: ['qkv'], outputs: ['qkv'] });
     }
     ops.push({ id: `${p}rope`, kind: 'rope', layer: l, rows: rows * (nh + nkv), cols: hd, inputs: ['qkv'], outputs: ['qkv'] });
-    const kCache = tensor(`${p}k_cache`, 'kv-cache', [b, nkv, kvLen, hd]);
-    const vCache = tensor(`${p}v_cache`, 'kv-cache', [b, nkv, kvLen, hd]);
-    ops.push({ id: `${p}kv_append`, kind: 'kv-append', layer: l, rows: rows * nkv * 2, cols: hd, inputs: ['qkv'], outputs: [kCache, vCache] });
-    ops.push({
-      id: `${p}attention`,
-      kind: 'attention',
-      layer: l,
-      batch: b,
-      heads: nh,
-      kvHeads: nkv,
-      headDim: hd,
-      kvLen,
-      ...(q > 1 ? { queryLen: q } : {}),
-      kCache,
-      vCache,
-      inputs: ['qkv', kCache, vCache],
-      outputs: [act('attn', nh * hd)],
+    const caches = segments.map((sg, i) => {
+      const suffix = i === 0 ? '' : `.${i}`;
+      const kvLen = sg.contextLen + sg.queryLen;
+      return {
+        sg,
+        kvLen,
+        k: tensor(`${p}k_cache${suffix}`, 'kv-cache', [sg.batch, nkv, kvLen, hd]),
+        v: tensor(`${p}v_cache${suffix}`, 'kv-cache', [sg.batch, nkv, kvLen, hd]),
+      };
+    });
+    ops.push({ id: `${p}kv_append`, kind: 'kv-append', layer: l, rows: rows * nkv * 2, cols: hd, inputs: ['qkv'], outputs: caches.flatMap((c) => [c.k, c.v]) });
+    let rowOffset = 0;
+    caches.forEach((c, i) => {
+      ops.push({
+        id: `${p}attention${i === 0 ? '' : `.${i}`}`,
+        kind: 'attention',
+        layer: l,
+        batch: c.sg.batch,
+        heads: nh,
+        kvHeads: nkv,
+        headDim: hd,
+        kvLen: c.kvLen,
+        ...(c.sg.queryLen > 1 ? { queryLen: c.sg.queryLen } : {}),
+        ...(rowOffset > 0 ? { rowOffset } : {}),
+        kCache: c.k,
+        vCache: c.v,
+        inputs: ['qkv', c.k, c.v],
+        outputs: [act('attn', nh * hd)],
+      });
+      rowOffset += c.sg.batch * c.sg.queryLen;
     });
     ops.push(linear('o_proj', 'attn', 'w_o', h, nh * hd, 'o'));
     if (gemma) ops.push(norm('post_attn_norm', 'o', 'w_post_attn_norm', 'o'));
@@ -137,7 +192,7 @@ export function buildDecodeGraph(spec: ModelSpec, opts: DecodeGraphOptions): OpG
 
   const head = spec.numLayers;
   const wFinal = tensor('w_final_norm', 'weight', [h]);
-  ops.push({ id: 'final_norm', kind: 'rmsnorm', layer: head, rows: b, cols: h, inputs: ['h', wFinal], outputs: [q > 1 ? last('x_last', h) : act('x', h)] });
+  ops.push({ id: 'final_norm', kind: 'rmsnorm', layer: head, rows: b, cols: h, inputs: ['h', wFinal], outputs: [headInput === 'x_last' ? last('x_last', h) : act('x', h)] });
   const wHead = spec.tieWordEmbeddings ? wEmbed : tensor('w_lm_head', 'weight', [v, h]);
   ops.push({
     id: 'lm_head',
@@ -147,10 +202,19 @@ export function buildDecodeGraph(spec: ModelSpec, opts: DecodeGraphOptions): OpG
     n: v,
     k: h,
     weight: wHead,
-    inputs: [q > 1 ? 'x_last' : 'x', wHead],
+    inputs: [headInput, wHead],
     outputs: [last('logits', v)],
   });
   ops.push({ id: 'argmax', kind: 'argmax', layer: head, rows: b, cols: v, inputs: ['logits'], outputs: [tokens] });
 
-  return { model: spec.name, batch: b, contextLen, ...(q > 1 ? { queryLen: q } : {}), layers: spec.numLayers, tensors, ops };
+  return {
+    model: spec.name,
+    batch: b,
+    contextLen,
+    ...(q > 1 ? { queryLen: q } : {}),
+    ...(single ? {} : { tokens: rows }),
+    layers: spec.numLayers,
+    tensors,
+    ops,
+  };
 }

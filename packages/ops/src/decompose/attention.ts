@@ -20,6 +20,7 @@ export function attentionTiles(op: AttentionOp, buf: AttentionBuffers, b: number
   const el = 2;
   const group = op.heads / op.kvHeads;
   const qkvCols = (op.heads + 2 * op.kvHeads) * op.headDim;
+  const row = (op.rowOffset ?? 0) + b;
   const tiles: Tile[] = [];
   for (let t0 = 0; t0 < op.kvLen; t0 += KV_CHUNK) {
     const len = Math.min(KV_CHUNK, op.kvLen - t0);
@@ -27,12 +28,12 @@ export function attentionTiles(op: AttentionOp, buf: AttentionBuffers, b: number
     const last = t0 + KV_CHUNK >= op.kvLen;
     tiles.push({
       reads: [
-        { buffer: buf.qkv, offset: (b * qkvCols + h * group * op.headDim) * el, bytes: group * op.headDim * el, policy: 'default' },
+        { buffer: buf.qkv, offset: (row * qkvCols + h * group * op.headDim) * el, bytes: group * op.headDim * el, policy: 'default' },
         { buffer: buf.k, offset: base, bytes: len * op.headDim * el, policy: 'default' },
         { buffer: buf.v, offset: base, bytes: len * op.headDim * el, policy: 'default' },
       ],
       writes: last
-        ? [{ buffer: buf.out, offset: (b * op.heads + h * group) * op.headDim * el, bytes: group * op.headDim * el, policy: 'default' }]
+        ? [{ buffer: buf.out, offset: (row * op.heads + h * group) * op.headDim * el, bytes: group * op.headDim * el, policy: 'default' }]
         : [],
       // QKᵀ and PV: 2 FLOP per multiply-add, two matmuls.
       flops: 4 * group * len * op.headDim,
@@ -74,6 +75,7 @@ export function prefillAttentionTiles(op: AttentionOp, buf: AttentionBuffers, ti
   const d = op.headDim;
   const group = op.heads / op.kvHeads;
   const qkvCols = (op.heads + 2 * op.kvHeads) * d;
+  const row0 = op.rowOffset ?? 0;
   const blocks = Math.ceil(q / tiling.queryRows);
   const order = Array.from({ length: blocks }, (_, i) => (tiling.order === 'longest-first' ? blocks - 1 - i : i));
   const out: { name: string; tile: Tile }[] = [];
@@ -91,11 +93,11 @@ export function prefillAttentionTiles(op: AttentionOp, buf: AttentionBuffers, ti
             name: `${op.id}.q${i}r${r}h${head}`,
             tile: {
               reads: [
-                { buffer: buf.qkv, offset: ((r * q + q0) * qkvCols + head * d) * el, bytes: d * el, rows, strideBytes: qkvCols * el, policy: 'default' },
+                { buffer: buf.qkv, offset: ((row0 + r * q + q0) * qkvCols + head * d) * el, bytes: d * el, rows, strideBytes: qkvCols * el, policy: 'default' },
                 { buffer: buf.k, offset: kv, bytes: visible * d * el, policy: 'default' },
                 { buffer: buf.v, offset: kv, bytes: visible * d * el, policy: 'default' },
               ],
-              writes: [{ buffer: buf.out, offset: ((r * q + q0) * op.heads + head) * d * el, bytes: d * el, rows, strideBytes: op.heads * d * el, policy: 'default' }],
+              writes: [{ buffer: buf.out, offset: ((row0 + r * q + q0) * op.heads + head) * d * el, bytes: d * el, rows, strideBytes: op.heads * d * el, policy: 'default' }],
               // QKᵀ and PV over every visible block: 2 FLOP per multiply-add, two matmuls.
               flops: 4 * rows * visible * d,
               unit: 'matrix',

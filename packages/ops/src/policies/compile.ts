@@ -340,7 +340,7 @@ class Decomposer {
         if (kernel) for (const t of tiles) t.pipeline = kernel.pipeline;
         if (prologue.length > 0) {
           // q/k norm, RoPE and the KV append of this group, fused ahead of the attention.
-          const row = (r * qkvCols + h * group * op.headDim) * EL;
+          const row = (((op.rowOffset ?? 0) + r) * qkvCols + h * group * op.headDim) * EL;
           tiles.unshift({
             reads: [{ buffer: b.qkv, offset: row, bytes: (group + 2) * op.headDim * EL, policy: 'default' }],
             writes: [
@@ -392,7 +392,7 @@ class Decomposer {
           partition: null,
           tiles: [{
             reads: [{ buffer: ws, offset: unit * partialBytes, bytes: splits * partialBytes, policy: 'default' }],
-            writes: [{ buffer: b.out, offset: (r * op.heads + h * group) * d * EL, bytes: group * d * EL, policy: 'default' }],
+            writes: [{ buffer: b.out, offset: (((op.rowOffset ?? 0) + r) * op.heads + h * group) * d * EL, bytes: group * d * EL, policy: 'default' }],
             flops: 4 * splits * group * d,
             unit: 'vector',
           }],
@@ -448,7 +448,8 @@ class Decomposer {
           op.rows,
           parts,
           [{ buffer: id('qkv'), bytesPerRow: rowBytes }],
-          op.outputs.map((n) => ({ buffer: id(n), bytesPerRow: rowBytes / 2 })),
+          // each row (one K or V head vector) lands in one of the caches: spread evenly
+          op.outputs.map((n) => ({ buffer: id(n), bytesPerRow: rowBytes / op.outputs.length })),
           0,
         );
       case 'argmax':
