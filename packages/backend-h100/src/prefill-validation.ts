@@ -11,7 +11,7 @@ import { row, type OpsForValidation, type H100ValidationOptions } from './valida
 const SRC = 'ours: bench/h100/phases.py on an H100 80GB HBM3, 2026-11-24 (packages/backend-h100/src/measured/h100-prefill-ours.json)';
 
 function attentionRows(quick: boolean) {
-  return data.attention.rows.filter((r) => !quick || (r.layout === 'gqa32x8' && r.batch === 1 && r.promptLen === 4096));
+  return data.attention.rows.filter((r) => !quick || (r.layout === 'gqa32x8' && r.batch === 1 && r.promptLen === 8192));
 }
 
 function ttftRows(quick: boolean) {

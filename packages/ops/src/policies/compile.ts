@@ -25,6 +25,7 @@ import type { PolicyDef } from './policy.js';
 import { compileClusterFusion } from './clusterfusion.js';
 import { quantizesLinear, splitKBoundary, weightBufferBytes } from '../quant/weight-regions.js';
 import { DENSE_BF16, type WeightType } from '../quant/weight-type.js';
+import type { PrelayoutTiles } from '../quant/prelayout.js';
 
 /** A task before ids and events are assigned. */
 interface Draft {
@@ -99,15 +100,18 @@ export function compilePolicy(graph: OpGraph, policy: PolicyDef, topology: Topol
     return l < 0 || keepLayer.has(l);
   });
   const wt = opts.weights ?? DENSE_BF16;
+  const library = policy.style === 'kernel-per-op' ? opts.library : undefined;
   if (wt.kind === 'quantized') {
     for (const op of ops) {
       if (op.kind !== 'linear' || !quantizesLinear(op, graph.layers)) continue;
-      const b = weightBufferBytes(wt, op.n, op.k);
+      // A library kernel stores the codes in its own packing: whole tiles of its columns.
+      const kernel = library?.gemm({ m: op.m, n: op.n, k: op.k, weightBytes: wt.bits / 8 });
+      const b = weightBufferBytes(wt, op.n, op.k, kernel ? libraryPrelayout(kernel) : undefined);
       buffers.resize(op.weight, b.weights);
       buffers.add(`${op.weight}.scales`, b.scales, 'weight');
     }
   }
-  const ctx = new Decomposer(graph, policy, topology, buffers, wt, policy.style === 'kernel-per-op' ? opts.library : undefined);
+  const ctx = new Decomposer(graph, policy, topology, buffers, wt, library);
   const stages = groupStages(ops, policy, opts.kernels?.unfused ?? false).map((group) => ({
     name: group.map((o) => o.id).join('+'),
     layer: group[0]!.layer,
@@ -284,7 +288,7 @@ class Decomposer {
     const tileN = chosen ? chosen.tileCols : TILE_N;
     const bmt = mTiles(op, bm);
     // A library kernel reads quantized weights in its own packing: whole tiles of its columns.
-    const shape = { rows: bm, maskedRows: chosen?.maskedRows, ...(chosen && qw.kind === 'quantized' ? { prelayout: { bk: 64, bn: tileN } } : {}) };
+    const shape = { rows: bm, maskedRows: chosen?.maskedRows, ...(chosen && qw.kind === 'quantized' ? { prelayout: libraryPrelayout(chosen) } : {}) };
     const grid = bmt * Math.ceil(op.n / tileN);
     const ks = chosen ? Math.min(chosen.splitK, Math.max(1, Math.floor(op.k / TILE_K))) : this.policy.splitK && grid < this.cus ? Math.max(1, Math.min(Math.floor(op.k / TILE_K), Math.floor(this.cus / grid))) : 1;
     const drafts: Draft[] = [];
@@ -456,6 +460,11 @@ class Decomposer {
         return rowTiles(op.rows, parts, [{ buffer: id('logits'), bytesPerRow: rowBytes }], [{ buffer: id('tokens'), bytesPerRow: 4 }], op.cols);
     }
   }
+}
+
+/** The pre-layout of a library GEMM's quantized weights: 64-deep tiles of its output columns. */
+function libraryPrelayout(kernel: { tileCols: number }): PrelayoutTiles {
+  return { bk: 64, bn: kernel.tileCols };
 }
 
 /** A split-K boundary snapped down to a whole K-chunk (the end of K stays the end). */
