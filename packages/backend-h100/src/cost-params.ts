@@ -37,10 +37,12 @@ export const WGMMA_EFFICIENCY =
  */
 export const TILE_OVERHEAD_NS = 300;
 
+/** UNC: elementwise/softmax tiles assumed to reach half the FP32 vector peak. */
+export const VECTOR_EFFICIENCY = 0.5;
+
 export const params: RooflineParams = {
   matrixEfficiency: WGMMA_EFFICIENCY,
-  // UNC: elementwise/softmax tiles assumed to reach half the FP32 vector peak.
-  vectorEfficiency: 0.5,
+  vectorEfficiency: VECTOR_EFFICIENCY,
   tileOverheadNs: { default: TILE_OVERHEAD_NS },
   // DER from CAL ours: MPK's scheduler writes a task id (a relaxed store, 18-cycle issue) then a
   // release add at GPU scope: atom.add.release.gpu 945 cycles.

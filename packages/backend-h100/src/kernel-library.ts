@@ -19,7 +19,7 @@ import {
   type TilePipeline,
 } from '@fleet/core';
 import { PIPELINE } from './calibration.js';
-import { GRAPH_GAP_NS, TILE_OVERHEAD_NS, WGMMA_EFFICIENCY } from './cost-params.js';
+import { GRAPH_GAP_NS, TILE_OVERHEAD_NS, VECTOR_EFFICIENCY, WGMMA_EFFICIENCY } from './cost-params.js';
 import { H100_CLOCK_GHZ, H100_LATENCY_CYCLES as LAT, topology } from './topology.js';
 
 /** DS (CUDA C programming guide, compute capability 9.0): per-SM limits. */
@@ -220,19 +220,43 @@ export const SOFTMAX_FLOPS_PER_SCORE = (128 / 16) * 2 + 4 * 2;
  * bench/h100/phases.py): `sm90_flash_fprop_wgmma_f16 …64x128x128`, a persistent grid of
  * min(tiles, 132) CTAs, one CTA per 128 queries of one head streaming 128-token K/V blocks
  * (128 × 32 heads = 128 CTAs at 512 tokens, 132 above). Its warp-specialised ping-pong runs
- * one warpgroup's softmax under the other's wgmma, so the two overlap; its persistent
- * scheduler hands out the longest causal blocks first. K/V stages are double-buffered.
+ * one warpgroup's softmax under the other's wgmma, so the two overlap. Tiles are handed out
+ * as FlashAttention-3's persistent scheduler does (cuDNN's is not public): heads in sections
+ * whose K/V fit 32 MB of L2, the longest causal blocks of a section first. K/V stages are
+ * double-buffered.
  */
 export function selectPrefillAttention(s: PrefillAttentionShape): PrefillAttentionKernel {
   return {
     name: 'cudnn_sm90_flash_fprop_wgmma_f16_64x128x128',
-    queryRows: 128,
-    kvCols: 128,
-    order: 'longest-first',
+    queryRows: FLASH_BLOCK,
+    kvCols: FLASH_BLOCK,
+    order: 'l2-sections',
+    l2SectionBytes: FLASH_L2_SECTION_BYTES,
     softmaxFlopsPerScore: SOFTMAX_FLOPS_PER_SCORE,
-    pipeline: { inFlightBytes: 2 * 2 * 128 * s.headDim * 2, dramInFlightBytes: CUDNN_SDPA_DRAM_IN_FLIGHT, overlap: 4, vectorUnderMatrix: true },
+    tileFixedNs: CUDNN_FLASH_TILE_FIXED_NS,
+    pipeline: { inFlightBytes: 2 * 2 * FLASH_BLOCK * s.headDim * 2, dramInFlightBytes: CUDNN_SDPA_DRAM_IN_FLIGHT, overlap: 4, vectorUnderMatrix: true },
   };
 }
+
+const FLASH_BLOCK = 128;
+/** FlashAttention-3's tile scheduler budgets 32 MB of the L2 for a section's K and V (hopper/tile_scheduler.hpp). */
+const FLASH_L2_SECTION_BYTES = 32 * 1024 * 1024;
+
+/**
+ * DER from CAL `prefillAttentionShort`: the cuDNN flash tile's time outside its KV loop.
+ * At 512 tokens each of the 128 CTAs runs one tile, the longest streaming 4 KV blocks, so
+ * the kernel is one tile: 4 blocks at the rate the cost model gives a block (the larger of
+ * its wgmma and its softmax, which run under each other), the first access and the per-tile
+ * overhead, and this.
+ */
+export const CUDNN_FLASH_TILE_FIXED_NS = (() => {
+  const c = PIPELINE.prefillAttentionShort;
+  const d = 128;
+  const matrixNs = (4 * FLASH_BLOCK * FLASH_BLOCK * d) / (topology.computeUnit.matrixFlopsPerNs.bf16 * WGMMA_EFFICIENCY);
+  const vectorNs = (SOFTMAX_FLOPS_PER_SCORE * FLASH_BLOCK * FLASH_BLOCK) / (topology.computeUnit.vectorFlopsPerNs * VECTOR_EFFICIENCY);
+  const blocks = c.promptLen / FLASH_BLOCK;
+  return Math.round(c.kernelUs * 1000 - blocks * Math.max(matrixNs, vectorNs) - HBM_NS - TILE_OVERHEAD_NS);
+})();
 
 export const kernelLibrary: KernelLibrary = {
   name: 'cuBLASLt 13.0 (nvjet), tinygemm (W4A16) + cuDNN 9.19 SDPA, as PyTorch 2.11 calls them',

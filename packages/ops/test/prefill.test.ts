@@ -42,6 +42,18 @@ describe('causal prefill attention tiles', () => {
   });
 });
 
+describe('FlashAttention-3 L2 sections', () => {
+  it('keep a section of heads whose K/V fit the budget together, longest blocks first within it', () => {
+    const mha = { ...qwen, numKvHeads: 32 };
+    const op = buildPrefillGraph(mha, { batch: 4, promptLen: 2048 }).ops.find((o) => o.id === 'L0.attention') as AttentionOp;
+    // one head's K and V: 2048 × 128 × 2 B × 2 = 1 MiB, so a 32 MiB budget holds 32 heads
+    const tiles = prefillAttentionTiles(op, { qkv: 0, k: 1, v: 2, out: 3 }, { ...DEFAULT_PREFILL_TILING, order: 'l2-sections', l2SectionBytes: 32 * 2 ** 20 });
+    expect(tiles.slice(0, 3).map((t) => t.name)).toEqual(['L0.attention.q15r0h0', 'L0.attention.q15r0h1', 'L0.attention.q15r0h2']);
+    expect(tiles[32]!.name).toBe('L0.attention.q14r0h0');
+    expect(tiles[16 * 32]!.name).toBe('L0.attention.q15r1h0');
+  });
+});
+
 describe('predictPrefill', () => {
   const backend = loadBackend(h100, 'h100');
 

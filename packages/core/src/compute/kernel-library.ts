@@ -38,16 +38,25 @@ export interface PrefillAttentionKernel {
   /** KV tokens per inner step. */
   kvCols: number;
   /**
-   * Order the kernel's scheduler hands out query blocks: `longest-first` (causal blocks
-   * with the most KV first, as FlashAttention-3's and cuDNN's persistent schedulers do) or
-   * `in-order`.
+   * Order the kernel's scheduler hands out query blocks: `longest-first` (causal blocks with
+   * the most KV first, over all heads), `l2-sections` (FlashAttention-3's persistent
+   * scheduler: heads in sections whose K/V fit `l2SectionBytes`, longest blocks first within
+   * a section) or `in-order`.
    */
-  order: 'longest-first' | 'in-order';
+  order: 'longest-first' | 'in-order' | 'l2-sections';
+  /** `l2-sections`: K/V bytes one section of heads may hold in the L2. */
+  l2SectionBytes?: number;
   /**
    * Vector work per QKᵀ score, in FLOP-equivalents at the vector FMA rate: the exp at the
    * special-function unit's rate, plus max, scale, row sum and conversion.
    */
   softmaxFlopsPerScore: number;
+  /**
+   * Time a tile spends outside its KV loop, ns: loading its queries, filling the software
+   * pipeline before the first block's softmax can start, normalising and storing its output.
+   * Default 0.
+   */
+  tileFixedNs?: number;
   pipeline: TilePipeline;
 }
 

@@ -54,8 +54,12 @@ export const DEFAULT_SOFTMAX_FLOPS_PER_SCORE = 16;
 export interface PrefillTiling {
   queryRows: number;
   kvCols: number;
-  order: 'longest-first' | 'in-order';
+  order: 'longest-first' | 'in-order' | 'l2-sections';
+  /** `l2-sections`: K/V bytes a section of heads may hold in the L2. */
+  l2SectionBytes?: number;
   softmaxFlopsPerScore: number;
+  /** Per-tile time outside the KV loop (query load, pipeline fill, output store), ns. */
+  tileFixedNs?: number;
   pipeline?: Tile['pipeline'];
 }
 
@@ -77,38 +81,52 @@ export function prefillAttentionTiles(op: AttentionOp, buf: AttentionBuffers, ti
   const qkvCols = (op.heads + 2 * op.kvHeads) * d;
   const row0 = op.rowOffset ?? 0;
   const blocks = Math.ceil(q / tiling.queryRows);
-  const order = Array.from({ length: blocks }, (_, i) => (tiling.order === 'longest-first' ? blocks - 1 - i : i));
+  // Work items in the kernel's order: [query block, request, KV head, query head of its group].
+  const items: [number, number, number, number][] = [];
+  if (tiling.order === 'l2-sections') {
+    // FlashAttention-3's persistent scheduler: (request, head) pairs in sections whose K/V
+    // fit the L2 budget (a power of two of KV heads, times the group's query heads); within
+    // a section the longest query blocks first, every head of the section per block.
+    const kvHeadBytes = op.kvLen * d * el * 2;
+    const perSection = tiling.l2SectionBytes! < kvHeadBytes ? 1 : 2 ** Math.floor(Math.log2(tiling.l2SectionBytes! / kvHeadBytes));
+    const pairs = op.batch * op.kvHeads;
+    for (let s0 = 0; s0 < pairs; s0 += perSection) {
+      for (let i = blocks - 1; i >= 0; i--) {
+        for (let pr = s0; pr < Math.min(pairs, s0 + perSection); pr++) {
+          for (let g = 0; g < group; g++) items.push([i, Math.floor(pr / op.kvHeads), pr % op.kvHeads, g]);
+        }
+      }
+    }
+  } else {
+    const order = Array.from({ length: blocks }, (_, i) => (tiling.order === 'longest-first' ? blocks - 1 - i : i));
+    for (const i of order) for (let r = 0; r < op.batch; r++) for (let kvh = 0; kvh < op.kvHeads; kvh++) for (let g = 0; g < group; g++) items.push([i, r, kvh, g]);
+  }
   const out: { name: string; tile: Tile }[] = [];
-  for (const i of order) {
+  for (const [i, r, kvh, g] of items) {
     const q0 = i * tiling.queryRows;
     const rows = Math.min(tiling.queryRows, q - q0);
     // KV the block's last query sees, in whole KV blocks (the diagonal one is computed whole).
     const visible = Math.min(op.kvLen, Math.ceil((context + q0 + rows) / tiling.kvCols) * tiling.kvCols);
-    for (let r = 0; r < op.batch; r++) {
-      for (let kvh = 0; kvh < op.kvHeads; kvh++) {
-        const kv = ((r * op.kvHeads + kvh) * op.kvLen) * d * el;
-        for (let g = 0; g < group; g++) {
-          const head = kvh * group + g;
-          out.push({
-            name: `${op.id}.q${i}r${r}h${head}`,
-            tile: {
-              reads: [
-                { buffer: buf.qkv, offset: ((row0 + r * q + q0) * qkvCols + head * d) * el, bytes: d * el, rows, strideBytes: qkvCols * el, policy: 'default' },
-                { buffer: buf.k, offset: kv, bytes: visible * d * el, policy: 'default' },
-                { buffer: buf.v, offset: kv, bytes: visible * d * el, policy: 'default' },
-              ],
-              writes: [{ buffer: buf.out, offset: ((row0 + r * q + q0) * op.heads + head) * d * el, bytes: d * el, rows, strideBytes: op.heads * d * el, policy: 'default' }],
-              // QKᵀ and PV over every visible block: 2 FLOP per multiply-add, two matmuls.
-              flops: 4 * rows * visible * d,
-              unit: 'matrix',
-              vectorFlops: tiling.softmaxFlopsPerScore * rows * visible,
-              steps: Math.ceil(visible / tiling.kvCols),
-              ...(tiling.pipeline ? { pipeline: tiling.pipeline } : {}),
-            },
-          });
-        }
-      }
-    }
+    const kv = ((r * op.kvHeads + kvh) * op.kvLen) * d * el;
+    const head = kvh * group + g;
+    out.push({
+      name: `${op.id}.q${i}r${r}h${head}`,
+      tile: {
+        reads: [
+          { buffer: buf.qkv, offset: ((row0 + r * q + q0) * qkvCols + head * d) * el, bytes: d * el, rows, strideBytes: qkvCols * el, policy: 'default' },
+          { buffer: buf.k, offset: kv, bytes: visible * d * el, policy: 'default' },
+          { buffer: buf.v, offset: kv, bytes: visible * d * el, policy: 'default' },
+        ],
+        writes: [{ buffer: buf.out, offset: ((row0 + r * q + q0) * op.heads + head) * d * el, bytes: d * el, rows, strideBytes: op.heads * d * el, policy: 'default' }],
+        // QKᵀ and PV over every visible block: 2 FLOP per multiply-add, two matmuls.
+        flops: 4 * rows * visible * d,
+        unit: 'matrix',
+        vectorFlops: tiling.softmaxFlopsPerScore * rows * visible,
+        steps: Math.ceil(visible / tiling.kvCols),
+        ...(tiling.tileFixedNs ? { fixedNs: tiling.tileFixedNs } : {}),
+        ...(tiling.pipeline ? { pipeline: tiling.pipeline } : {}),
+      },
+    });
   }
   return out;
 }

@@ -364,7 +364,7 @@ class Decomposer {
   /** Causal prefill attention in the library's tiles (FlashAttention-2 defaults without one). */
   private prefillAttention(op: AttentionOp, b: { qkv: number; k: number; v: number; out: number }): Draft[] {
     const k = this.library?.prefillAttention?.({ batch: op.batch, heads: op.heads, kvHeads: op.kvHeads, queryLen: op.queryLen ?? 1, kvLen: op.kvLen, headDim: op.headDim });
-    const tiling = k ? { queryRows: k.queryRows, kvCols: k.kvCols, order: k.order, softmaxFlopsPerScore: k.softmaxFlopsPerScore, pipeline: k.pipeline } : DEFAULT_PREFILL_TILING;
+    const tiling = k ? { queryRows: k.queryRows, kvCols: k.kvCols, order: k.order, l2SectionBytes: k.l2SectionBytes, softmaxFlopsPerScore: k.softmaxFlopsPerScore, tileFixedNs: k.tileFixedNs, pipeline: k.pipeline } : DEFAULT_PREFILL_TILING;
     return prefillAttentionTiles(op, b, tiling).map(({ name, tile }) => ({ name, level: 'cu' as const, partition: null, tiles: [tile] }));
   }
 
