@@ -1,7 +1,10 @@
 import { loadBackend, loadModel, occupancy, simulateGraph } from '@fleet/core';
 import { CDNA4_CU, hipblasltResources, selectCdnaGemm } from '@fleet/backend-mi300x';
-import h100 from '@fleet/backend-h100';
-import { compilePolicy, linearOpGraph, POLICIES, predictPrefill } from '@fleet/ops';
+// @fleet/ops depends on this package (for its own tests), so it cannot be a dependency here:
+// the simulation tests read its source, and the H100 backend's likewise (no backend depends
+// on another vendor's).
+import h100 from '../../backend-h100/src/index.js';
+import { compilePolicy, linearOpGraph, POLICIES, predictPrefill } from '../../ops/src/index.js';
 import { describe, expect, it } from 'vitest';
 import descriptor, { HIPBLASLT_MFMA_EFFICIENCY, MI350_LIBRARY_SPEC, kernelLibrary, topology } from '../src/index.js';
 
