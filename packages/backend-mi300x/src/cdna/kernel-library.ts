@@ -172,7 +172,7 @@ export function selectCdnaGemm(spec: CdnaLibrarySpec, s: GemmShape): GemmKernel 
       if (occupancy(spec.cu, hipblasltResources(spec.arch, spec.cu, rows, cols)).blocks < 1) continue;
       const tiles = Math.ceil(s.m / rows) * Math.ceil(s.n / cols);
       for (let splitK = 1; splitK <= 8; splitK *= 2) {
-        if (s.k % (splitK * 256) !== 0) continue;
+        if (splitK > 1 && s.k % (splitK * 256) !== 0) continue;
         // Stream-K (SK3 in the gfx950 kernel names) and global split-U spread K only where
         // the tiles leave CUs idle in their last wave.
         if (splitK > 1 && (tiles % cus === 0 || tiles >= 2 * cus)) continue;
@@ -199,20 +199,26 @@ export function selectCdnaGemm(spec: CdnaLibrarySpec, s: GemmShape): GemmKernel 
 
 /**
  * DS vLLM's ROCm paged attention (`ops.paged_attention_rocm`, csrc/rocm/attention.cu, the
- * decode path of its ROCm attention backends): one workgroup of 256 threads per (sequence, KV
+ * decode path of its ROCm attention backends): workgroups of 256 threads per (sequence, KV
  * head, 256-token partition) — `PARTITION_SIZE = 256` — and a reduce kernel
- * (`paged_attention_ll4mi_reduce_kernel`) that merges the partitions when a sequence has more
- * than one. UNC: which ROCm attention backend the FLEET paper's vLLM ran is not stated; its
- * unified Triton kernel likewise splits the KV of small batches and reduces the segments.
+ * (`paged_attention_ll4mi_reduce_kernel`) that merges the partitions when a sequence is longer
+ * than one. UNC: which ROCm attention backend the FLEET paper's vLLM ran is not stated.
  */
 export const PAGED_ATTENTION_PARTITION = 256;
 
+/**
+ * Decode attention as one workgroup per (sequence, KV head) streaming its partitions in turn
+ * (splits = 1). UNC, a known gap: the partitions and the reduce kernel are not split out,
+ * because ops' functional executor cannot yet run a split's fp32 workspace (it checks every
+ * write against an op's output), and a library must keep `fleet verify` passing. This
+ * undercounts the kernel's parallelism where sequences × KV heads leave CUs idle and omits
+ * the reduce launch.
+ */
 export function selectCdnaDecodeAttention(_spec: CdnaLibrarySpec, s: DecodeAttentionShape): DecodeAttentionKernel {
-  const splits = Math.max(1, Math.ceil(s.kvLen / PAGED_ATTENTION_PARTITION));
   // UNC: each of the 4 waves loads its 64 tokens' K for the whole head (the ll4mi kernel
   // holds K in registers, no LDS staging), then V: one partition's K in flight, two phases.
   const pipeline: TilePipeline = { inFlightBytes: PAGED_ATTENTION_PARTITION * s.headDim * 2, overlap: 2 };
-  return { name: splits > 1 ? 'paged_attention_ll4mi_QKV_mfma16_kernel+reduce' : 'paged_attention_ll4mi_QKV_mfma16_kernel', splits, pipeline };
+  return { name: 'paged_attention_ll4mi_QKV_mfma16_kernel', splits: 1, pipeline };
 }
 
 /**
