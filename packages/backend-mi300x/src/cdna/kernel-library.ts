@@ -155,7 +155,9 @@ function skinnyKernel(spec: CdnaLibrarySpec, s: GemmShape, name: string): GemmKe
   const cus = cuCount(spec.topology);
   const rows = Math.min(64, Math.max(8, 2 ** Math.ceil(Math.log2(Math.max(1, s.m)))));
   const grid = Math.ceil(s.m / rows) * Math.ceil(s.n / 64);
-  const splitK = grid < cus ? Math.max(1, Math.min(Math.floor(s.k / 256), Math.floor(cus / grid))) : 1;
+  // Packed weights are read in the kernel's own tile layout, which ops pre-lays out per whole
+  // column tile over all of K: such a kernel does not split K [UNC].
+  const splitK = grid < cus && s.weightBytes >= 1 ? Math.max(1, Math.min(Math.floor(s.k / 256), Math.floor(cus / grid))) : 1;
   return { name, tileRows: rows, tileCols: 64, splitK, pipeline: vendorPipeline(spec.cu) };
 }
 
@@ -214,11 +216,9 @@ export const PAGED_ATTENTION_PARTITION = 256;
  * undercounts the kernel's parallelism where sequences × KV heads leave CUs idle and omits
  * the reduce launch.
  */
-export function selectCdnaDecodeAttention(_spec: CdnaLibrarySpec, s: DecodeAttentionShape): DecodeAttentionKernel {
-  // UNC: each of the 4 waves loads its 64 tokens' K for the whole head (the ll4mi kernel
-  // holds K in registers, no LDS staging), then V: one partition's K in flight, two phases.
-  const pipeline: TilePipeline = { inFlightBytes: PAGED_ATTENTION_PARTITION * s.headDim * 2, overlap: 2 };
-  return { name: 'paged_attention_ll4mi_QKV_mfma16_kernel', splits: 1, pipeline };
+export function selectCdnaDecodeAttention(spec: CdnaLibrarySpec, _s: DecodeAttentionShape): DecodeAttentionKernel {
+  // UNC: no kernel-specific figure for its loads; the vendor kernels' pipeline (cdna/occupancy.ts).
+  return { name: 'paged_attention_ll4mi_QKV_mfma16_kernel', splits: 1, pipeline: vendorPipeline(spec.cu) };
 }
 
 /**
