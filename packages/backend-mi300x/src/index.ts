@@ -10,6 +10,7 @@ export { topology, MI300X_CLOCK_GHZ } from './topology.js';
 export { params } from './cost-params.js';
 export { policies, WORKERS_PER_XCD } from './policies.js';
 export { module } from './module.js';
+export { kernelLibrary, MI300X_LIBRARY_SPEC } from './kernel-library.js';
 export * from './cdna/index.js';
 
 export default defineBackend({ name: 'mi300x', apiVersion: API_VERSION, module });

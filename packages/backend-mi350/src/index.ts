@@ -9,6 +9,7 @@ export { topology, MI350X_CLOCK_GHZ } from './topology.js';
 export { params } from './cost-params.js';
 export { policies, WORKERS_PER_XCD } from './policies.js';
 export { module } from './module.js';
+export { kernelLibrary, MI350_LIBRARY_SPEC, HIPBLASLT_MFMA_EFFICIENCY, HIPBLASLT_8192_TFLOPS } from './kernel-library.js';
 
 export default defineBackend({ name: 'mi350', apiVersion: API_VERSION, module });
 export { fleetPaper, FLEET_PAPER_SOURCE, type FleetPaperDataset, type FleetPolicy } from './validation/fleet-paper.js';

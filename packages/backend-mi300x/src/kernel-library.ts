@@ -1,0 +1,21 @@
+/**
+ * The MI300X (gfx942) library model: vLLM's wvSplitK, hipBLASLt, vLLM's ROCm paged attention
+ * and CK's FlashAttention forward (cdna/kernel-library.ts), on this part's topology.
+ */
+import { cdnaKernelLibrary, type CdnaLibrarySpec } from './cdna/kernel-library.js';
+import { CDNA3_CU } from './cdna/occupancy.js';
+import { params } from './cost-params.js';
+import { topology } from './topology.js';
+
+export const MI300X_LIBRARY_SPEC: CdnaLibrarySpec = {
+  name: 'hipBLASLt (Tensile, gfx942) + vLLM wvSplitK and ROCm paged attention + CK FlashAttention forward, as PyTorch/vLLM on ROCm call them',
+  arch: 'gfx942',
+  topology,
+  cu: CDNA3_CU,
+  // UNC: no published hipBLASLt large-GEMM measurement on MI300X was found; its tiles use the
+  // backend's assumed matrix efficiency (cost-params.ts).
+  defaultMatrixEfficiency: params.matrixEfficiency,
+  tileOverheadNs: params.tileOverheadNs.default,
+};
+
+export const kernelLibrary = cdnaKernelLibrary(MI300X_LIBRARY_SPEC);

@@ -1,0 +1,59 @@
+import { loadBackend, loadModel, occupancy, simulateGraph } from '@fleet/core';
+import { CDNA4_CU, hipblasltResources, selectCdnaGemm } from '@fleet/backend-mi300x';
+// @fleet/ops depends on this package (for its own tests), so it cannot be a dependency here:
+// the simulation tests read its source, and the H100 backend's likewise (no backend depends
+// on another vendor's).
+import h100 from '../../backend-h100/src/index.js';
+import { compilePolicy, linearOpGraph, POLICIES, predictPrefill } from '../../ops/src/index.js';
+import { describe, expect, it } from 'vitest';
+import descriptor, { HIPBLASLT_MFMA_EFFICIENCY, MI350_LIBRARY_SPEC, kernelLibrary, topology } from '../src/index.js';
+
+const mi350 = loadBackend(descriptor, 'mi350');
+const gemm = (m: number, n = 4096, k = 4096) => selectCdnaGemm(MI350_LIBRARY_SPEC, { m, n, k, weightBytes: 2 });
+const peakFlopsPerNs = topology.computeUnit.matrixFlopsPerNs.bf16 * topology.partitions.computeUnits.reduce((a, b) => a + b, 0);
+
+describe('MI350 kernel library', () => {
+  it('is bound to the backend', () => {
+    expect(mi350.kernelLibrary).toBe(kernelLibrary);
+  });
+
+  it('the GEMM tile follows M: wvSplitK for 1–4 rows, 16-row hipBLASLt tiles for decode batches, 256 × 256 for large GEMMs', () => {
+    expect(gemm(1).name).toBe('wvSplitK');
+    expect(gemm(16).tileRows).toBe(16);
+    const big = gemm(8192, 8192, 8192);
+    expect([big.tileRows, big.tileCols, big.splitK]).toEqual([256, 256, 1]);
+    const rows = [16, 64, 512, 8192].map((m) => gemm(m, 8192, 8192).tileRows);
+    for (let i = 1; i < rows.length; i++) expect(rows[i]).toBeGreaterThanOrEqual(rows[i - 1]!);
+  });
+
+  it("256 × 256 keeps both prefetched K-slices in CDNA4's 160 KiB LDS (128 KiB; the kernel's metadata says 133,120 B with padding)", () => {
+    const r = hipblasltResources('gfx950', CDNA4_CU, 256, 256);
+    expect(r.sharedBytes).toBe(128 * 1024);
+    expect(occupancy(CDNA4_CU, r).blocks).toBe(1);
+  });
+
+  it('a large GEMM reaches 50–90% of the MFMA peak: the measured issue efficiency, less little', () => {
+    // 8192³ in 256 × 256 tiles is 1024 tiles = exactly 4 waves of 256 CUs, and each tile's two
+    // prefetched slices (128 KiB) cover the L2 latency, so the simulated GEMM sits just under
+    // hipBLASLt's measured efficiency (56%, its power-capped clock included) — not at the peak.
+    const def = POLICIES.find((p) => p.name === 'kernel-per-op-graph')!;
+    const graph = compilePolicy(linearOpGraph(8192, 8192, 8192), def, topology, { layers: [0], library: kernelLibrary });
+    const ns = simulateGraph(mi350, graph, { launchMode: def.launchMode }).timeNs;
+    const fraction = (2 * 8192 ** 3) / ns / peakFlopsPerNs;
+    expect(fraction).toBeGreaterThan(0.5);
+    expect(fraction).toBeLessThan(0.9);
+    expect(fraction).toBeGreaterThan(0.9 * HIPBLASLT_MFMA_EFFICIENCY);
+    expect(fraction).toBeLessThanOrEqual(HIPBLASLT_MFMA_EFFICIENCY);
+  });
+
+  it('Qwen3-8B prefill of 2048 tokens is faster than on an H100', () => {
+    // By mechanism: prefill is GEMM-bound and hipBLASLt on MI350 issues 2307 × 0.56 ≈ 1300
+    // TFLOP/s against cuBLAS's ≈ 780 on the H100 (1.66×); CK's attention, softmax not hidden
+    // under the MFMAs, gives some of it back. A 20% margin leaves room for that, not for a tie.
+    const model = loadModel('qwen3-8b');
+    const opts = { policy: 'kernel-per-op-graph', batch: 1, prompt: 2048 } as const;
+    const a = predictPrefill(mi350, model, opts).ttftMs;
+    const b = predictPrefill(loadBackend(h100, 'h100'), model, opts).ttftMs;
+    expect(a).toBeLessThan(0.8 * b);
+  }, 60_000);
+});
