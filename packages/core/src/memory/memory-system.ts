@@ -160,10 +160,18 @@ export class MemorySystem {
     if (step === steps - 1) for (const r of tile.writes) this.region(r, true, partition, c, out, 0, 1);
     if (before) {
       // Set sampling: what the sampled accesses did stands for `scale` times as many bytes.
-      const d = zeroCounters();
-      addCounters(d, c);
-      addCounters(d, before, -1);
-      addCounters(c, d, scale - 1);
+      const f = scale - 1;
+      for (const lvl of ['l2', 'llc'] as const) {
+        const a = c[lvl];
+        const b = before[lvl];
+        a.hitBytes += (a.hitBytes - b.hitBytes) * f;
+        a.missBytes += (a.missBytes - b.missBytes) * f;
+        a.bypassBytes += (a.bypassBytes - b.bypassBytes) * f;
+        a.writeBackBytes += (a.writeBackBytes - b.writeBackBytes) * f;
+      }
+      c.hbmReadBytes += (c.hbmReadBytes - before.hbmReadBytes) * f;
+      c.hbmWriteBytes += (c.hbmWriteBytes - before.hbmWriteBytes) * f;
+      c.fabricReadBytes += (c.fabricReadBytes - before.fabricReadBytes) * f;
       out.l2Bytes *= scale;
       out.llcBytes *= scale;
       out.hbmBytes *= scale;
@@ -177,7 +185,12 @@ export class MemorySystem {
   /** A copy of `c` in a reused object. */
   private scratch(c: MemoryCounters): MemoryCounters {
     const s = this.scratchCounters;
-    for (const lvl of ['l2', 'llc'] as const) Object.assign(s[lvl], c[lvl]);
+    for (const lvl of ['l2', 'llc'] as const) {
+      s[lvl].hitBytes = c[lvl].hitBytes;
+      s[lvl].missBytes = c[lvl].missBytes;
+      s[lvl].bypassBytes = c[lvl].bypassBytes;
+      s[lvl].writeBackBytes = c[lvl].writeBackBytes;
+    }
     s.hbmReadBytes = c.hbmReadBytes;
     s.hbmWriteBytes = c.hbmWriteBytes;
     s.fabricReadBytes = c.fabricReadBytes;

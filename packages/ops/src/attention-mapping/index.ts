@@ -7,6 +7,7 @@
 export * from './remaps.js';
 export * from './mappings.js';
 export * from './decomposition.js';
+export * from './graph.js';
 export { AttentionSimulator, type SimulationPlan, type SimulationResult, type SimulationTotals } from './simulator.js';
 export * from './study.js';
 export * from './validation.js';
