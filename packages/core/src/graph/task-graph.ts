@@ -41,6 +41,13 @@ export interface Tile {
    * memory); default: the cost model's pipeline for the graph's execution style.
    */
   pipeline?: TilePipeline;
+  /**
+   * Set sampling: the tile's regions stand for this many times their bytes. The caches see
+   * the regions as written (a study that samples one access in k runs in caches scaled to
+   * 1/k); bandwidth, Little's-law latency and the memory counters see `trafficScale` × the
+   * bytes. Default 1.
+   */
+  trafficScale?: number;
 }
 
 export interface Task {
@@ -52,7 +59,8 @@ export interface Task {
   level: TaskLevel;
   /**
    * Chiplet-tasks: the partition that runs it (its tiles are strided over that partition's
-   * workers). Other levels: `null` (the runtime or the hardware picks a worker).
+   * workers). Kernel-per-op workgroups: the partition the hardware dispatcher places it on
+   * (a study fixing the placement); `null`: the dispatcher's own rule. Other levels: `null`.
    */
   partition: number | null;
   tiles: Tile[];

@@ -154,8 +154,47 @@ export class MemorySystem {
     out.dramReadLatencyByteNs = 0;
     const c = this.countersOf(bucket);
     const steps = tile.steps ?? 1;
+    const scale = tile.trafficScale ?? 1;
+    const before = scale === 1 ? null : this.scratch(c);
     for (const r of tile.reads) this.region(r, false, partition, c, out, step, steps);
     if (step === steps - 1) for (const r of tile.writes) this.region(r, true, partition, c, out, 0, 1);
+    if (before) {
+      // Set sampling: what the sampled accesses did stands for `scale` times as many bytes.
+      const f = scale - 1;
+      for (const lvl of ['l2', 'llc'] as const) {
+        const a = c[lvl];
+        const b = before[lvl];
+        a.hitBytes += (a.hitBytes - b.hitBytes) * f;
+        a.missBytes += (a.missBytes - b.missBytes) * f;
+        a.bypassBytes += (a.bypassBytes - b.bypassBytes) * f;
+        a.writeBackBytes += (a.writeBackBytes - b.writeBackBytes) * f;
+      }
+      c.hbmReadBytes += (c.hbmReadBytes - before.hbmReadBytes) * f;
+      c.hbmWriteBytes += (c.hbmWriteBytes - before.hbmWriteBytes) * f;
+      c.fabricReadBytes += (c.fabricReadBytes - before.fabricReadBytes) * f;
+      out.l2Bytes *= scale;
+      out.llcBytes *= scale;
+      out.hbmBytes *= scale;
+      out.readLatencyByteNs *= scale;
+      out.dramReadLatencyByteNs *= scale;
+    }
+  }
+
+  private readonly scratchCounters = zeroCounters();
+
+  /** A copy of `c` in a reused object. */
+  private scratch(c: MemoryCounters): MemoryCounters {
+    const s = this.scratchCounters;
+    for (const lvl of ['l2', 'llc'] as const) {
+      s[lvl].hitBytes = c[lvl].hitBytes;
+      s[lvl].missBytes = c[lvl].missBytes;
+      s[lvl].bypassBytes = c[lvl].bypassBytes;
+      s[lvl].writeBackBytes = c[lvl].writeBackBytes;
+    }
+    s.hbmReadBytes = c.hbmReadBytes;
+    s.hbmWriteBytes = c.hbmWriteBytes;
+    s.fabricReadBytes = c.fabricReadBytes;
+    return s;
   }
 
   /**

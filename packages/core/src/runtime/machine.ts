@@ -38,6 +38,10 @@ export class Machine {
   private readonly writeBackFree: Float64Array;
   /** Time releases spent queued behind another release on the same L2, ns. */
   releaseWaitNs = 0;
+  private readonly unitOf: Int32Array | null;
+  /** Slots of each unit running a tile. */
+  private readonly unitBusy: Int32Array;
+  private readonly inTile: Uint8Array;
 
   constructor(
     readonly engine: Engine,
@@ -55,9 +59,18 @@ export class Machine {
     private readonly pipeline: TilePipeline,
     /** Called when the operation a slot started has completed. */
     private readonly onOpDone: (slot: number) => void,
+    /**
+     * The compute unit of each slot, when several workgroups are resident on one unit
+     * (occupancy > 1): they share its pipes, so a tile's compute time is multiplied by the
+     * number of that unit's slots running a tile when it starts. Default: a unit per slot.
+     */
+    slotUnits?: readonly number[],
   ) {
     this.partitionOf = Int32Array.from(slotPartitions);
     const n = slotPartitions.length;
+    this.unitOf = slotUnits ? Int32Array.from(slotUnits) : null;
+    this.unitBusy = new Int32Array(slotUnits ? Math.max(0, ...slotUnits) + 1 : 0);
+    this.inTile = new Uint8Array(n);
     this.pending = new Int32Array(n);
     this.stepTile = new Array<Tile | null>(n).fill(null);
     this.stepTask = new Array<Task | null>(n).fill(null);
@@ -76,6 +89,10 @@ export class Machine {
   /** Run one tile of `task` on `slot` (step by step if the tile streams in steps). */
   runTile(slot: number, task: Task, tile: Tile): void {
     const steps = tile.steps ?? 1;
+    if (this.unitOf && !this.inTile[slot]) {
+      this.inTile[slot] = 1;
+      this.unitBusy[this.unitOf[slot]!]!++;
+    }
     if (steps > 1) {
       this.stepTile[slot] = tile;
       this.stepTask[slot] = task;
@@ -87,7 +104,8 @@ export class Machine {
   private runStep(slot: number, task: Task, tile: Tile, step: number, steps: number): void {
     const t = this.traffic;
     this.memory.resolveTile(tile, this.partitionOf[slot]!, bucketOf(task.layer), t, step);
-    const compute = this.cost.tileComputeNs(tile, task.kind, task.level) / steps;
+    const share = this.unitOf ? this.unitBusy[this.unitOf[slot]!]! : 1;
+    const compute = (this.cost.tileComputeNs(tile, task.kind, task.level) * share) / steps;
     const pipe = tile.pipeline ?? this.pipeline;
     // Steps are software-pipelined: only the first pays the memory latency; the fixed
     // per-tile overhead (fill, epilogue) is paid once, with the last step. Tiles resident
@@ -109,6 +127,10 @@ export class Machine {
       }
       this.stepTile[slot] = null;
       this.stepTask[slot] = null;
+    }
+    if (this.unitOf && this.inTile[slot]) {
+      this.inTile[slot] = 0;
+      this.unitBusy[this.unitOf[slot]!]!--;
     }
     this.onOpDone(slot);
   }

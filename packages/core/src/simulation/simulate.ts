@@ -19,6 +19,11 @@ export interface SimulationOptions {
   persistent?: PersistentOptions;
   /** Kernel-per-op graphs: eager launches or a replayed graph. */
   launchMode?: 'eager' | 'graph';
+  /**
+   * Kernel-per-op graphs: workgroups resident per compute unit (the kernel's occupancy).
+   * Each unit gets this many slots, which share its compute. Default 1.
+   */
+  workgroupsPerUnit?: number;
   /** Emit a `memory-sample` event every this many ns (HBM bandwidth in use, L2 occupancy). */
   sampleIntervalNs?: number;
   /** Extra subscribers to the event stream (trace writers, progress…). */
@@ -55,10 +60,11 @@ function workerPartitions(backend: Backend, workersPerPartition: number): number
   return out;
 }
 
-function unitPartitions(backend: Backend): number[] {
+/** Partition of each hardware slot, `perUnit` slots per compute unit, unit by unit. */
+function unitPartitions(backend: Backend, perUnit = 1): number[] {
   const out: number[] = [];
   backend.topology.partitions.computeUnits.forEach((n, p) => {
-    for (let i = 0; i < n; i++) out.push(p);
+    for (let i = 0; i < n * perUnit; i++) out.push(p);
   });
   return out;
 }
@@ -97,7 +103,11 @@ export function simulateGraph(backend: Backend, graph: TaskGraph, opts: Simulati
   } else {
     let rt!: KernelRuntime;
     const pipe = backend.costModel.pipelines?.kernel ?? UNLIMITED_PIPELINE;
-    machine = new Machine(engine, backend.topology, backend.costModel, bus, graph, unitPartitions(backend), granularity, pipe, (s) => rt.opDone(s));
+    const perUnit = opts.workgroupsPerUnit ?? 1;
+    if (!(Number.isInteger(perUnit) && perUnit >= 1)) throw new FleetError(`workgroupsPerUnit: '${perUnit}' is not a positive integer`);
+    const slots = unitPartitions(backend, perUnit);
+    const units = perUnit > 1 ? slots.map((_, s) => Math.floor(s / perUnit)) : undefined;
+    machine = new Machine(engine, backend.topology, backend.costModel, bus, graph, slots, granularity, pipe, (s) => rt.opDone(s), units);
     rt = new KernelRuntime(machine, graph, { launchMode: opts.launchMode ?? 'eager' });
     runtime = rt;
   }

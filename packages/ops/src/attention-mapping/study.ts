@@ -6,6 +6,7 @@
 import { inputError, type Backend } from '@fleet/core';
 import { attentionFlops, attentionKernel, attentionOccupancy, stepBytes, type AttentionKernel, type AttentionPass, type AttentionShape } from './decomposition.js';
 import { ATTENTION_MAPPINGS, REFERENCE_MAPPING, gridSize, groupSize, logicalCoords, mapWorkgroup, type AttentionGrid, type AttentionMapping } from './mappings.js';
+import { runAttentionGraph } from './graph.js';
 import { AttentionSimulator } from './simulator.js';
 
 export interface AttentionStudyOptions {
@@ -19,6 +20,12 @@ export interface AttentionStudyOptions {
   prefix?: number;
   /** Partitions simulated (default: two when no owner is shared across partitions, else all). */
   partitions?: number;
+  /**
+   * `core` (default): a task graph simulated by core's `simulateGraph`, so core's memory
+   * system decides every L2 hit. `private`: the study's own specialised simulator
+   * (`AttentionSimulator`), same sampling, hit rates within ~1 point of core's, ~6× faster.
+   */
+  engine?: 'core' | 'private';
 }
 
 /** What was simulated and what was extrapolated, for the output. */
@@ -227,8 +234,7 @@ export function simulateAttention(backend: Backend, shape: AttentionShape, mappi
   checkShape(shape);
   const kernel = attentionKernel(shape);
   const plan = planSimulation(backend, kernel, mapping, o);
-  const sim = new AttentionSimulator(backend.topology, backend.costModel, kernel, { mapping, ...plan });
-  const r = sim.run();
+  const r = o.engine === 'private' ? new AttentionSimulator(backend.topology, backend.costModel, kernel, { mapping, ...plan }).run() : runAttentionGraph(backend, kernel, { mapping, ...plan });
   const l2 = r.l2HitBytes + r.l2MissBytes;
   const llcLookups = r.llcHitBytes + r.llcMissBytes;
   const X = backend.topology.partitions.computeUnits.length;
