@@ -155,9 +155,9 @@ function skinnyKernel(spec: CdnaLibrarySpec, s: GemmShape, name: string): GemmKe
   const cus = cuCount(spec.topology);
   const rows = Math.min(64, Math.max(8, 2 ** Math.ceil(Math.log2(Math.max(1, s.m)))));
   const grid = Math.ceil(s.m / rows) * Math.ceil(s.n / 64);
-  // Packed weights are read in the kernel's own tile layout, which ops pre-lays out per whole
-  // column tile over all of K: such a kernel does not split K [UNC].
-  const splitK = grid < cus && s.weightBytes >= 1 ? Math.max(1, Math.min(Math.floor(s.k / 256), Math.floor(cus / grid))) : 1;
+  // Packed weights split K too, at whole 64-deep tiles of their layout and whole groups (the
+  // decomposition snaps the boundaries), so a skinny GEMV keeps every CU busy [UNC].
+  const splitK = grid < cus ? Math.max(1, Math.min(Math.floor(s.k / 256), Math.floor(cus / grid))) : 1;
   return { name, tileRows: rows, tileCols: 64, splitK, pipeline: vendorPipeline(spec.cu) };
 }
 
