@@ -1,6 +1,8 @@
 import type { DType, LinearOp, OpGraph, OpNode, TensorKind, TensorSpec } from '../graph/op-graph.js';
 import { lineError, safeString } from './messages.js';
 import type { ModelSpec } from './model-spec.js';
+import { describeRouting, isMoeLayer, UNIFORM_ROUTING, type Routing } from './moe.js';
+import { mlaAttentionOps, moeFfnOps, type LayerContext } from './moe-graph.js';
 
 /**
  * The op graph of one decode step: `batch` requests each produce one token, attending over
@@ -12,6 +14,8 @@ import type { ModelSpec } from './model-spec.js';
 export interface DecodeGraphOptions {
   batch: number;
   contextLen: number;
+  /** MoE models: which experts the step's tokens go to (default uniform). */
+  routing?: Routing;
 }
 
 export const MAX_DECODE_BATCH = 4096;
@@ -65,6 +69,10 @@ export function buildDecodeGraph(spec: ModelSpec, opts: DecodeGraphOptions): OpG
     };
 
     ops.push(norm('attn_norm', 'h', 'w_attn_norm', act('x', h)));
+    const ctx: LayerContext = { layer: l, batch: b, kvLen, dtype, tensor };
+    if (spec.mla) {
+      ops.push(...mlaAttentionOps(spec, ctx));
+    } else {
     ops.push(linear('qkv_proj', 'x', 'w_qkv', qkvN, h, 'qkv'));
     if (spec.qkNorm) {
       ops.push({ id: `${p}qk_norm`, kind: 'qk-norm', layer: l, rows: b * (nh + nkv), cols: hd, inputs: ['qkv'], outputs: ['qkv'] });
@@ -88,10 +96,14 @@ export function buildDecodeGraph(spec: ModelSpec, opts: DecodeGraphOptions): OpG
       outputs: [act('attn', nh * hd)],
     });
     ops.push(linear('o_proj', 'attn', 'w_o', h, nh * hd, 'o'));
+    }
     if (gemma) ops.push(norm('post_attn_norm', 'o', 'w_post_attn_norm', 'o'));
     ops.push({ id: `${p}attn_residual`, kind: 'residual', layer: l, rows: b, cols: h, inputs: ['h', 'o'], outputs: ['h'] });
 
     ops.push(norm('ffn_norm', 'h', 'w_ffn_norm', 'x'));
+    if (isMoeLayer(spec, l)) {
+      ops.push(...moeFfnOps(spec, ctx, opts.routing ?? UNIFORM_ROUTING));
+    } else {
     ops.push({ ...linear('gate_up_proj', 'x', 'w_gate_up', 2 * inter, h, 'gate_up'), gatedActivation: spec.activation });
     ops.push({
       id: `${p}act_mul`,
@@ -104,6 +116,7 @@ export function buildDecodeGraph(spec: ModelSpec, opts: DecodeGraphOptions): OpG
       outputs: [act('act', inter)],
     });
     ops.push(linear('down_proj', 'act', 'w_down', h, inter, 'down'));
+    }
     if (gemma) ops.push(norm('post_ffn_norm', 'down', 'w_post_ffn_norm', 'down'));
     ops.push({ id: `${p}ffn_residual`, kind: 'residual', layer: l, rows: b, cols: h, inputs: ['h', 'down'], outputs: ['h'] });
   }
@@ -125,5 +138,7 @@ export function buildDecodeGraph(spec: ModelSpec, opts: DecodeGraphOptions): OpG
   });
   ops.push({ id: 'argmax', kind: 'argmax', layer: last, rows: b, cols: v, inputs: ['logits'], outputs: [tokens] });
 
-  return { model: spec.name, batch: b, contextLen, layers: spec.numLayers, tensors, ops };
+  const graph: OpGraph = { model: spec.name, batch: b, contextLen, layers: spec.numLayers, tensors, ops };
+  if (spec.moe) graph.routing = describeRouting(opts.routing ?? UNIFORM_ROUTING);
+  return graph;
 }
