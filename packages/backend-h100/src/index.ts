@@ -16,7 +16,7 @@ export {
   OFF_CHIP_ROUND_FIXED_NS,
 } from './collectives.js';
 export { OURS, PRIOR, PIPELINE } from './calibration.js';
-export { kernelLibrary, selectGemm, selectDecodeAttention, nvjetPipeline, nvjetStages, H100_SM, NVJET_DRAM_IN_FLIGHT, CUDNN_SDPA_DRAM_IN_FLIGHT } from './kernel-library.js';
+export { kernelLibrary, selectGemm, selectDecodeAttention, selectGroupedGemm, CUTLASS_GROUPED, CUTLASS_GROUPED_DRAM_IN_FLIGHT, nvjetPipeline, nvjetStages, H100_SM, NVJET_DRAM_IN_FLIGHT, CUDNN_SDPA_DRAM_IN_FLIGHT } from './kernel-library.js';
 export { module } from './module.js';
 
 export default defineBackend({ name: 'h100', apiVersion: API_VERSION, module });

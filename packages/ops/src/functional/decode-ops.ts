@@ -217,6 +217,7 @@ export class DecodeOps {
   run(op: OpNode, t: Tensors): void {
     if (op.kind === 'linear') this.linear(op, t);
     else if (op.kind === 'attention') this.attentionNaive(op, t);
+    else if (op.kind === 'grouped-linear') throw new Error(`functional execution of ${op.id} (grouped GEMM) is not implemented`);
     else this.rowOp(op, t);
   }
 }

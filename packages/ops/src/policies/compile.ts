@@ -4,6 +4,7 @@ import {
   type OpKind,
   type AttentionOp,
   type EventCounterSpec,
+  type GroupedLinearOp,
   type KernelSpec,
   type KernelLibrary,
   type LinearOp,
@@ -21,6 +22,7 @@ import { attentionTiles } from '../decompose/attention.js';
 import { BufferTable } from '../decompose/buffers.js';
 import { blasTileM, linearTile, mTiles, TILE_K, TILE_N, type LinearPolicies } from '../decompose/linear.js';
 import { rowTiles, type RowOperand } from '../decompose/row-ops.js';
+import { bookkeepingTile, chipletGroupedDrafts, cuGroupedDrafts, defaultGroupedTiling, libraryGroupedDrafts, mlaDecodeDrafts, type GroupedTiling } from '../decompose/moe.js';
 import type { PolicyDef } from './policy.js';
 import { compileClusterFusion } from './clusterfusion.js';
 import { quantizesLinear, splitKBoundary, weightBufferBytes } from '../quant/weight-regions.js';
@@ -108,13 +110,12 @@ export function compilePolicy(graph: OpGraph, policy: PolicyDef, topology: Topol
     }
   }
   const ctx = new Decomposer(graph, policy, topology, buffers, wt, policy.style === 'kernel-per-op' ? opts.library : undefined);
-  const stages = groupStages(ops, policy, opts.kernels?.unfused ?? false).map((group) => ({
-    name: group.map((o) => o.id).join('+'),
-    layer: group[0]!.layer,
-    ops: group,
-    drafts: ctx.stage(group),
-    epilogue: ctx.takeEpilogue(),
-  }));
+  const stages: Stage[] = groupStages(ops, policy, opts.kernels?.unfused ?? false).flatMap((group) => {
+    const s: Stage = { name: group.map((o) => o.id).join('+'), layer: group[0]!.layer, ops: group, drafts: ctx.stage(group), epilogue: ctx.takeEpilogue() };
+    // A persistent kernel runs a stage's epilogue (MLA's split-KV combine) as the next dependency stage.
+    if (policy.style === 'persistent' && s.epilogue) return [{ ...s, epilogue: undefined }, { name: `${s.name}.combine`, layer: s.layer, ops: group, drafts: s.epilogue }];
+    return [s];
+  });
   return policy.style === 'persistent' ? persistentGraph(policy, stages, buffers, opts) : kernelGraph(policy, stages, buffers, opts, graph);
 }
 
@@ -141,7 +142,7 @@ function groupStages(ops: readonly OpNode[], policy: PolicyDef, unfused: boolean
         last().push(op);
         continue;
       }
-      if (op.kind === 'act-mul' && policy.fuseActivation && prev?.kind === 'linear') {
+      if (op.kind === 'act-mul' && policy.fuseActivation && (prev?.kind === 'linear' || prev?.kind === 'grouped-linear')) {
         last().push(op);
         continue;
       }
@@ -188,9 +189,13 @@ class Decomposer {
   }
 
   stage(group: readonly OpNode[]): Draft[] {
-    const main = group.find((o) => o.kind === 'linear' || o.kind === 'attention') ?? group[0]!;
+    const main = group.find((o) => o.kind === 'linear' || o.kind === 'attention' || o.kind === 'grouped-linear') ?? group[0]!;
     let drafts: Draft[];
-    if (main.kind === 'linear') {
+    if (main.kind === 'grouped-linear') {
+      drafts = this.grouped(main, group.find((o) => o.kind === 'act-mul') as RowOp | undefined);
+    } else if (main.kind === 'attention' && main.latent) {
+      drafts = this.latentAttention(main, group.filter((o) => o !== main) as RowOp[]);
+    } else if (main.kind === 'linear') {
       const act = group.find((o) => o.kind === 'act-mul');
       drafts = this.linear(main, act !== undefined);
       const res = group.find((o) => o.kind === 'residual');
@@ -311,6 +316,47 @@ class Decomposer {
     return drafts;
   }
 
+  /**
+   * A grouped GEMM (MoE experts, MLA's per-head absorptions): the library's fused kernel
+   * (kernel-per-op), chiplet-tasks placed by `expertPlacement` (FLEET), or one CU-task per tile.
+   * Only groups with rows read their weight slice.
+   */
+  private grouped(op: GroupedLinearOp, act: RowOp | undefined): Draft[] {
+    const b = { x: this.buf.id(op.inputs[0]!), w: this.buf.id(op.weight), y: this.buf.id(act ? act.outputs[0]! : op.outputs[0]!) };
+    const t: GroupedTiling = { ...defaultGroupedTiling(this.policy.weightPolicy, this.policy.storePolicy), ...(act ? { outDivisor: 2 } : {}) };
+    if (this.policy.chipletLinear) return chipletGroupedDrafts(op, b, t, this.P, this.policy.expertPlacement ?? 'owner');
+    if (this.policy.style === 'persistent' || !this.library) return cuGroupedDrafts(op, b, t);
+    const lib = op.role === 'experts' ? this.library.groupedGemm?.({ groups: op.groups.map((g) => g.rows), n: op.n, k: op.k, weightBytes: EL }) : undefined;
+    if (lib) {
+      return libraryGroupedDrafts(op, b, lib, { ...t, tileRows: lib.tileRows, tileCols: lib.tileCols, clusterRows: lib.clusterRows ?? 1, maskedRows: true, pipeline: lib.pipeline });
+    }
+    // Per-head batched GEMMs (or a library without a grouped kernel): its GEMM tiles per group.
+    const g = this.library.gemm({ m: op.groups[0]?.rows ?? 1, n: op.n, k: op.k, weightBytes: EL });
+    return cuGroupedDrafts(op, b, { ...t, tileRows: g.tileRows, tileCols: g.tileCols, maskedRows: g.maskedRows ?? false, pipeline: g.pipeline });
+  }
+
+  /** Weight-absorbed MLA: FlashMLA-style split-KV over the latent cache, then a combine (kernel or next stage). */
+  private latentAttention(op: AttentionOp, prologue: RowOp[]): Draft[] {
+    const b = { q: this.buf.id(op.inputs[0]!), cache: this.buf.id(op.kCache), out: this.buf.id(op.outputs[0]!) };
+    const pipeline = this.library?.decodeAttention({ batch: op.batch, heads: op.heads, kvHeads: 1, kvLen: op.kvLen, headDim: op.headDim }).pipeline;
+    // FlashMLA: one workgroup per SM share (ceil(heads / 64) heads tiles for the one latent head).
+    const parts = Math.max(1, Math.floor(this.cus / Math.ceil(op.heads / 64)));
+    const { main, combine } = mlaDecodeDrafts(op, b, parts, (bytes) => this.buf.add(`${op.id}.splitkv_workspace`, bytes, 'activation'), pipeline);
+    if (prologue.length > 0 && main[0]) {
+      // RoPE of the new latent's key and its append, fused ahead of the attention.
+      const width = op.latent!.rank + op.latent!.ropeDim;
+      const kvA = this.buf.id(prologue.find((o) => o.kind === 'kv-append')?.inputs[0] ?? op.inputs[0]!);
+      main[0].tiles.unshift({
+        reads: [{ buffer: kvA, offset: 0, bytes: op.batch * width * EL, policy: 'default' }],
+        writes: [{ buffer: b.cache, offset: (op.kvLen - 1) * width * EL, bytes: width * EL, rows: op.batch, strideBytes: op.kvLen * width * EL, policy: 'default' }],
+        flops: 8 * op.batch * width,
+        unit: 'vector',
+      });
+    }
+    this.epilogue = combine;
+    return main;
+  }
+
   /** A fused residual add: each output tile also reads the residual rows it adds to. */
   private addResidualEpilogue(drafts: Draft[]): void {
     const h = this.buf.id('h');
@@ -429,17 +475,33 @@ class Decomposer {
       case 'residual':
         return rowTiles(op.rows, parts, op.inputs.map((n) => ({ buffer: id(n), bytesPerRow: rowBytes })), [{ buffer: id(op.outputs[0]!), bytesPerRow: rowBytes, policy: store }], op.cols);
       case 'act-mul':
-        return rowTiles(op.rows, parts, [{ buffer: id('gate_up'), bytesPerRow: 2 * rowBytes }], [{ buffer: id('act'), bytesPerRow: rowBytes, policy: store }], 6 * op.cols);
+        return rowTiles(op.rows, parts, [{ buffer: id(op.inputs[0]!), bytesPerRow: 2 * rowBytes }], [{ buffer: id(op.outputs[0]!), bytesPerRow: rowBytes, policy: store }], 6 * op.cols);
       case 'rope':
-        return rowTiles(op.rows, parts, [{ buffer: id('qkv'), bytesPerRow: rowBytes }], [{ buffer: id('qkv'), bytesPerRow: rowBytes, policy: store }], 6 * op.cols);
+        return rowTiles(op.rows, parts, [{ buffer: id(op.inputs[0]!), bytesPerRow: rowBytes }], [{ buffer: id(op.inputs[0]!), bytesPerRow: rowBytes, policy: store }], 6 * op.cols);
       case 'kv-append':
         return rowTiles(
           op.rows,
           parts,
-          [{ buffer: id('qkv'), bytesPerRow: rowBytes }],
-          op.outputs.map((n) => ({ buffer: id(n), bytesPerRow: rowBytes / 2 })),
+          [{ buffer: id(op.inputs[0]!), bytesPerRow: rowBytes }],
+          // K and V caches take half a row each; MLA's one latent cache the whole row.
+          op.outputs.map((n) => ({ buffer: id(n), bytesPerRow: rowBytes / op.outputs.length })),
           0,
         );
+      case 'moe-topk':
+        // Router logits → top-k ids and weights (fp32 pairs), softmax and renormalisation included.
+        return rowTiles(op.rows, parts, [{ buffer: id(op.inputs[0]!), bytesPerRow: rowBytes }], [{ buffer: id(op.outputs[0]!), bytesPerRow: 2 * (op.topK ?? 1) * 4, policy: store }], 8 * op.cols);
+      case 'moe-dispatch': {
+        // Token slots gathered into expert order: each slot copies its token's input row.
+        const k = op.topK ?? 1;
+        return rowTiles(op.rows, parts, [{ buffer: id(op.inputs[0]!), bytesPerRow: rowBytes / k }, { buffer: id(op.inputs[1]!), bytesPerRow: 4 }], [{ buffer: id(op.outputs[0]!), bytesPerRow: rowBytes, policy: store }], 0);
+      }
+      case 'moe-combine': {
+        // Each token sums its k expert rows, weighted, plus the shared experts' row (and gate).
+        const k = op.topK ?? 1;
+        const reads: RowOperand[] = [{ buffer: id(op.inputs[0]!), bytesPerRow: k * rowBytes }, { buffer: id(op.inputs[1]!), bytesPerRow: 2 * k * 4 }];
+        for (const extra of op.inputs.slice(2)) reads.push({ buffer: id(extra), bytesPerRow: extra === 'shared_gate' ? EL : rowBytes });
+        return rowTiles(op.rows, parts, reads, [{ buffer: id(op.outputs[0]!), bytesPerRow: rowBytes, policy: store }], 2 * k * op.cols);
+      }
       case 'argmax':
         return rowTiles(op.rows, parts, [{ buffer: id('logits'), bytesPerRow: rowBytes }], [{ buffer: id('tokens'), bytesPerRow: 4 }], op.cols);
     }
@@ -500,6 +562,24 @@ function kernelGraph(policy: PolicyDef, stages: Stage[], buffers: BufferTable, o
   for (const s of stages) {
     const kind = mainKind(s);
     const passes = s.ops.length === 1 ? Math.max(1, perOp[kind] ?? 1) : 1;
+    const heads = s.ops.some((o) => o.kind === 'grouped-linear' && o.role === 'heads');
+    if (MOE_KINDS.has(kind) && !heads && passes > 1) {
+      // A framework's MoE op is one data kernel after bookkeeping kernels over the routing
+      // indices (argsort, histogram, prefix sum, pointer setup…), each one small workgroup.
+      const op = s.ops[0]!;
+      const slots = op.kind === 'grouped-linear' ? op.groups.reduce((a, g) => a + g.rows, 0) : op.kind === 'moe-dispatch' ? op.rows : graph.batch * ((op as RowOp).topK ?? 1);
+      const index = buffers.add('moe_index', graph.batch * 64 * 8, 'activation');
+      for (let i = 1; i < passes; i++) {
+        addKernel(s, `${s.name}#${i}`, [{ name: `${s.name}.index${i}`, level: 'cu', partition: null, tiles: [bookkeepingTile(index, slots)] }]);
+      }
+      addKernel(s, s.name, s.drafts);
+      if (s.epilogue) addKernel(s, `${s.name}.combine`, s.epilogue);
+      continue;
+    }
+    if (heads) {
+      addKernel(s, s.name, s.drafts);
+      continue;
+    }
     for (let i = 0; i < passes; i++) addKernel(s, passes > 1 ? `${s.name}#${i + 1}` : s.name, s.drafts);
     if (s.epilogue) addKernel(s, `${s.name}.combine`, s.epilogue);
     if (opts.kernels?.splitKReduce && kind === 'linear') {
@@ -535,6 +615,9 @@ function splitKReduce(s: Stage, buffers: BufferTable, graph: OpGraph): Draft[] |
   }));
 }
 
+/** Op kinds whose framework kernels are one data kernel plus routing bookkeeping. */
+const MOE_KINDS: ReadonlySet<OpKind> = new Set(['moe-topk', 'moe-dispatch', 'moe-combine', 'grouped-linear']);
+
 function mainKind(s: Stage): Task['kind'] {
-  return (s.ops.find((o) => o.kind === 'linear' || o.kind === 'attention') ?? s.ops[0]!).kind;
+  return (s.ops.find((o) => o.kind === 'linear' || o.kind === 'attention' || o.kind === 'grouped-linear') ?? s.ops[0]!).kind;
 }
