@@ -22,3 +22,5 @@ export { module } from './module.js';
 export default defineBackend({ name: 'h100', apiVersion: API_VERSION, module });
 export { h100PipelineValidation, pipelineValidationPoints } from './pipeline-validation.js';
 export { h100Validation, linearOpUs, clusterKernelUs, clusterFusionTpotMs, type OpsForValidation, type PolicyLike, type H100ValidationOptions } from './validation.js';
+export { h100MoeValidation, moeValidationPoints, groupedGemmUs } from './moe-validation.js';
+export { clusterFusionValidation, clusterFusionClaimPoints, clusterFusionSpeedup, CLUSTERFUSION_CLAIMS } from './clusterfusion-validation.js';

@@ -3,7 +3,7 @@ import { fleetMi350Jobs, fleetMi350Validation } from './fleet-mi350.js';
 import { gemvMi300xValidation } from './gemv-mi300x.js';
 import * as ops from '@fleet/ops';
 import { attentionValidation, attentionValidationPoints } from '@fleet/ops';
-import { h100PipelineValidation, h100Validation, pipelineValidationPoints } from '@fleet/backend-h100';
+import { clusterFusionClaimPoints, clusterFusionValidation, h100MoeValidation, h100PipelineValidation, h100Validation, moeValidationPoints, pipelineValidationPoints } from '@fleet/backend-h100';
 
 /** A validation suite: the backend(s) it needs, how much work it is, and how to run it. */
 export interface ValidationSuite {
@@ -43,6 +43,20 @@ export const SUITES: ValidationSuite[] = [
     backends: ['h100'],
     points: pipelineValidationPoints(),
     run: (registry, tick) => h100PipelineValidation(registry.get('h100'), ops, { tick }),
+  },
+  {
+    name: 'h100-moe',
+    description: 'H100 MoE decode against our own measurement: Qwen3-30B-A3B TPOT in one CUDA graph at batch 1–128 (KV 1024), the CUTLASS grouped GEMM, kernels per step, experts reached',
+    backends: ['h100'],
+    points: moeValidationPoints(),
+    run: (registry, tick) => h100MoeValidation(registry.get('h100'), ops, { tick }),
+  },
+  {
+    name: 'clusterfusion',
+    description: 'ClusterFusion end-to-end claims on H100: Llama2-7B and DeepSeek-V2-Lite (MLA + MoE) TPOT speedups at batch 1 and 16',
+    backends: ['h100'],
+    points: clusterFusionClaimPoints(),
+    run: (registry, tick) => clusterFusionValidation(registry.get('h100'), ops, { tick }),
   },
   {
     name: 'numa-attention',

@@ -168,7 +168,10 @@ export function mlaDecodeDrafts(op: AttentionOp, b: MlaBuffers, parts: number, w
   const H = op.heads;
   const blocks = Math.ceil(op.kvLen / MLA_BLOCK);
   const total = op.batch * (blocks + MLA_FIXED_BLOCKS);
-  const P = Math.max(1, Math.min(parts, total));
+  // FlashMLA's get_mla_metadata: each part takes ⌈total / parts⌉ + fixed blocks, at least twice
+  // the fixed cost, so a short batch uses fewer parts than SMs.
+  const payload = Math.max(Math.ceil(total / Math.max(1, parts)) + MLA_FIXED_BLOCKS, 2 * MLA_FIXED_BLOCKS);
+  const P = Math.max(1, Math.min(parts, Math.ceil(total / payload)));
   const partialBytes = H * (lat.rank + 1) * 4;
   // Partial slots: at most one per (part, request) pair touched; allocate for P + batch.
   const ws = workspace((P + op.batch) * partialBytes);
