@@ -1,4 +1,4 @@
-import { inputError, type Backend, type ModelSpec } from '@fleet/core';
+import { inputError, type Backend, type ModelSpec, type Routing } from '@fleet/core';
 import { predictDecode, type DecodePrediction, type PolicyOverrides, type WeightType } from '@fleet/ops';
 
 export interface CompareOptions {
@@ -14,6 +14,8 @@ export interface CompareOptions {
   weights?: WeightType;
   /** Budget of simulated tile steps per decode position. */
   maxSimSteps?: number;
+  /** MoE models: expert routing (default uniform). */
+  routing?: Routing;
 }
 
 export interface CompareRow {
@@ -36,6 +38,10 @@ export interface CompareRow {
   fencesPerToken?: number;
   dispatchesPerToken?: number;
   launchesPerToken?: number;
+  /** MoE models: distinct routed experts that received tokens, mean per MoE layer (their weights are what is read). */
+  activeExperts?: number;
+  /** MoE models: routed experts per MoE layer. */
+  experts?: number;
 }
 
 /** The comparison grid: every backend × policy × batch, in a stable order. */
@@ -59,6 +65,7 @@ export function runJob(model: ModelSpec, job: { backend: Backend; policy: string
     overrides: o.overrides,
     weights: o.weights,
     maxSimSteps: o.maxSimSteps,
+    routing: o.routing,
   });
   const base = { backend: job.backend.name, policy: job.policy, batch: job.batch, promptTokens: o.prompt, decodeTokens: o.decode, weights: o.weights?.name ?? 'bf16' };
   if (r.status !== 'ok') return { ...base, status: 'unsupported', reason: r.reason };
@@ -74,6 +81,7 @@ export function runJob(model: ModelSpec, job: { backend: Backend; policy: string
     fencesPerToken: Math.round(r.fencesPerToken),
     dispatchesPerToken: Math.round(r.dispatchesPerToken),
     launchesPerToken: Math.round(r.launchesPerToken),
+    ...(r.activeExperts !== undefined ? { activeExperts: round(r.activeExperts, 2), experts: r.experts } : {}),
   };
 }
 

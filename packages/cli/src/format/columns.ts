@@ -20,7 +20,11 @@ export const HUMAN_COLUMNS: readonly Column[] = [
   { header: 'HBM rd GB/tok', numeric: true, cell: (r) => ok(r, (x) => (x.hbmReadBytes! / 1e9).toFixed(2)) },
   { header: 'HBM wr MB/tok', numeric: true, cell: (r) => ok(r, (x) => (x.hbmWriteBytes! / 1e6).toFixed(1)) },
   { header: 'tasks/layer', numeric: true, cell: (r) => ok(r, (x) => String(x.tasksPerLayer)) },
-  { header: 'note', numeric: false, cell: (r) => (r.status === 'ok' ? '' : `unsupported: ${r.reason}`) },
+  {
+    header: 'note',
+    numeric: false,
+    cell: (r) => (r.status !== 'ok' ? `unsupported: ${r.reason}` : r.activeExperts !== undefined ? `experts ${r.activeExperts}/${r.experts} per MoE layer` : ''),
+  },
 ];
 
 /** Every field of a row, raw, in the JSON contract's order (CSV). */
@@ -40,4 +44,5 @@ export const RAW_FIELDS: readonly (keyof CompareRow)[] = [
   'fencesPerToken',
   'dispatchesPerToken',
   'launchesPerToken',
+  'activeExperts',
 ];

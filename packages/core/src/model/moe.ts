@@ -185,7 +185,10 @@ export function expertLoads(routing: Routing, moe: Pick<MoeSpec, 'numExperts' | 
   const lo = Math.min(k, candidates.length);
   const hi = Math.min(candidates.length, slots);
   const active = Math.max(lo, Math.min(hi, Math.round(expectedActiveExperts(q, batch))));
-  const chosen = candidates.sort((a, b) => b.x - a.x || a.i - b.i).slice(0, active);
+  // Equally popular experts (uniform routing) are taken in a fixed pseudo-random order per
+  // layer, as a trained router's picks look: not always experts 0, 1, 2…
+  const order = (i: number) => Math.imul(i + 1, 2654435761) ^ Math.imul(layer + 1, 40503);
+  const chosen = candidates.sort((a, b) => b.x - a.x || (order(a.i) >>> 0) - (order(b.i) >>> 0) || a.i - b.i).slice(0, active);
   // Every expert's tokens are at most `batch`; fill the rest in proportion to q.
   const tokens = chosen.map(() => 1);
   let left = slots - active;
@@ -202,7 +205,7 @@ export function expertLoads(routing: Routing, moe: Pick<MoeSpec, 'numExperts' | 
     }
     if (given === 0) {
       // Largest remainders take the last few slots, one each.
-      share.sort((a, b) => b.want - Math.floor(b.want) - (a.want - Math.floor(a.want)) || chosen[a.j]!.i - chosen[b.j]!.i);
+      share.sort((a, b) => b.want - Math.floor(b.want) - (a.want - Math.floor(a.want)) || a.j - b.j);
       for (const s of share) {
         if (given === left) break;
         if (tokens[s.j]! < batch) {

@@ -324,7 +324,7 @@ class Decomposer {
   private grouped(op: GroupedLinearOp, act: RowOp | undefined): Draft[] {
     const b = { x: this.buf.id(op.inputs[0]!), w: this.buf.id(op.weight), y: this.buf.id(act ? act.outputs[0]! : op.outputs[0]!) };
     const t: GroupedTiling = { ...defaultGroupedTiling(this.policy.weightPolicy, this.policy.storePolicy), ...(act ? { outDivisor: 2 } : {}) };
-    if (this.policy.chipletLinear) return chipletGroupedDrafts(op, b, t, this.P, this.policy.expertPlacement ?? 'owner');
+    if (this.policy.chipletLinear) return chipletGroupedDrafts(op, b, t, this.P, this.policy.expertPlacement ?? 'spread');
     if (this.policy.style === 'persistent' || !this.library) return cuGroupedDrafts(op, b, t);
     const lib = op.role === 'experts' ? this.library.groupedGemm?.({ groups: op.groups.map((g) => g.rows), n: op.n, k: op.k, weightBytes: EL }) : undefined;
     if (lib) {
