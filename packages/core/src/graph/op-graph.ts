@@ -111,6 +111,8 @@ export interface RowOp extends OpBase {
    * its k expert outputs (`cols` wide), weighted, plus any shared-expert output.
    */
   topK?: number;
+  /** `moe-topk`: how router scores become weights (score function, renormalisation over the top-k, scale). */
+  gating?: { scoring: 'softmax' | 'sigmoid'; normalize: boolean; scale: number };
   /** Activation of an `act-mul`. */
   activation?: 'silu' | 'gelu-tanh';
 }

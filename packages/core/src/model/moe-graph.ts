@@ -46,7 +46,8 @@ export function moeFfnOps(spec: ModelSpec, c: LayerContext, routing: Routing): O
   const ops: OpNode[] = [];
   ops.push(linear(c, 'router', 'x', 'w_router', E, h, 'router_logits'));
   c.tensor('topk', 'activation', [b, 2 * k], 'fp32');
-  ops.push({ id: `${p}topk`, kind: 'moe-topk', layer: l, rows: b, cols: E, topK: k, inputs: ['router_logits'], outputs: ['topk'] });
+  const gating = { scoring: moe.scoring, normalize: moe.normTopkProb, scale: moe.routedScalingFactor };
+  ops.push({ id: `${p}topk`, kind: 'moe-topk', layer: l, rows: b, cols: E, topK: k, gating, inputs: ['router_logits'], outputs: ['topk'] });
   c.tensor('x_sorted', 'activation', [slots, h]);
   ops.push({ id: `${p}dispatch`, kind: 'moe-dispatch', layer: l, rows: slots, cols: h, topK: k, inputs: ['x', 'topk'], outputs: ['x_sorted'] });
   const groups = expertLoads(routing, moe, b, l).map((g) => ({ group: g.expert, rows: g.tokens }));

@@ -11,7 +11,7 @@
  * position of the new token; gated SiLU/GELU MLP; greedy argmax. Biases and Gemma's extra
  * scalings are not part of the op graph and are not applied.
  */
-import type { AttentionOp, LinearOp, OpGraph, OpNode, RowOp } from '@fleet/core';
+import type { AttentionOp, GroupedLinearOp, LinearOp, OpGraph, OpNode, RowOp } from '@fleet/core';
 import { attentionPartial, combinePartials, naiveDecodeAttention, type DecodeAttentionShape, type SoftmaxPartial } from '../numerics/attention.js';
 import { rounder, type FloatDType } from '../numerics/dtype.js';
 import { actMul, argmax, residualAdd, rmsnorm } from '../numerics/elementwise.js';
@@ -165,6 +165,102 @@ export class DecodeOps {
         for (let row = 0; row < op.rows; row++) tokens[row] = argmax(logits, row * op.cols, op.cols);
         return;
       }
+      case 'moe-topk':
+        this.moeTopk(op, t);
+        return;
+      case 'moe-dispatch': {
+        // Slot s (expert order) holds token s mod batch (see `slotExperts`).
+        const x = t(op.inputs[0]!);
+        const y = t(op.outputs[0]!);
+        const b = this.graph.batch;
+        for (let s = 0; s < op.rows; s++) for (let c = 0; c < op.cols; c++) y[s * op.cols + c] = r(x[(s % b) * op.cols + c]!);
+        return;
+      }
+      case 'moe-combine':
+        this.moeCombine(op, t);
+        return;
+    }
+  }
+
+  /**
+   * The expert of each token slot of layer `layer`, in expert order. The op graph fixes which
+   * experts receive how many tokens (routing is an input); slot s goes to token s mod batch,
+   * which gives every token exactly k distinct experts (no expert has more rows than tokens).
+   */
+  slotExperts(layer: number): number[] {
+    const g = this.graph.ops.find((o) => o.layer === layer && o.kind === 'grouped-linear' && o.role === 'experts') as GroupedLinearOp | undefined;
+    if (!g) throw new Error(`op graph has no expert GEMM in layer ${layer}`);
+    return g.groups.flatMap((x) => new Array<number>(x.rows).fill(x.group));
+  }
+
+  /**
+   * Gating weights of each token's experts: the router's scores (softmax or sigmoid over all
+   * experts) at the experts the step routes it to, renormalised if the model does so, scaled.
+   * Stored per token as (expert, weight) pairs in slot order.
+   */
+  private moeTopk(op: RowOp, t: Tensors): void {
+    const logits = t(op.inputs[0]!);
+    const out = t(op.outputs[0]!);
+    const k = op.topK ?? 1;
+    const E = op.cols;
+    const gating = op.gating ?? { scoring: 'softmax', normalize: true, scale: 1 };
+    const slots = this.slotExperts(op.layer);
+    for (let tok = 0; tok < op.rows; tok++) {
+      const row = logits.subarray(tok * E, (tok + 1) * E);
+      let score: (e: number) => number;
+      if (gating.scoring === 'sigmoid') score = (e) => 1 / (1 + Math.exp(-row[e]!));
+      else {
+        let m = -Infinity;
+        for (let e = 0; e < E; e++) m = Math.max(m, row[e]!);
+        let sum = 0;
+        for (let e = 0; e < E; e++) sum += Math.exp(row[e]! - m);
+        score = (e) => Math.exp(row[e]! - m) / sum;
+      }
+      const mine = slots.flatMap((e, s) => (s % op.rows === tok ? [e] : []));
+      const w = mine.map(score);
+      const norm = gating.normalize ? w.reduce((a, x) => a + x, 0) : 1;
+      for (let j = 0; j < k; j++) {
+        out[tok * 2 * k + 2 * j] = mine[j] ?? 0;
+        out[tok * 2 * k + 2 * j + 1] = Math.fround(((w[j] ?? 0) / norm) * gating.scale);
+      }
+    }
+  }
+
+  /** Each token's output: Σ weight × its expert rows, plus the shared experts' row (× its sigmoid gate). */
+  private moeCombine(op: RowOp, t: Tensors): void {
+    const e = t(op.inputs[0]!);
+    const topk = t(op.inputs[1]!);
+    const shared = op.inputs[2] ? t(op.inputs[2]) : null;
+    const gate = op.inputs[3] ? t(op.inputs[3]) : null;
+    const y = t(op.outputs[0]!);
+    const k = op.topK ?? 1;
+    const b = op.rows;
+    const H = op.cols;
+    const slots = this.slotExperts(op.layer).length;
+    const seen = new Array<number>(b).fill(0);
+    const acc = new Float64Array(b * H);
+    for (let s = 0; s < slots; s++) {
+      const tok = s % b;
+      const w = topk[tok * 2 * k + 2 * seen[tok]!++ + 1]!;
+      for (let c = 0; c < H; c++) acc[tok * H + c]! += w * e[s * H + c]!;
+    }
+    for (let tok = 0; tok < b; tok++) {
+      const g = gate ? 1 / (1 + Math.exp(-gate[tok]!)) : 1;
+      for (let c = 0; c < H; c++) y[tok * H + c] = this.round(acc[tok * H + c]! + (shared ? g * shared[tok * H + c]! : 0));
+    }
+  }
+
+  /** A whole grouped GEMM (each group's rows times its weight slice), stored rounded. */
+  grouped(op: GroupedLinearOp, t: Tensors): void {
+    const x = t(op.inputs[0]!);
+    const w = t(op.weight);
+    const y = t(op.outputs[0]!);
+    let row0 = 0;
+    for (const g of op.groups) {
+      const slice = w.subarray(g.group * op.n * op.k, (g.group + 1) * op.n * op.k);
+      const p = linearBox(x.subarray(row0 * op.k, (row0 + g.rows) * op.k), slice, op.k, { m0: 0, m1: g.rows, n0: 0, n1: op.n });
+      for (let i = 0; i < p.length; i++) y[row0 * op.n + i] = this.round(p[i]!);
+      row0 += g.rows;
     }
   }
 
@@ -217,7 +313,7 @@ export class DecodeOps {
   run(op: OpNode, t: Tensors): void {
     if (op.kind === 'linear') this.linear(op, t);
     else if (op.kind === 'attention') this.attentionNaive(op, t);
-    else if (op.kind === 'grouped-linear') throw new Error(`functional execution of ${op.id} (grouped GEMM) is not implemented`);
+    else if (op.kind === 'grouped-linear') this.grouped(op, t);
     else this.rowOp(op, t);
   }
 }

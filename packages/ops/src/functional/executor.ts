@@ -226,7 +226,8 @@ export class FunctionalExecutor {
 
   private runRows(task: Task, stage: Stage): Store[] {
     const { local } = this.view(stage, (t) => {
-      for (const op of stage.ops) this.ops.rowOp(op as RowOp, t);
+      // Row ops, and grouped GEMMs (MoE experts) with their fused activation: whole ops on the view.
+      for (const op of stage.ops) this.ops.run(op, t);
     });
     const stores: Store[] = [];
     for (const tile of task.tiles) {

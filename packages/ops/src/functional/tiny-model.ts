@@ -22,3 +22,25 @@ export const TINY_MODEL: ModelSpec = {
   normsPerLayer: 2,
   dtype: 'bf16',
 };
+
+/**
+ * `fleet verify --model tiny-moe`: the tiny model with a Mixture-of-Experts FFN in layer 1 (8
+ * experts of 32, top-2, renormalised, a gated 64-wide shared expert as in Qwen2-MoE) after a
+ * dense layer 0, so routing, dispatch, grouped GEMMs and the combine are all exercised.
+ */
+export const TINY_MOE_MODEL: ModelSpec = {
+  ...TINY_MODEL,
+  name: 'tiny-moe',
+  moe: {
+    numExperts: 8,
+    expertsPerToken: 2,
+    expertIntermediateSize: 32,
+    sharedIntermediateSize: 64,
+    sharedExpertGate: true,
+    denseLayers: [0],
+    normTopkProb: true,
+    routedScalingFactor: 1,
+    scoring: 'softmax',
+    module: 'mlp',
+  },
+};

@@ -6,7 +6,7 @@
  */
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
-import { inputError, type ModelSpec } from '@fleet/core';
+import { inputError, isMoeLayer, type ModelSpec } from '@fleet/core';
 import { rounder, type FloatDType } from '../numerics/dtype.js';
 import { Rng } from '../numerics/random.js';
 import { SafetensorsFile, type DataDType, type TensorData } from './safetensors-data.js';
@@ -57,6 +57,10 @@ export function checkpointMapping(spec: ModelSpec): CheckpointMapping[] {
     } else {
       out.push(one(`${L}w_ffn_norm`, `${p}post_attention_layernorm.weight`, [h]));
     }
+    if (isMoeLayer(spec, l)) {
+      out.push(...moeMapping(spec, p, L));
+      continue;
+    }
     out.push({
       name: `${L}w_gate_up`,
       shape: [2 * inter, h],
@@ -69,6 +73,35 @@ export function checkpointMapping(spec: ModelSpec): CheckpointMapping[] {
   }
   out.push(one('w_final_norm', 'model.norm.weight', [h]));
   if (!spec.tieWordEmbeddings) out.push(one('w_lm_head', 'lm_head.weight', [v, h]));
+  return out;
+}
+
+/**
+ * A MoE layer's weights: the router, every expert's [gate; up] and down stacked along the
+ * rows ([E·2I, h] and [E·h, I], i.e. [E, 2I, h] and [E, h, I] row-major), the shared experts.
+ */
+function moeMapping(spec: ModelSpec, p: string, L: string): CheckpointMapping[] {
+  const moe = spec.moe!;
+  const h = spec.hiddenSize;
+  const I = moe.expertIntermediateSize;
+  const mixtral = moe.module === 'block_sparse_moe';
+  const m = `${p}${moe.module}.`;
+  const names = mixtral ? ['w1', 'w3', 'w2'] : ['gate_proj', 'up_proj', 'down_proj'];
+  const experts = Array.from({ length: moe.numExperts }, (_, e) => `${m}experts.${e}.`);
+  const out: CheckpointMapping[] = [
+    { name: `${L}w_router`, shape: [moe.numExperts, h], parts: [{ hf: `${m}gate.weight`, rows: moe.numExperts }] },
+    { name: `${L}w_experts_gate_up`, shape: [moe.numExperts * 2 * I, h], parts: experts.flatMap((x) => [{ hf: `${x}${names[0]}.weight`, rows: I }, { hf: `${x}${names[1]}.weight`, rows: I }]) },
+    { name: `${L}w_experts_down`, shape: [moe.numExperts * h, I], parts: experts.map((x) => ({ hf: `${x}${names[2]}.weight`, rows: h })) },
+  ];
+  const si = moe.sharedIntermediateSize;
+  if (si > 0) {
+    const sp = `${m}${moe.sharedExpertGate ? 'shared_expert' : 'shared_experts'}.`;
+    out.push(
+      { name: `${L}w_shared_gate_up`, shape: [2 * si, h], parts: [{ hf: `${sp}gate_proj.weight`, rows: si }, { hf: `${sp}up_proj.weight`, rows: si }] },
+      { name: `${L}w_shared_down`, shape: [h, si], parts: [{ hf: `${sp}down_proj.weight`, rows: h }] },
+    );
+    if (moe.sharedExpertGate) out.push({ name: `${L}w_shared_expert_gate`, shape: [1, h], parts: [{ hf: `${m}shared_expert_gate.weight`, rows: 1 }] });
+  }
   return out;
 }
 

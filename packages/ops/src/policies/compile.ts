@@ -197,7 +197,7 @@ class Decomposer {
       drafts = this.latentAttention(main, group.filter((o) => o !== main) as RowOp[]);
     } else if (main.kind === 'linear') {
       const act = group.find((o) => o.kind === 'act-mul');
-      drafts = this.linear(main, act !== undefined);
+      drafts = this.linear(main, act !== undefined, act?.outputs[0]);
       const res = group.find((o) => o.kind === 'residual');
       if (res) this.addResidualEpilogue(drafts);
     } else if (main.kind === 'attention') {
@@ -212,12 +212,12 @@ class Decomposer {
     return { weight: this.policy.weightPolicy, store: this.policy.storePolicy };
   }
 
-  private linear(op: LinearOp, fusedAct: boolean): Draft[] {
+  private linear(op: LinearOp, fusedAct: boolean, actOut = 'act'): Draft[] {
     const qw = quantizesLinear(op, this.graph.layers) ? this.wt : DENSE_BF16;
     const b = {
       x: this.buf.id(op.inputs[0]!),
       w: this.buf.id(op.weight),
-      y: this.buf.id(fusedAct ? 'act' : op.outputs[0]!),
+      y: this.buf.id(fusedAct ? actOut : op.outputs[0]!),
       ...(qw.kind === 'quantized' ? { scales: this.buf.id(`${op.weight}.scales`) } : {}),
     };
     const pol = this.linearPolicies();
