@@ -73,7 +73,7 @@ export function describeModel(spec: ModelSpec): string {
     spec.moe
       ? `MoE ${spec.moe.numExperts} experts top-${spec.moe.expertsPerToken} × FFN ${spec.moe.expertIntermediateSize}` +
         (spec.moe.sharedIntermediateSize > 0 ? ` + shared ${spec.moe.sharedIntermediateSize}` : '') +
-        (spec.moe.denseLayers.length > 0 ? `, ${spec.moe.denseLayers.length} dense layers` : '') +
+        (spec.moe.denseLayers.length > 0 ? `, ${spec.moe.denseLayers.length} dense layer${spec.moe.denseLayers.length > 1 ? 's' : ''}` : '') +
         `, ${billions(activeParameterCount(spec))} active`
       : '',
   ].filter((s) => s !== '');
