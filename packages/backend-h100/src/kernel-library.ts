@@ -159,7 +159,8 @@ function selectNvjet(s: GemmShape): GemmKernel {
     for (let rows = WGMMA_ROW_GRANULARITY; rows <= maxRows; rows += WGMMA_ROW_GRANULARITY) {
       if (cols * rows > MAX_ACCUMULATOR) continue;
       for (let splitK = 1; splitK <= 4; splitK++) {
-        if (s.k % (splitK * NVJET_K_TILE) !== 0) continue;
+        // Split-K in whole K-tiles; one split takes any K (the last K-tile is masked).
+        if (splitK > 1 && s.k % (splitK * NVJET_K_TILE) !== 0) continue;
         const ctas = Math.ceil(s.n / cols) * Math.ceil(s.m / rows) * splitK;
         // Split-K fills idle SMs of a single wave; it never makes a grid longer than one wave.
         if (splitK > 1 && ctas > SMS) continue;

@@ -97,6 +97,19 @@ export interface GroupedLinearOp extends OpBase {
   k: number;
   weight: string;
   gatedActivation?: 'silu' | 'gelu-tanh';
+  /**
+   * Per-head GEMMs on strided views (MLA's absorptions): element c of row r of group g is at
+   * r·rowStride + g·groupStride + offset + c of the input (`in`) or output (`out`) tensor.
+   * Absent: the groups' rows are consecutive rows of k (input) or n (output) elements.
+   */
+  layout?: { in: StridedRows; out: StridedRows };
+}
+
+/** Rows of a group inside a wider tensor (see `GroupedLinearOp.layout`). */
+export interface StridedRows {
+  rowStride: number;
+  groupStride: number;
+  offset: number;
 }
 
 /** Elementwise or row-wise ops: `rows` rows of `cols` elements each. */

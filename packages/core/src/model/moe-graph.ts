@@ -103,18 +103,20 @@ export function mlaAttentionOps(spec: ModelSpec, c: LayerContext): OpNode[] {
   }
   ops.push(linear(c, 'kv_a_proj', 'x', 'w_kv_a', latent, h, 'kv_a'));
   ops.push(norm(c, 'kv_a_norm', 'kv_a', 'w_kv_a_norm', mla.kvLoraRank));
-  ops.push({ id: `${p}rope`, kind: 'rope', layer: l, rows: b * (nh + 1), cols: mla.ropeDim, inputs: ['q', 'kv_a'], outputs: ['q', 'kv_a'] });
   const perHead = Array.from({ length: nh }, (_, g) => ({ group: g, rows: b }));
-  const absorb = (id: string, input: string, weight: string, n: number, k: number, output: string, outCols: number): GroupedLinearOp => {
+  const rows = (width: number, per: number, offset = 0) => ({ rowStride: nh * width, groupStride: per, offset });
+  const absorb = (id: string, input: string, weight: string, n: number, k: number, output: string, layout: GroupedLinearOp['layout']): GroupedLinearOp => {
     const w = c.tensor(p + weight, 'weight', [nh, n, k]);
-    c.tensor(output, 'activation', [b * nh, outCols]);
-    return { id: p + id, kind: 'grouped-linear', role: 'heads', layer: l, numGroups: nh, groups: perHead, n, k, weight: w, inputs: [input, w], outputs: [output] };
+    c.tensor(output, 'activation', [b, nh * n]);
+    return { id: p + id, kind: 'grouped-linear', role: 'heads', layer: l, numGroups: nh, groups: perHead, n, k, weight: w, inputs: [input, w], outputs: [output], layout };
   };
-  // q_lat [heads·batch, rank + rope]: the absorbed q_nope beside the rotary q.
-  ops.push(absorb('q_absorb', 'q', 'w_uk', mla.kvLoraRank, mla.nopeDim, 'q_lat', latent));
+  // q_lat [batch, heads, rank]: each head's q_nope (the first nope values of its q row) through W_UK[h].
+  ops.push(absorb('q_absorb', 'q', 'w_uk', mla.kvLoraRank, mla.nopeDim, 'q_lat', { in: rows(qDim, qDim), out: rows(mla.kvLoraRank, mla.kvLoraRank) }));
+  // RoPE after the absorption: it rotates only the rope tails, which W_UK does not read.
+  ops.push({ id: `${p}rope`, kind: 'rope', layer: l, rows: b * (nh + 1), cols: mla.ropeDim, inputs: ['q', 'kv_a'], outputs: ['q', 'kv_a'] });
   const cache = c.tensor(`${p}kv_latent`, 'kv-cache', [b, kvLen, latent]);
   ops.push({ id: `${p}kv_append`, kind: 'kv-append', layer: l, rows: b, cols: latent, inputs: ['kv_a'], outputs: [cache] });
-  c.tensor('attn_lat', 'activation', [b * nh, mla.kvLoraRank]);
+  c.tensor('attn_lat', 'activation', [b, nh * mla.kvLoraRank]);
   ops.push({
     id: `${p}attention`,
     kind: 'attention',
@@ -127,10 +129,11 @@ export function mlaAttentionOps(spec: ModelSpec, c: LayerContext): OpNode[] {
     kCache: cache,
     vCache: cache,
     latent: { rank: mla.kvLoraRank, ropeDim: mla.ropeDim },
-    inputs: ['q_lat', cache],
+    // queries: the absorbed q_lat and each head's rotary part, still in q
+    inputs: ['q_lat', 'q', cache],
     outputs: ['attn_lat'],
   });
-  ops.push(absorb('v_absorb', 'attn_lat', 'w_uv', mla.vDim, mla.kvLoraRank, 'attn', mla.vDim));
+  ops.push(absorb('v_absorb', 'attn_lat', 'w_uv', mla.vDim, mla.kvLoraRank, 'attn', { in: rows(mla.kvLoraRank, mla.kvLoraRank), out: rows(mla.vDim, mla.vDim) }));
   ops.push(linear(c, 'o_proj', 'attn', 'w_o', h, nh * mla.vDim, 'o'));
   return ops;
 }

@@ -81,10 +81,18 @@ export function groupedTileUnits(op: GroupedLinearOp, b: GroupedBuffers, t: Grou
           const reads: Region[] = [];
           if (w1 > w0) reads.push({ buffer: b.w, offset: ((g.group * op.n + w0) * op.k) * EL, bytes: (w1 - w0) * op.k * EL, policy: t.weightPolicy });
           const loadRows = t.maskedRows ? rows : t.tileRows;
-          if (loadRows > 0) reads.push({ buffer: b.x, offset: (row0 + r0) * op.k * EL, bytes: loadRows * op.k * EL, policy: 'default' });
+          const lay = op.layout;
+          if (loadRows > 0) {
+            reads.push(
+              lay
+                ? { buffer: b.x, offset: (r0 * lay.in.rowStride + g.group * lay.in.groupStride + lay.in.offset) * EL, bytes: op.k * EL, rows: loadRows, strideBytes: lay.in.rowStride * EL, policy: 'default' }
+                : { buffer: b.x, offset: (row0 + r0) * op.k * EL, bytes: loadRows * op.k * EL, policy: 'default' },
+            );
+          }
+          const out = lay ? { at: r0 * lay.out.rowStride + g.group * lay.out.groupStride + lay.out.offset, ld: lay.out.rowStride } : { at: (row0 + r0) * ldOut, ld: ldOut };
           const writes: Region[] =
             rows > 0
-              ? [{ buffer: b.y, offset: ((row0 + r0) * ldOut + n0 / div) * EL, bytes: (tn / div) * EL, rows, strideBytes: ldOut * EL, policy: t.storePolicy }]
+              ? [{ buffer: b.y, offset: (out.at + n0 / div) * EL, bytes: (tn / div) * EL, rows, strideBytes: out.ld * EL, policy: t.storePolicy }]
               : [];
           const tile: Tile = { reads, writes, flops: 2 * t.tileRows * tn * op.k, unit: 'matrix', steps: Math.max(1, Math.ceil(op.k / STEP_K)) };
           if (t.pipeline) tile.pipeline = t.pipeline;

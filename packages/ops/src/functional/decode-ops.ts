@@ -107,7 +107,9 @@ export class DecodeOps {
         const x = t(op.inputs[0]!);
         const w = op.inputs[1] ? t(op.inputs[1]) : null;
         const y = t(op.outputs[0]!);
-        for (let row = 0; row < op.rows; row++) rmsnorm(x, row * op.cols, w, op.cols, this.sem.eps, y, row * op.cols, r);
+        // Rows may be wider than the normed part (MLA: the latent before its rotary key).
+        const ld = Math.max(op.cols, this.rowWidth(op.outputs[0]!, op.rows));
+        for (let row = 0; row < op.rows; row++) rmsnorm(x, row * ld, w, op.cols, this.sem.eps, y, row * ld, r);
         return;
       }
       case 'qk-norm': {
@@ -123,11 +125,35 @@ export class DecodeOps {
         return;
       }
       case 'rope': {
+        if (op.inputs.length > 1) {
+          // MLA: the rotary tail of each head's q row and of the new latent's key.
+          const q = t(op.inputs[0]!);
+          const kv = t(op.inputs[1]!);
+          const b = this.graph.batch;
+          const nh = op.rows / b - 1;
+          const qCols = this.rowWidth(op.inputs[0]!, b);
+          const kvCols = this.rowWidth(op.inputs[1]!, b);
+          for (let req = 0; req < b; req++) {
+            for (let h = 0; h < nh; h++) ropeInPlace(q, req * qCols + (h + 1) * (qCols / nh) - op.cols, op.cols, this.graph.contextLen, this.sem.ropeTheta, r);
+            ropeInPlace(kv, req * kvCols + kvCols - op.cols, op.cols, this.graph.contextLen, this.sem.ropeTheta, r);
+          }
+          return;
+        }
         const qkv = t(op.inputs[0]!);
         for (let j = 0; j < op.rows; j++) ropeInPlace(qkv, this.headRowElements(op, j).start, op.cols, this.graph.contextLen, this.sem.ropeTheta, r);
         return;
       }
       case 'kv-append': {
+        if (op.outputs.length === 1) {
+          // MLA: the new latent row into each request's cache at position kvLen − 1.
+          const src = t(op.inputs[0]!);
+          const cache = t(op.outputs[0]!);
+          const kvLen = cache.length / (op.rows * op.cols);
+          for (let req = 0; req < op.rows; req++) {
+            for (let i = 0; i < op.cols; i++) cache[(req * kvLen + kvLen - 1) * op.cols + i] = r(src[req * op.cols + i]!);
+          }
+          return;
+        }
         const qkv = t(op.inputs[0]!);
         const [kName, vName] = op.outputs;
         const k = t(kName!);
@@ -250,11 +276,29 @@ export class DecodeOps {
     }
   }
 
+  /** Elements per row of a graph tensor with `rows` rows, or 0. */
+  rowWidth(tensor: string, rows: number): number {
+    const spec = this.graph.tensors.find((x) => x.name === tensor);
+    return spec && spec.shape.length === 2 && spec.shape[0] === rows ? spec.shape[1]! : 0;
+  }
+
   /** A whole grouped GEMM (each group's rows times its weight slice), stored rounded. */
   grouped(op: GroupedLinearOp, t: Tensors): void {
     const x = t(op.inputs[0]!);
     const w = t(op.weight);
     const y = t(op.outputs[0]!);
+    const lay = op.layout;
+    if (lay) {
+      // Per-head GEMMs on strided views: gather the group's rows, multiply, scatter.
+      for (const g of op.groups) {
+        const xs = new Float32Array(g.rows * op.k);
+        for (let r = 0; r < g.rows; r++) for (let c = 0; c < op.k; c++) xs[r * op.k + c] = x[r * lay.in.rowStride + g.group * lay.in.groupStride + lay.in.offset + c]!;
+        const slice = w.subarray(g.group * op.n * op.k, (g.group + 1) * op.n * op.k);
+        const p = linearBox(xs, slice, op.k, { m0: 0, m1: g.rows, n0: 0, n1: op.n });
+        for (let r = 0; r < g.rows; r++) for (let c = 0; c < op.n; c++) y[r * lay.out.rowStride + g.group * lay.out.groupStride + lay.out.offset + c] = this.round(p[r * op.n + c]!);
+      }
+      return;
+    }
     let row0 = 0;
     for (const g of op.groups) {
       const slice = w.subarray(g.group * op.n * op.k, (g.group + 1) * op.n * op.k);
@@ -309,10 +353,37 @@ export class DecodeOps {
     return combinePartials(parts);
   }
 
+  /**
+   * Weight-absorbed MLA for every request: MQA of the queries [q_lat | q_rope] over the cached
+   * [latent | k_rope], values the latent, scale 1/√(nope + rope); output the latent per head.
+   */
+  latentAttention(op: AttentionOp, t: Tensors): void {
+    const { rank, ropeDim } = op.latent!;
+    const D = rank + ropeDim;
+    const H = op.heads;
+    const qLat = t(op.inputs[0]!);
+    const q = t(op.inputs[1]!);
+    const cache = t(op.kCache);
+    const out = t(op.outputs[0]!);
+    const qCols = q.length / op.batch;
+    const qDim = qCols / H;
+    const scale = 1 / Math.sqrt(qDim);
+    const qs = new Float64Array(H * D);
+    for (let b = 0; b < op.batch; b++) {
+      for (let h = 0; h < H; h++) {
+        for (let i = 0; i < rank; i++) qs[h * D + i] = qLat[(b * H + h) * rank + i]!;
+        for (let i = 0; i < ropeDim; i++) qs[h * D + rank + i] = q[b * qCols + h * qDim + qDim - ropeDim + i]!;
+      }
+      const kv = cache.subarray(b * op.kvLen * D, (b + 1) * op.kvLen * D);
+      const o = naiveDecodeAttention(qs, kv, kv, { heads: H, kvHeads: 1, headDim: D, kvLen: op.kvLen }, scale);
+      for (let h = 0; h < H; h++) for (let i = 0; i < rank; i++) out[(b * H + h) * rank + i] = this.round(o[h * D + i]!);
+    }
+  }
+
   /** Run any op over its whole domain (attention: the plain reference form). */
   run(op: OpNode, t: Tensors): void {
     if (op.kind === 'linear') this.linear(op, t);
-    else if (op.kind === 'attention') this.attentionNaive(op, t);
+    else if (op.kind === 'attention') (op.latent ? this.latentAttention(op, t) : this.attentionNaive(op, t));
     else if (op.kind === 'grouped-linear') this.grouped(op, t);
     else this.rowOp(op, t);
   }

@@ -44,3 +44,17 @@ export const TINY_MOE_MODEL: ModelSpec = {
     module: 'mlp',
   },
 };
+
+/**
+ * `fleet verify --model tiny-mla`: tiny-moe with DeepSeek's latent attention (q LoRA 32, latent
+ * 32 + rope 8, nope 16, v 16 per head), so the q compression, the absorbed W_UK/W_UV, the
+ * latent cache and its append are exercised beside the experts.
+ */
+export const TINY_MLA_MODEL: ModelSpec = {
+  ...TINY_MOE_MODEL,
+  name: 'tiny-mla',
+  numKvHeads: 4,
+  headDim: 24,
+  qkNorm: false,
+  mla: { qLoraRank: 32, kvLoraRank: 32, ropeDim: 8, nopeDim: 16, vDim: 16 },
+};

@@ -452,6 +452,70 @@ class Decomposer {
     return drafts;
   }
 
+  /** Elements per row of a graph tensor of `rows` rows (its second dimension), else 0. */
+  private rowWidth(tensor: string, rows: number): number {
+    const t = this.graph.tensors.find((x) => x.name === tensor);
+    return t && t.shape.length === 2 && t.shape[0] === rows ? t.shape[1]! : 0;
+  }
+
+  /** A row op on `cols` columns at `col0` of rows `ld` wide, in place: strided regions. */
+  private stridedRows(op: RowOp, parts: number, ld: number, col0: number, flopsPerRow: number): Tile[] {
+    const n = Math.max(1, Math.min(parts, op.rows));
+    const buf = this.buf.id(op.outputs[0]!);
+    return Array.from({ length: n }, (_, i) => {
+      const r0 = Math.floor((i * op.rows) / n);
+      const r1 = Math.floor(((i + 1) * op.rows) / n);
+      const region = { buffer: buf, offset: (r0 * ld + col0) * EL, bytes: op.cols * EL, rows: r1 - r0, strideBytes: ld * EL, policy: 'default' as const };
+      const reads = [region, ...(op.inputs[1] ? [{ buffer: this.buf.id(op.inputs[1]), offset: 0, bytes: op.cols * EL, policy: 'default' as const }] : [])];
+      return { reads, writes: [{ ...region, policy: this.policy.storePolicy }], flops: (r1 - r0) * flopsPerRow, unit: 'vector' as const };
+    });
+  }
+
+  /**
+   * MLA's RoPE, request by request: the rotary tail of each head's q row and of the new
+   * latent's key (rows of q: heads × (nope + rope); of kv_a: rank + rope).
+   */
+  private latentRope(op: RowOp, parts: number): Tile[] {
+    const b = this.graph.batch;
+    const nh = op.rows / b - 1;
+    const qCols = this.rowWidth(op.inputs[0]!, b);
+    const kvCols = this.rowWidth(op.inputs[1]!, b);
+    const qDim = qCols / nh;
+    const q = this.buf.id(op.inputs[0]!);
+    const kv = this.buf.id(op.inputs[1]!);
+    const n = Math.max(1, Math.min(parts, b));
+    return Array.from({ length: n }, (_, i) => {
+      const r0 = Math.floor((i * b) / n);
+      const r1 = Math.floor(((i + 1) * b) / n);
+      const regions = [];
+      for (let r = r0; r < r1; r++) {
+        regions.push({ buffer: q, offset: (r * qCols + qDim - op.cols) * EL, bytes: op.cols * EL, rows: nh, strideBytes: qDim * EL, policy: 'default' as const });
+        regions.push({ buffer: kv, offset: (r * kvCols + kvCols - op.cols) * EL, bytes: op.cols * EL, policy: 'default' as const });
+      }
+      return { reads: regions, writes: regions.map((x) => ({ ...x, policy: this.policy.storePolicy })), flops: (r1 - r0) * (nh + 1) * 6 * op.cols, unit: 'vector' as const };
+    });
+  }
+
+  /** MLA's append: each request's new latent row into its cache at position kvLen − 1. */
+  private latentAppend(op: RowOp, parts: number): Tile[] {
+    const cache = this.graph.tensors.find((t) => t.name === op.outputs[0])!;
+    const kvLen = cache.shape[1]!;
+    const width = op.cols;
+    const src = this.buf.id(op.inputs[0]!);
+    const dst = this.buf.id(op.outputs[0]!);
+    const n = Math.max(1, Math.min(parts, op.rows));
+    return Array.from({ length: n }, (_, i) => {
+      const r0 = Math.floor((i * op.rows) / n);
+      const r1 = Math.floor(((i + 1) * op.rows) / n);
+      return {
+        reads: [{ buffer: src, offset: r0 * width * EL, bytes: (r1 - r0) * width * EL, policy: 'default' as const }],
+        writes: [{ buffer: dst, offset: (r0 * kvLen + kvLen - 1) * width * EL, bytes: width * EL, rows: r1 - r0, strideBytes: kvLen * width * EL, policy: 'default' as const }],
+        flops: 0,
+        unit: 'vector' as const,
+      };
+    });
+  }
+
   private rowParts(op: RowOp): number {
     if (op.kind === 'argmax' || op.kind === 'embedding') return op.rows;
     if (this.policy.style === 'persistent' && op.kind === 'act-mul') return 48;
@@ -468,6 +532,11 @@ class Decomposer {
         return rowTiles(op.rows, parts, [{ buffer: id('w_embed'), bytesPerRow: rowBytes }], [{ buffer: id('h'), bytesPerRow: rowBytes, policy: store }], 0);
       case 'rmsnorm':
       case 'qk-norm': {
+        const ld = this.rowWidth(op.outputs[0]!, op.rows);
+        if (op.kind === 'rmsnorm' && ld > op.cols) {
+          // A norm over the first `cols` of wider rows (MLA's latent before its rotary key).
+          return this.stridedRows(op, parts, ld, 0, 4 * op.cols);
+        }
         const reads: RowOperand[] = [{ buffer: id(op.inputs[0]!), bytesPerRow: rowBytes }];
         if (op.inputs[1]) reads.push({ buffer: id(op.inputs[1]), bytesPerRow: rowBytes, shared: true });
         return rowTiles(op.rows, parts, reads, [{ buffer: id(op.outputs[0]!), bytesPerRow: rowBytes, policy: store }], 4 * op.cols);
@@ -477,8 +546,10 @@ class Decomposer {
       case 'act-mul':
         return rowTiles(op.rows, parts, [{ buffer: id(op.inputs[0]!), bytesPerRow: 2 * rowBytes }], [{ buffer: id(op.outputs[0]!), bytesPerRow: rowBytes, policy: store }], 6 * op.cols);
       case 'rope':
+        if (op.inputs.length > 1) return this.latentRope(op, parts);
         return rowTiles(op.rows, parts, [{ buffer: id(op.inputs[0]!), bytesPerRow: rowBytes }], [{ buffer: id(op.inputs[0]!), bytesPerRow: rowBytes, policy: store }], 6 * op.cols);
       case 'kv-append':
+        if (op.outputs.length === 1) return this.latentAppend(op, parts);
         return rowTiles(
           op.rows,
           parts,

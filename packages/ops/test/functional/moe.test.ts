@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildDecodeGraph, loadModel } from '@fleet/core';
-import { dropDependency, referenceStep, allocateState, randomWeights, DEFAULT_SEMANTICS, TINY_MOE_MODEL, verifyDecode, checkRunnable } from '../../src/index.js';
+import { dropDependency, referenceStep, allocateState, randomWeights, DEFAULT_SEMANTICS, TINY_MOE_MODEL, TINY_MLA_MODEL, verifyDecode, checkRunnable } from '../../src/index.js';
 import { mi350Backend } from '../helpers.js';
 import { hopperLike } from '../hopper-like.js';
 
@@ -42,9 +42,31 @@ describe('functional execution of a Mixture-of-Experts layer (tiny-moe)', () => 
     expect(r.status).toBe('fail');
   });
 
-  it('latent attention is refused for functional runs, in one line', () => {
-    const tinyMla = { ...TINY_MOE_MODEL, headDim: 24, mla: { qLoraRank: null, kvLoraRank: 32, ropeDim: 8, nopeDim: 16, vDim: 16 } };
-    expect(() => checkRunnable(tinyMla)).toThrow(/latent-attention layers are simulated for timing only/);
+  it('full-size MoE/MLA models are refused for functional runs, in one line', () => {
     expect(() => checkRunnable(loadModel('deepseek-v2-lite'))).toThrow(/too large/);
+  });
+});
+
+describe('functional execution of latent attention (tiny-mla: q LoRA, absorbed W_UK/W_UV, latent cache)', () => {
+  const mi350 = mi350Backend();
+
+  it('kernel-per-op and megakernel schedules reproduce the reference logits and latent cache', { timeout: 60_000 }, () => {
+    for (const policy of ['kernel-per-op-graph', 'mirage', 'fleet-mtile']) {
+      const r = verifyDecode(mi350, TINY_MLA_MODEL, { policy, batch: 3, steps: 2 });
+      expect(r.status, `${policy}: ${r.reason}`).toBe('pass');
+    }
+  });
+
+  it('the reference is MLA: the absorbed form equals decompressing keys and values per head', () => {
+    const g = buildDecodeGraph(TINY_MLA_MODEL, { batch: 1, contextLen: 5 });
+    expect(g.tensors.find((t) => t.name === 'L0.kv_latent')!.shape).toEqual([1, 6, 40]);
+    expect(g.ops.find((o) => o.id === 'L0.attention')).toMatchObject({ kvHeads: 1, headDim: 40, latent: { rank: 32, ropeDim: 8 } });
+  });
+
+  it('a dropped dependency before the latent norm, the RoPE/append prologue or the W_UV absorption is caught', { timeout: 60_000 }, () => {
+    for (const [policy, op] of [['kernel-per-op-graph', 'L1.kv_a_norm'], ['kernel-per-op-graph', 'L1.v_absorb'], ['mirage', 'L1.rope']] as const) {
+      const r = verifyDecode(mi350, TINY_MLA_MODEL, { policy, batch: 3, steps: 1, contextLen: 3, transform: (tg) => dropDependency(tg, op) });
+      expect(r.status, `${policy} ${op}`).toBe('fail');
+    }
   });
 });
