@@ -13,6 +13,8 @@ import {
   type DecodeAttentionShape,
   type GemmKernel,
   type GemmShape,
+  type GroupedGemmKernel,
+  type GroupedGemmShape,
   type KernelLibrary,
   type PrefillAttentionKernel,
   type PrefillAttentionShape,
@@ -164,7 +166,7 @@ function selectNvjet(s: GemmShape): GemmKernel {
     for (let rows = WGMMA_ROW_GRANULARITY; rows <= maxRows; rows += WGMMA_ROW_GRANULARITY) {
       if (cols * rows > MAX_ACCUMULATOR) continue;
       for (let splitK = 1; splitK <= 4; splitK++) {
-        // A split needs whole K-tiles per slice; unsplit, the last K-tile is partial (masked).
+        // Split-K in whole K-tiles; one split takes any K (the last K-tile is masked).
         if (splitK > 1 && s.k % (splitK * NVJET_K_TILE) !== 0) continue;
         const ctas = Math.ceil(s.n / cols) * Math.ceil(s.m / rows) * splitK;
         // Split-K fills idle SMs of a single wave; it never makes a grid longer than one wave.
@@ -258,9 +260,44 @@ export const CUDNN_FLASH_TILE_FIXED_NS = (() => {
   return Math.round(c.kernelUs * 1000 - blocks * Math.max(matrixNs, vectorNs) - HBM_NS - TILE_OVERHEAD_NS);
 })();
 
+/**
+ * `torch._grouped_mm` on sm90 (aten/src/ATen/native/cuda/GroupMM.cu, PyTorch 2.11): CUTLASS's
+ * pointer-array grouped GEMM. DS (source): with rows per group ≤ 128 or N ≤ 128 ("small",
+ * always the case at decode) it runs 64 × 128 × 128 tiles (rows × weight rows × K) under the
+ * ping-pong warp-specialised schedule, clusters of 2 along the rows, on a persistent grid of
+ * one CTA per SM (MEAS ours, bench/h100/phases.py profile: grid 132, 384 threads, 206848 B of
+ * shared memory = 4 stages of (64 + 128) × 128 × 2 B + epilogue).
+ */
+export const CUTLASS_GROUPED = { tileRows: 64, tileCols: 128, kTile: 128, stages: 4, clusterRows: 2 };
+
+/**
+ * DER from CAL `gemvStream` (UNC transfer): nvjet keeps NVJET_DRAM_IN_FLIGHT bytes of its
+ * 64 × 64 weight stage (8 KiB) outstanding at the DRAM; the CUTLASS producer, also one TMA
+ * warp, is assumed to keep the same fraction of its own weight stage — its half of a
+ * 128 × 128 tile under multicast (16 KiB).
+ */
+export const CUTLASS_GROUPED_DRAM_IN_FLIGHT = Math.round(
+  (NVJET_DRAM_IN_FLIGHT / (64 * NVJET_K_TILE * 2)) * ((CUTLASS_GROUPED.tileCols * CUTLASS_GROUPED.kTile * 2) / CUTLASS_GROUPED.clusterRows),
+);
+
+export function selectGroupedGemm(_s: GroupedGemmShape): GroupedGemmKernel {
+  const c = CUTLASS_GROUPED;
+  const stageBytes = (c.tileRows + c.tileCols) * c.kTile * 2;
+  return {
+    name: 'cutlass_sm90_ptr_array_grouped_gemm_pingpong_64x128x128_2x1x1 (torch._grouped_mm)',
+    tileRows: c.tileRows,
+    tileCols: c.tileCols,
+    ctas: SMS,
+    clusterRows: c.clusterRows,
+    // Two consumer warpgroups alternate tiles over a 4-stage ring.
+    pipeline: { inFlightBytes: c.stages * stageBytes, dramInFlightBytes: CUTLASS_GROUPED_DRAM_IN_FLIGHT, overlap: c.stages },
+  };
+}
+
 export const kernelLibrary: KernelLibrary = {
-  name: 'cuBLASLt 13.0 (nvjet), tinygemm (W4A16) + cuDNN 9.19 SDPA, as PyTorch 2.11 calls them',
+  name: 'cuBLASLt 13.0 (nvjet), tinygemm (W4A16), cuDNN 9.19 SDPA and CUTLASS grouped GEMM, as PyTorch 2.11 calls them',
   gemm: selectGemm,
   decodeAttention: selectDecodeAttention,
   prefillAttention: selectPrefillAttention,
+  groupedGemm: selectGroupedGemm,
 };

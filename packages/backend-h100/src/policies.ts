@@ -17,7 +17,12 @@ export const CLUSTERFUSION_DEFAULT_CLUSTER = 4;
  */
 export const PYTORCH_KERNELS: NonNullable<PolicySupport['kernels']> = {
   unfused: true,
-  perOp: { 'qk-norm': 2, rope: 10, 'kv-append': 2, 'act-mul': 2 },
+  // MoE (MEAS ours, bench/h100/phases.py MoeModel profile, 31 kernels per MoE block): top-k is
+  // 7 kernels (fp32 copy, softmax, topk + its sort, sum, div, bf16 copy), dispatch 13 (3
+  // memcpys, arange, argsort, floor-div, 2 fills, copy, scatter_add counts, scan init + scan,
+  // the gather), each grouped GEMM 2 (prepare_grouped_gemm_data + the CUTLASS kernel), the
+  // combine 4 (index, weight mul, zero fill, index_add).
+  perOp: { 'qk-norm': 2, rope: 10, 'kv-append': 2, 'act-mul': 2, 'moe-topk': 7, 'moe-dispatch': 13, 'grouped-linear': 2, 'moe-combine': 4 },
   splitKReduce: true,
 };
 

@@ -1,4 +1,4 @@
-import { inputError, type Backend, type ModelSpec } from '@fleet/core';
+import { inputError, type Backend, type ModelSpec, type Routing } from '@fleet/core';
 import { predictDecode, predictMixed, predictPrefill, type DecodePrediction, type PolicyOverrides, type WeightType } from '@fleet/ops';
 
 /** What a comparison predicts: decode TPOT, prefill TTFT, or one mixed serving step. */
@@ -29,6 +29,8 @@ export interface CompareOptions {
   weights?: WeightType;
   /** Budget of simulated tile steps per decode position. */
   maxSimSteps?: number;
+  /** MoE models: expert routing (default uniform). */
+  routing?: Routing;
 }
 
 export interface CompareRow {
@@ -67,6 +69,10 @@ export interface CompareRow {
   fencesPerToken?: number;
   dispatchesPerToken?: number;
   launchesPerToken?: number;
+  /** MoE models: distinct routed experts that received tokens, mean per MoE layer (their weights are what is read). */
+  activeExperts?: number;
+  /** MoE models: routed experts per MoE layer. */
+  experts?: number;
 }
 
 /** Prefill tokens a mixed step carries when `chunk` is not given (vLLM's default chunk order of magnitude). */
@@ -97,7 +103,7 @@ export function runJob(model: ModelSpec, job: CompareJob, o: CompareOptions): Co
   const who = { backend: job.backend.name, policy: job.policy };
   const weights = o.weights?.name ?? 'bf16';
   if ((o.phase ?? 'decode') === 'prefill') {
-    const r = predictPrefill(job.backend, model, { policy: job.policy, batch: job.batch, prompt, chunk: o.chunk, chunksSimulated: o.positions, layers: o.layers, overrides: o.overrides, weights: o.weights, maxSimSteps: o.maxSimSteps });
+    const r = predictPrefill(job.backend, model, { policy: job.policy, batch: job.batch, prompt, chunk: o.chunk, chunksSimulated: o.positions, layers: o.layers, overrides: o.overrides, weights: o.weights, maxSimSteps: o.maxSimSteps, routing: o.routing });
     const base = { ...who, phase: 'prefill' as const, batch: job.batch, promptTokens: prompt, ...(o.chunk !== undefined ? { chunkTokens: o.chunk } : {}), weights };
     if (r.status !== 'ok') return { ...base, status: 'unsupported', reason: r.reason };
     return {
@@ -114,7 +120,7 @@ export function runJob(model: ModelSpec, job: CompareJob, o: CompareOptions): Co
   }
   if (o.phase === 'mixed') {
     const chunk = o.chunk ?? DEFAULT_MIXED_CHUNK;
-    const r = predictMixed(job.backend, model, { policy: job.policy, batch: job.batch, context: prompt, chunk, layers: o.layers, overrides: o.overrides, weights: o.weights, maxSimSteps: o.maxSimSteps });
+    const r = predictMixed(job.backend, model, { policy: job.policy, batch: job.batch, context: prompt, chunk, layers: o.layers, overrides: o.overrides, weights: o.weights, maxSimSteps: o.maxSimSteps, routing: o.routing });
     const base = { ...who, phase: 'mixed' as const, batch: job.batch, promptTokens: prompt, chunkTokens: chunk, weights };
     if (r.status !== 'ok') return { ...base, status: 'unsupported', reason: r.reason };
     return {
@@ -139,6 +145,7 @@ export function runJob(model: ModelSpec, job: CompareJob, o: CompareOptions): Co
     overrides: o.overrides,
     weights: o.weights,
     maxSimSteps: o.maxSimSteps,
+    routing: o.routing,
   });
   const base = { ...who, phase: 'decode' as const, batch: job.batch, promptTokens: prompt, decodeTokens: o.decode, weights };
   if (r.status !== 'ok') return { ...base, status: 'unsupported', reason: r.reason };
@@ -154,6 +161,7 @@ export function runJob(model: ModelSpec, job: CompareJob, o: CompareOptions): Co
     fencesPerToken: Math.round(r.fencesPerToken),
     dispatchesPerToken: Math.round(r.dispatchesPerToken),
     launchesPerToken: Math.round(r.launchesPerToken),
+    ...(r.activeExperts !== undefined ? { activeExperts: round(r.activeExperts, 2), experts: r.experts } : {}),
   };
 }
 

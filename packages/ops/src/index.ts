@@ -49,6 +49,8 @@ export * from './functional/verify.js';
 export * from './functional/tiny-model.js';
 export * from './functional/model-source.js';
 export * from './policies/clusterfusion.js';
+export * from './policies/clusterfusion-mla.js';
+export * from './decompose/moe.js';
 export * from './functional/fault-injection.js';
 export * from './quant/weight-regions.js';
 export * from './functional/cluster-plan.js';

@@ -52,7 +52,7 @@ export function registerVerify(program: Command, io: Io): void {
   program
     .command('verify')
     .description('run decode steps of a small model through each policy\'s task graph with real numbers and compare the logits with a straight-line reference (exit 1 on a mismatch)')
-    .option('--model <name|path>', `'tiny' (built in, random weights), a config.json, or a directory with config.json and optionally *.safetensors weights (presets: ${listPresets().join(', ')} are too large)`, 'tiny')
+    .option('--model <name|path>', `'tiny', 'tiny-moe' or 'tiny-mla' (built in, random weights; with a Mixture-of-Experts layer, and latent attention), a config.json, or a directory with config.json and optionally *.safetensors weights (presets: ${listPresets().join(', ')} are too large)`, 'tiny')
     .option('--backend <list>', 'comma-separated backend names (default: all installed)')
     .option('--policy <list>', `comma-separated policies (default: each backend's own; known: ${policyNames().join(', ')})`)
     .option('--batch <n>', 'requests decoded together', '2')

@@ -22,7 +22,11 @@ export const HUMAN_COLUMNS: readonly Column[] = [
   { header: 'fabric rd GB/tok', numeric: true, cell: (r) => ok(r, (x) => (x.fabricReadBytes! / 1e9).toFixed(2)) },
   { header: 'HBM wr MB/tok', numeric: true, cell: (r) => ok(r, (x) => (x.hbmWriteBytes! / 1e6).toFixed(1)) },
   { header: 'tasks/layer', numeric: true, cell: (r) => ok(r, (x) => String(x.tasksPerLayer)) },
-  { header: 'note', numeric: false, cell: (r) => (r.status === 'ok' ? '' : `unsupported: ${r.reason}`) },
+  {
+    header: 'note',
+    numeric: false,
+    cell: (r) => (r.status !== 'ok' ? `unsupported: ${r.reason}` : r.activeExperts !== undefined ? `experts ${r.activeExperts}/${r.experts} per MoE layer` : ''),
+  },
 ];
 
 /** Prefill rows as people read them: TTFT, prompt tokens per second, bytes per prompt. */
@@ -83,4 +87,5 @@ export const RAW_FIELDS: readonly (keyof CompareRow)[] = [
   'fencesPerToken',
   'dispatchesPerToken',
   'launchesPerToken',
+  'activeExperts',
 ];

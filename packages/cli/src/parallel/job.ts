@@ -1,4 +1,4 @@
-import { loadModel, type ModelSpec } from '@fleet/core';
+import { loadModel, parseRouting, type ModelSpec } from '@fleet/core';
 import { parseWeightType, type PolicyOverrides } from '@fleet/ops';
 import { loadBackends } from '../backends.js';
 import { runJob, type CompareOptions, type CompareRow, type Phase } from '../compare.js';
@@ -16,6 +16,8 @@ export interface SweepSpec {
   weights: string;
   maxSimSteps?: number;
   overrides?: PolicyOverrides;
+  /** `--routing` as given (parsed again in each worker). */
+  routing?: string;
 }
 
 export interface SweepJob {
@@ -49,6 +51,7 @@ export class SweepRunner {
       overrides: spec.overrides,
       weights: parseWeightType(spec.weights),
       maxSimSteps: spec.maxSimSteps,
+      routing: parseRouting(spec.routing ?? 'uniform'),
     };
     return new SweepRunner(loadModel(spec.model), opts, registry);
   }

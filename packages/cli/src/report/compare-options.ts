@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { parseWeightType, type PolicyOverrides } from '@fleet/ops';
-import { inputError, listPresets, loadModel, type ModelSpec } from '@fleet/core';
+import { inputError, listPresets, loadModel, parseRouting, expertPopularity, type ModelSpec } from '@fleet/core';
 import { policyNames } from '@fleet/ops';
 import { loadBackends } from '../backends.js';
 import { parseInt1, parseIntList, parseNameList, PHASES, type CompareOptions, type Phase } from '../compare.js';
@@ -26,7 +26,9 @@ export function addCompareOptions(cmd: Command): Command {
     .addOption(new Option('--store-cache <policy>', 'override how activations are stored').choices(['default', 'streaming', 'nontemporal']))
     .addOption(new Option('--fuse-silu <on|off>', 'override fusing SiLU·mul into the gate+up projection').choices(['on', 'off']))
     .addOption(new Option('--traversal <order>', 'override the chiplet-task tile order').choices(['m-tile', 'm-split', 'n-major']))
-    .addOption(new Option('--two-level <on|off>', 'override two-level completion counting').choices(['on', 'off']));
+    .addOption(new Option('--two-level <on|off>', 'override two-level completion counting').choices(['on', 'off']))
+    .option('--routing <spec>', 'MoE models: expert routing — uniform, zipf:<s> (popularity ∝ 1/rank^s), or a JSON file of per-expert token counts', 'uniform')
+    .addOption(new Option('--expert-placement <p>', 'override which chiplet runs an expert (chiplet-task policies): owner (expert e on XCD e mod P) or spread (every expert over all XCDs)').choices(['owner', 'spread']));
 }
 
 /** The schedule overrides given on the command line, or undefined. */
@@ -37,6 +39,7 @@ export function overridesOf(o: Record<string, string | undefined>): PolicyOverri
   if (o.fuseSilu) out.fuseActivation = o.fuseSilu === 'on';
   if (o.traversal) out.traversal = o.traversal as PolicyOverrides['traversal'];
   if (o.twoLevel) out.twoLevelCounting = o.twoLevel === 'on';
+  if (o.expertPlacement) out.expertPlacement = o.expertPlacement as PolicyOverrides['expertPlacement'];
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
@@ -72,7 +75,10 @@ export async function resolveCompareOptions(o: Record<string, string | undefined
     overrides: overridesOf(o),
     weights: parseWeightType(o.weights ?? 'bf16'),
     maxSimSteps: parseInt1('--max-sim-steps', o.maxSimSteps ?? '10000000', 1, 1e12),
+    routing: parseRouting(o.routing ?? 'uniform'),
   };
+  // A histogram must have one count per expert of this model: refuse it before any simulation.
+  if (model.moe) expertPopularity(opts.routing!, model.moe.numExperts, 0);
   const simulated = Math.min(opts.layers, model.numLayers);
   const layersNote = `${simulated} of ${model.numLayers} layers simulated, the rest repeat the steady-state layer`;
   const sampling: CompareSampling = {

@@ -1,7 +1,7 @@
 import type { OpKind } from '@fleet/core';
 
 /** Op classes of the time breakdown, in stacking order. */
-export const OP_CLASSES = ['linear', 'attention', 'norm', 'elementwise', 'embedding & argmax'] as const;
+export const OP_CLASSES = ['linear', 'attention', 'norm', 'elementwise', 'embedding & argmax', 'moe routing'] as const;
 export type OpClass = (typeof OP_CLASSES)[number];
 
 /**
@@ -12,6 +12,7 @@ export type OpClass = (typeof OP_CLASSES)[number];
 export function opClassOf(kind: OpKind): OpClass {
   switch (kind) {
     case 'linear':
+    case 'grouped-linear':
       return 'linear';
     case 'attention':
       return 'attention';
@@ -26,5 +27,9 @@ export function opClassOf(kind: OpKind): OpClass {
     case 'embedding':
     case 'argmax':
       return 'embedding & argmax';
+    case 'moe-topk':
+    case 'moe-dispatch':
+    case 'moe-combine':
+      return 'moe routing';
   }
 }

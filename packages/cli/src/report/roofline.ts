@@ -1,4 +1,4 @@
-import { DTYPE_BYTES, type Backend, type ModelSpec } from '@fleet/core';
+import { activeParameterCount, DTYPE_BYTES, type Backend, type ModelSpec } from '@fleet/core';
 
 /** A backend's roofs: peak matrix throughput for the model's dtype and achievable HBM bandwidth. */
 export interface Roof {
@@ -23,6 +23,14 @@ export function roofOf(backend: Backend, model: ModelSpec): Roof {
  * the batch, plus attention's QKᵀ and PV over the mean context (prompt + decode / 2).
  */
 export function decodeStepFlops(model: ModelSpec, batch: number, meanContext: number): number {
+  if (model.moe || model.mla) {
+    // 2 FLOP per weight a token touches (its top-k experts, not all), the embedding table aside
+    // (the LM head stays); MLA attends over the latent: rank + rope for QKᵀ, rank for PV, per head.
+    const v = model.vocabSize * model.hiddenSize;
+    const perToken = 2 * (activeParameterCount(model) - (model.tieWordEmbeddings ? 0 : v));
+    const d = model.mla ? 2 * model.mla.kvLoraRank + model.mla.ropeDim : 2 * model.headDim;
+    return batch * perToken + 2 * batch * model.numLayers * model.numHeads * d * meanContext;
+  }
   const { hiddenSize: h, numHeads: nh, numKvHeads: nkv, headDim: hd, intermediateSize: inter, vocabSize: v, numLayers: L } = model;
   const perLayer = (nh + 2 * nkv) * hd * h + nh * hd * h + 3 * inter * h;
   const matmul = 2 * batch * (L * perLayer + v * h);

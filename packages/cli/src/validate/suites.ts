@@ -3,7 +3,7 @@ import { fleetMi350Jobs, fleetMi350Validation } from './fleet-mi350.js';
 import { gemvMi300xValidation } from './gemv-mi300x.js';
 import * as ops from '@fleet/ops';
 import { attentionValidation, attentionValidationPoints } from '@fleet/ops';
-import { clusterFusionTableValidation, h100PipelineValidation, h100PrefillValidation, h100Validation, pipelineValidationPoints, prefillValidationPoints } from '@fleet/backend-h100';
+import { clusterFusionClaimPoints, clusterFusionTableValidation, clusterFusionValidation, h100MoeValidation, h100PipelineValidation, h100PrefillValidation, h100Validation, moeValidationPoints, pipelineValidationPoints, prefillValidationPoints } from '@fleet/backend-h100';
 
 /** A validation suite: the backend(s) it needs, how much work it is, and how to run it. */
 export interface ValidationSuite {
@@ -39,12 +39,12 @@ export const SUITES: ValidationSuite[] = [
   },
   {
     name: 'clusterfusion',
-    description: "ClusterFusion's Table 1 on H100: ClusterReduce/ClusterGather kernels (32 clusters of 4) at 32–256 KB, on and off chip, and their trend",
+    description: "ClusterFusion on H100: Table 1's ClusterReduce/ClusterGather kernels (32 clusters of 4, 32–256 KB, on and off chip, and their trend) and the end-to-end Llama2-7B and DeepSeek-V2-Lite (MLA + MoE) TPOT speedups at batch 1 and 16",
     backends: ['h100'],
-    points: 1,
-    run: (_registry, tick) => {
+    points: 1 + clusterFusionClaimPoints(),
+    run: (registry, tick) => {
       tick('Table 1');
-      return clusterFusionTableValidation();
+      return [...clusterFusionTableValidation(), ...clusterFusionValidation(registry.get('h100'), ops, { tick })];
     },
   },
   {
@@ -60,6 +60,13 @@ export const SUITES: ValidationSuite[] = [
     backends: ['h100'],
     points: prefillValidationPoints(),
     run: (registry, tick) => h100PrefillValidation(registry.get('h100'), ops, { tick }),
+  },
+  {
+    name: 'h100-moe',
+    description: 'H100 MoE decode against our own measurement: Qwen3-30B-A3B TPOT in one CUDA graph at batch 1–128 (KV 1024), the CUTLASS grouped GEMM, kernels per step, experts reached',
+    backends: ['h100'],
+    points: moeValidationPoints(),
+    run: (registry, tick) => h100MoeValidation(registry.get('h100'), ops, { tick }),
   },
   {
     name: 'numa-attention',

@@ -90,6 +90,39 @@ export interface DecodeAttentionShape {
   headDim: number;
 }
 
+/** A grouped GEMM (MoE experts): one [rows_g, k] × [n, k]ᵀ product per group that received rows. */
+export interface GroupedGemmShape {
+  /** Rows of each group that has any, in order. */
+  groups: readonly number[];
+  n: number;
+  k: number;
+  weightBytes: number;
+}
+
+/**
+ * The fused grouped-GEMM kernel a library runs for all groups at once (CUTLASS's
+ * pointer-array grouped GEMM behind `torch._grouped_mm`, a Triton fused-MoE kernel…).
+ */
+export interface GroupedGemmKernel {
+  name: string;
+  /** Rows per tile (a group's rows are tiled separately; rows past the group's end are not loaded). */
+  tileRows: number;
+  /** Weight rows (output columns) per tile; every tile streams all of K. */
+  tileCols: number;
+  /**
+   * Persistent grid: this many CTAs take the tiles round-robin in launch order; 0 = one CTA
+   * per tile.
+   */
+  ctas: number;
+  /**
+   * CTAs of a cluster along the rows sharing each weight tile (TMA multicast: each loads
+   * 1/clusterRows of it). A group's row tiles are padded to a multiple, so at one row tile per
+   * group the partner CTA only helps load. Default 1.
+   */
+  clusterRows?: number;
+  pipeline: TilePipeline;
+}
+
 export interface KernelLibrary {
   /** Library and version it models, e.g. "cuBLASLt 13.0 + cuDNN 9.19 (PyTorch 2.11)". */
   name: string;
@@ -97,4 +130,6 @@ export interface KernelLibrary {
   decodeAttention(shape: DecodeAttentionShape): DecodeAttentionKernel;
   /** Prefill attention; without it, ops' default FlashAttention-2 tiles (128 × 128, in order). */
   prefillAttention?(shape: PrefillAttentionShape): PrefillAttentionKernel;
+  /** The fused grouped GEMM for MoE experts; without it, ops' default tiles are used. */
+  groupedGemm?(shape: GroupedGemmShape): GroupedGemmKernel;
 }

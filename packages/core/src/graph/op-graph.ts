@@ -28,7 +28,11 @@ export type OpKind =
   | 'attention'
   | 'residual'
   | 'act-mul'
-  | 'argmax';
+  | 'argmax'
+  | 'moe-topk'
+  | 'moe-dispatch'
+  | 'grouped-linear'
+  | 'moe-combine';
 
 interface OpBase {
   /** Unique within the graph, e.g. `L3.qkv_proj`. */
@@ -69,18 +73,73 @@ export interface AttentionOp extends OpBase {
   rowOffset?: number;
   kCache: string;
   vCache: string;
+  /**
+   * Weight-absorbed multi-head latent attention (DeepSeek MLA): one shared "KV head" whose
+   * keys are the cached latent plus its rotary key (`headDim` = rank + ropeDim) and whose
+   * values are the latent itself; `kCache` and `vCache` name the same latent cache
+   * [batch, kvLen, rank + ropeDim]. The output is the latent output [batch, heads, rank].
+   */
+  latent?: { rank: number; ropeDim: number };
+}
+
+/** One group of a grouped GEMM: weight slice `group` applied to `rows` consecutive input rows. */
+export interface GemmGroup {
+  group: number;
+  rows: number;
+}
+
+/**
+ * A grouped GEMM: for each group g with rows, y[rows_g, n] = x[rows_g, k] · W[g][n, k]ᵀ, the
+ * groups' rows consecutive in x and y. Routed experts (only those that received tokens are
+ * listed, so only their weights are read) or MLA's per-head absorptions (every head, `batch`
+ * rows each).
+ */
+export interface GroupedLinearOp extends OpBase {
+  kind: 'grouped-linear';
+  /** What the groups are: routed experts or attention heads. */
+  role: 'experts' | 'heads';
+  /** Weight slices in the tensor ([numGroups, n, k]). */
+  numGroups: number;
+  /** Groups that receive rows, in row order. */
+  groups: GemmGroup[];
+  n: number;
+  k: number;
+  weight: string;
+  gatedActivation?: 'silu' | 'gelu-tanh';
+  /**
+   * Per-head GEMMs on strided views (MLA's absorptions): element c of row r of group g is at
+   * r·rowStride + g·groupStride + offset + c of the input (`in`) or output (`out`) tensor.
+   * Absent: the groups' rows are consecutive rows of k (input) or n (output) elements.
+   */
+  layout?: { in: StridedRows; out: StridedRows };
+}
+
+/** Rows of a group inside a wider tensor (see `GroupedLinearOp.layout`). */
+export interface StridedRows {
+  rowStride: number;
+  groupStride: number;
+  offset: number;
 }
 
 /** Elementwise or row-wise ops: `rows` rows of `cols` elements each. */
 export interface RowOp extends OpBase {
-  kind: 'embedding' | 'rmsnorm' | 'qk-norm' | 'rope' | 'kv-append' | 'residual' | 'act-mul' | 'argmax';
+  kind: 'embedding' | 'rmsnorm' | 'qk-norm' | 'rope' | 'kv-append' | 'residual' | 'act-mul' | 'argmax' | 'moe-topk' | 'moe-dispatch' | 'moe-combine';
   rows: number;
   cols: number;
+  /**
+   * MoE routing ops: experts per token. `moe-topk`: `rows` tokens' router logits over `cols`
+   * experts → top-k ids and weights; `moe-dispatch`: the `rows` = tokens × k slots' input
+   * rows (`cols` wide) gathered into expert order; `moe-combine`: each of `rows` tokens sums
+   * its k expert outputs (`cols` wide), weighted, plus any shared-expert output.
+   */
+  topK?: number;
+  /** `moe-topk`: how router scores become weights (score function, renormalisation over the top-k, scale). */
+  gating?: { scoring: 'softmax' | 'sigmoid'; normalize: boolean; scale: number };
   /** Activation of an `act-mul`. */
   activation?: 'silu' | 'gelu-tanh';
 }
 
-export type OpNode = LinearOp | AttentionOp | RowOp;
+export type OpNode = LinearOp | AttentionOp | RowOp | GroupedLinearOp;
 
 export interface OpGraph {
   model: string;
@@ -94,6 +153,21 @@ export interface OpGraph {
   layers: number;
   tensors: TensorSpec[];
   ops: OpNode[];
+  /** MoE models: the routing the experts' groups were drawn from (`describeRouting`). */
+  routing?: string;
+}
+
+/** Distinct experts that received tokens, summed over the graph's MoE layers. */
+export function activeExpertsOf(graph: OpGraph): { total: number; layers: number } {
+  let total = 0;
+  const layers = new Set<number>();
+  for (const op of graph.ops) {
+    if (op.kind === 'grouped-linear' && op.role === 'experts' && op.id.endsWith('experts_gate_up')) {
+      total += op.groups.length;
+      layers.add(op.layer);
+    }
+  }
+  return { total, layers: layers.size };
 }
 
 /** Token rows the step's activations hold: batch × tokens per request. */

@@ -1,6 +1,8 @@
 import type { DType, LinearOp, OpGraph, OpNode, TensorKind, TensorSpec } from '../graph/op-graph.js';
 import { lineError, safeString } from './messages.js';
 import type { ModelSpec } from './model-spec.js';
+import { describeRouting, isMoeLayer, UNIFORM_ROUTING, type Routing } from './moe.js';
+import { mlaAttentionOps, moeFfnOps, type LayerContext } from './moe-graph.js';
 
 /**
  * The op graph of one forward step: `batch` requests each run `queryLen` tokens (1 for a
@@ -16,6 +18,8 @@ export interface DecodeGraphOptions {
   contextLen: number;
   /** Tokens per request in this step (default 1: decode). */
   queryLen?: number;
+  /** MoE models: which experts the step's tokens go to (default uniform). */
+  routing?: Routing;
 }
 
 export interface PrefillGraphOptions {
@@ -24,6 +28,8 @@ export interface PrefillGraphOptions {
   promptLen: number;
   /** Tokens of the prompt already in the KV cache (earlier chunks). Default 0. */
   contextLen?: number;
+  /** MoE models: which experts the step's tokens go to (default uniform). */
+  routing?: Routing;
 }
 
 export const MAX_DECODE_BATCH = 4096;
@@ -34,7 +40,7 @@ export const MAX_STEP_TOKENS = 1 << 20;
 /** The op graph of a prefill step: each request's prompt (or chunk) through the model, KV cache written. */
 export function buildPrefillGraph(spec: ModelSpec, opts: PrefillGraphOptions): OpGraph {
   checkRange('promptLen', opts.promptLen, 1, MAX_CONTEXT_LEN);
-  return buildDecodeGraph(spec, { batch: opts.batch, contextLen: opts.contextLen ?? 0, queryLen: opts.promptLen });
+  return buildDecodeGraph(spec, { batch: opts.batch, contextLen: opts.contextLen ?? 0, queryLen: opts.promptLen, routing: opts.routing });
 }
 
 function checkRange(field: string, v: number, min: number, max: number): void {
@@ -44,7 +50,7 @@ function checkRange(field: string, v: number, min: number, max: number): void {
 }
 
 export function buildDecodeGraph(spec: ModelSpec, opts: DecodeGraphOptions): OpGraph {
-  return buildStepGraph(spec, [{ batch: opts.batch, contextLen: opts.contextLen, queryLen: opts.queryLen ?? 1 }]);
+  return buildStepGraph(spec, [{ batch: opts.batch, contextLen: opts.contextLen, queryLen: opts.queryLen ?? 1 }], opts.routing);
 }
 
 /** Requests of one kind in a forward step: how many, what they have cached, how many tokens each runs. */
@@ -63,6 +69,8 @@ export interface MixedStepOptions {
   chunk: number;
   /** Tokens of that prompt already cached (earlier chunks). Default 0. */
   chunkContext?: number;
+  /** MoE models: which experts the step's tokens go to (default uniform). */
+  routing?: Routing;
 }
 
 /**
@@ -75,11 +83,11 @@ export function buildMixedGraph(spec: ModelSpec, opts: MixedStepOptions): OpGrap
   return buildStepGraph(spec, [
     { batch: opts.batch, contextLen: opts.contextLen, queryLen: 1 },
     { batch: 1, contextLen: opts.chunkContext ?? 0, queryLen: opts.chunk },
-  ]);
+  ], opts.routing);
 }
 
 /** The op graph of a forward step over one or more segments of requests (their rows stacked in order). */
-export function buildStepGraph(spec: ModelSpec, segments: readonly StepSegment[]): OpGraph {
+export function buildStepGraph(spec: ModelSpec, segments: readonly StepSegment[], routing: Routing = UNIFORM_ROUTING): OpGraph {
   if (segments.length === 0) throw lineError('decode graph: a step needs at least one segment of requests');
   for (const sg of segments) {
     checkRange('batch', sg.batch, 1, MAX_DECODE_BATCH);
@@ -92,6 +100,9 @@ export function buildStepGraph(spec: ModelSpec, segments: readonly StepSegment[]
   if (rows > MAX_STEP_TOKENS) throw lineError(`decode graph: batch × tokens per request (${rows}) exceeds ${MAX_STEP_TOKENS} token rows per step`);
   if (b > MAX_DECODE_BATCH) throw lineError(`decode graph: 'batch' (${b} requests in the step) must be an integer in 1..${MAX_DECODE_BATCH}`);
   const single = segments.length === 1 ? segments[0]! : null;
+  if (spec.mla && (!single || single.queryLen > 1)) {
+    throw lineError(`decode graph: ${spec.name} uses latent attention (MLA), which is modelled for decode steps only (one token per request)`);
+  }
   const q = single ? single.queryLen : 0;
   const contextLen = segments[0]!.contextLen;
   const { hiddenSize: h, numHeads: nh, numKvHeads: nkv, headDim: hd, intermediateSize: inter, vocabSize: v, dtype } = spec;
@@ -133,59 +144,69 @@ export function buildStepGraph(spec: ModelSpec, segments: readonly StepSegment[]
     };
 
     ops.push(norm('attn_norm', 'h', 'w_attn_norm', act('x', h)));
-    ops.push(linear('qkv_proj', 'x', 'w_qkv', qkvN, h, 'qkv'));
-    if (spec.qkNorm) {
-      ops.push({ id: `${p}qk_norm`, kind: 'qk-norm', layer: l, rows: rows * (nh + nkv), cols: hd, inputs: ['qkv'], outputs: ['qkv'] });
-    }
-    ops.push({ id: `${p}rope`, kind: 'rope', layer: l, rows: rows * (nh + nkv), cols: hd, inputs: ['qkv'], outputs: ['qkv'] });
-    const caches = segments.map((sg, i) => {
-      const suffix = i === 0 ? '' : `.${i}`;
-      const kvLen = sg.contextLen + sg.queryLen;
-      return {
-        sg,
-        kvLen,
-        k: tensor(`${p}k_cache${suffix}`, 'kv-cache', [sg.batch, nkv, kvLen, hd]),
-        v: tensor(`${p}v_cache${suffix}`, 'kv-cache', [sg.batch, nkv, kvLen, hd]),
-      };
-    });
-    ops.push({ id: `${p}kv_append`, kind: 'kv-append', layer: l, rows: rows * nkv * 2, cols: hd, inputs: ['qkv'], outputs: caches.flatMap((c) => [c.k, c.v]) });
-    let rowOffset = 0;
-    caches.forEach((c, i) => {
-      ops.push({
-        id: `${p}attention${i === 0 ? '' : `.${i}`}`,
-        kind: 'attention',
-        layer: l,
-        batch: c.sg.batch,
-        heads: nh,
-        kvHeads: nkv,
-        headDim: hd,
-        kvLen: c.kvLen,
-        ...(c.sg.queryLen > 1 ? { queryLen: c.sg.queryLen } : {}),
-        ...(rowOffset > 0 ? { rowOffset } : {}),
-        kCache: c.k,
-        vCache: c.v,
-        inputs: ['qkv', c.k, c.v],
-        outputs: [act('attn', nh * hd)],
+    if (spec.mla) {
+      const ctx: LayerContext = { layer: l, batch: b, kvLen: contextLen + 1, dtype, tensor };
+      ops.push(...mlaAttentionOps(spec, ctx));
+    } else {
+      ops.push(linear('qkv_proj', 'x', 'w_qkv', qkvN, h, 'qkv'));
+      if (spec.qkNorm) {
+        ops.push({ id: `${p}qk_norm`, kind: 'qk-norm', layer: l, rows: rows * (nh + nkv), cols: hd, inputs: ['qkv'], outputs: ['qkv'] });
+      }
+      ops.push({ id: `${p}rope`, kind: 'rope', layer: l, rows: rows * (nh + nkv), cols: hd, inputs: ['qkv'], outputs: ['qkv'] });
+      const caches = segments.map((sg, i) => {
+        const suffix = i === 0 ? '' : `.${i}`;
+        const kvLen = sg.contextLen + sg.queryLen;
+        return {
+          sg,
+          kvLen,
+          k: tensor(`${p}k_cache${suffix}`, 'kv-cache', [sg.batch, nkv, kvLen, hd]),
+          v: tensor(`${p}v_cache${suffix}`, 'kv-cache', [sg.batch, nkv, kvLen, hd]),
+        };
       });
-      rowOffset += c.sg.batch * c.sg.queryLen;
-    });
-    ops.push(linear('o_proj', 'attn', 'w_o', h, nh * hd, 'o'));
+      ops.push({ id: `${p}kv_append`, kind: 'kv-append', layer: l, rows: rows * nkv * 2, cols: hd, inputs: ['qkv'], outputs: caches.flatMap((c) => [c.k, c.v]) });
+      let rowOffset = 0;
+      caches.forEach((c, i) => {
+        ops.push({
+          id: `${p}attention${i === 0 ? '' : `.${i}`}`,
+          kind: 'attention',
+          layer: l,
+          batch: c.sg.batch,
+          heads: nh,
+          kvHeads: nkv,
+          headDim: hd,
+          kvLen: c.kvLen,
+          ...(c.sg.queryLen > 1 ? { queryLen: c.sg.queryLen } : {}),
+          ...(rowOffset > 0 ? { rowOffset } : {}),
+          kCache: c.k,
+          vCache: c.v,
+          inputs: ['qkv', c.k, c.v],
+          outputs: [act('attn', nh * hd)],
+        });
+        rowOffset += c.sg.batch * c.sg.queryLen;
+      });
+      ops.push(linear('o_proj', 'attn', 'w_o', h, nh * hd, 'o'));
+    }
     if (gemma) ops.push(norm('post_attn_norm', 'o', 'w_post_attn_norm', 'o'));
     ops.push({ id: `${p}attn_residual`, kind: 'residual', layer: l, rows, cols: h, inputs: ['h', 'o'], outputs: ['h'] });
 
     ops.push(norm('ffn_norm', 'h', 'w_ffn_norm', 'x'));
-    ops.push({ ...linear('gate_up_proj', 'x', 'w_gate_up', 2 * inter, h, 'gate_up'), gatedActivation: spec.activation });
-    ops.push({
-      id: `${p}act_mul`,
-      kind: 'act-mul',
-      layer: l,
-      rows,
-      cols: inter,
-      activation: spec.activation,
-      inputs: ['gate_up'],
-      outputs: [act('act', inter)],
-    });
-    ops.push(linear('down_proj', 'act', 'w_down', h, inter, 'down'));
+    if (isMoeLayer(spec, l)) {
+      // Routed per token row: a prompt's tokens spread over the experts like a batch's.
+      ops.push(...moeFfnOps(spec, { layer: l, batch: rows, kvLen: 0, dtype, tensor }, routing));
+    } else {
+      ops.push({ ...linear('gate_up_proj', 'x', 'w_gate_up', 2 * inter, h, 'gate_up'), gatedActivation: spec.activation });
+      ops.push({
+        id: `${p}act_mul`,
+        kind: 'act-mul',
+        layer: l,
+        rows,
+        cols: inter,
+        activation: spec.activation,
+        inputs: ['gate_up'],
+        outputs: [act('act', inter)],
+      });
+      ops.push(linear('down_proj', 'act', 'w_down', h, inter, 'down'));
+    }
     if (gemma) ops.push(norm('post_ffn_norm', 'down', 'w_post_ffn_norm', 'down'));
     ops.push({ id: `${p}ffn_residual`, kind: 'residual', layer: l, rows, cols: h, inputs: ['h', 'down'], outputs: ['h'] });
   }
@@ -207,7 +228,7 @@ export function buildStepGraph(spec: ModelSpec, segments: readonly StepSegment[]
   });
   ops.push({ id: 'argmax', kind: 'argmax', layer: head, rows: b, cols: v, inputs: ['logits'], outputs: [tokens] });
 
-  return {
+  const graph: OpGraph = {
     model: spec.name,
     batch: b,
     contextLen,
@@ -217,4 +238,6 @@ export function buildStepGraph(spec: ModelSpec, segments: readonly StepSegment[]
     tensors,
     ops,
   };
+  if (spec.moe) graph.routing = describeRouting(routing);
+  return graph;
 }

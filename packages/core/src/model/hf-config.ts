@@ -3,6 +3,7 @@ import type { ModelSpec } from './model-spec.js';
 import { readBoundedText } from './files.js';
 import { lineError, oneLine, showValue } from './messages.js';
 import { parameterCount } from './parameters.js';
+import { MOE_MODEL_TYPES, parseMla, parseMoe } from './moe-config.js';
 
 /**
  * Reading a Hugging Face `config.json` into a `ModelSpec`. Only decoder-only architectures
@@ -11,7 +12,7 @@ import { parameterCount } from './parameters.js';
  */
 
 /** `model_type` values whose layers match the op graph of `buildDecodeGraph`. */
-export const SUPPORTED_MODEL_TYPES = ['llama', 'mistral', 'qwen2', 'qwen3', 'gemma2'] as const;
+export const SUPPORTED_MODEL_TYPES = ['llama', 'mistral', 'qwen2', 'qwen3', 'gemma2', ...MOE_MODEL_TYPES] as const;
 
 /** `torch_dtype` / `dtype` values and the Fleet dtype they map to. */
 const HF_DTYPES: Record<string, DType> = { float32: 'fp32', bfloat16: 'bf16', float16: 'fp16' };
@@ -88,10 +89,16 @@ export function parseHfConfig(json: unknown, origin: string): ModelSpec {
 
   const hiddenSize = dimension(cfg, 'hidden_size', origin, MAX_DIMENSION);
   const numLayers = dimension(cfg, 'num_hidden_layers', origin, MAX_LAYERS);
+  const isDeepSeek = modelType === 'deepseek_v2' || modelType === 'deepseek_v3';
+  const dim = (field: string) => dimension(cfg, field, origin, MAX_DIMENSION);
+  const mla = isDeepSeek ? parseMla(cfg, origin, dim) : undefined;
   const numHeads = dimension(cfg, 'num_attention_heads', origin, MAX_DIMENSION);
   const numKvHeads = present(cfg, 'num_key_value_heads') ? dimension(cfg, 'num_key_value_heads', origin, MAX_DIMENSION) : numHeads;
   let headDim: number;
-  if (present(cfg, 'head_dim')) {
+  if (mla) {
+    // MLA: q and k heads are nope + rope wide; `head_dim` (if any) is not used by the model.
+    headDim = mla.nopeDim + mla.ropeDim;
+  } else if (present(cfg, 'head_dim')) {
     headDim = dimension(cfg, 'head_dim', origin, MAX_DIMENSION);
   } else {
     if (hiddenSize % numHeads !== 0) {
@@ -106,11 +113,13 @@ export function parseHfConfig(json: unknown, origin: string): ModelSpec {
   }
   const intermediateSize = dimension(cfg, 'intermediate_size', origin, MAX_DIMENSION);
   const vocabSize = dimension(cfg, 'vocab_size', origin, MAX_DIMENSION);
+  const moe = (MOE_MODEL_TYPES as readonly string[]).includes(modelType) ? parseMoe(cfg, modelType, origin, numLayers, dim) : undefined;
 
   const isGemma = modelType === 'gemma2';
   // Gemma 2 ties embeddings by default and its MLP reads `hidden_activation`.
   const tieWordEmbeddings = optionalBoolean(cfg, 'tie_word_embeddings', origin, isGemma);
   const attentionBias = optionalBoolean(cfg, 'attention_bias', origin, false);
+  if (mla && attentionBias) throw lineError(`${origin}: field 'attention_bias' (true) is not supported with latent attention (allowed: false)`);
   const activation = optionalChoice(
     cfg,
     isGemma ? ['hidden_activation', 'hidden_act'] : ['hidden_act'],
@@ -130,12 +139,14 @@ export function parseHfConfig(json: unknown, origin: string): ModelSpec {
     headDim,
     intermediateSize,
     vocabSize,
-    qkNorm: modelType === 'qwen3',
-    qkvBias: modelType === 'qwen2' || attentionBias,
+    qkNorm: modelType === 'qwen3' || modelType === 'qwen3_moe',
+    qkvBias: modelType === 'qwen2' || modelType === 'qwen2_moe' || attentionBias,
     tieWordEmbeddings,
     activation,
     normsPerLayer: isGemma ? 4 : 2,
     dtype,
+    ...(moe ? { moe } : {}),
+    ...(mla ? { mla } : {}),
   };
   const params = parameterCount(spec);
   if (params > MAX_PARAMETERS) {

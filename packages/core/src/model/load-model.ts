@@ -4,7 +4,7 @@ import { checkpointTensors, crossCheckTensors } from './cross-check.js';
 import { readHfConfig } from './hf-config.js';
 import { lineError, oneLine } from './messages.js';
 import type { ModelSpec } from './model-spec.js';
-import { parameterCount } from './parameters.js';
+import { activeParameterCount, parameterCount } from './parameters.js';
 import { listPresets, MODEL_PRESETS } from './presets.js';
 import { readSafetensorsHeader } from './safetensors.js';
 
@@ -45,7 +45,7 @@ function loadDirectory(dir: string): ModelSpec {
 export function loadModel(ref: string): ModelSpec {
   if (typeof ref !== 'string' || ref.trim() === '') noSuchModel(String(ref), 'empty model name');
   const key = ref.trim().toLowerCase();
-  if (Object.hasOwn(MODEL_PRESETS, key)) return { ...MODEL_PRESETS[key] };
+  if (Object.hasOwn(MODEL_PRESETS, key)) return structuredClone(MODEL_PRESETS[key]) as ModelSpec;
   let stat: fs.Stats | undefined;
   try {
     stat = fs.statSync(ref, { throwIfNoEntry: false });
@@ -69,6 +69,13 @@ export function describeModel(spec: ModelSpec): string {
     spec.qkvBias ? 'qkv-bias' : '',
     spec.tieWordEmbeddings ? 'tied embeddings' : '',
     spec.normsPerLayer === 4 ? 'pre+post norms' : '',
+    spec.mla ? `MLA (kv_lora ${spec.mla.kvLoraRank} + rope ${spec.mla.ropeDim}${spec.mla.qLoraRank !== null ? `, q_lora ${spec.mla.qLoraRank}` : ''})` : '',
+    spec.moe
+      ? `MoE ${spec.moe.numExperts} experts top-${spec.moe.expertsPerToken} × FFN ${spec.moe.expertIntermediateSize}` +
+        (spec.moe.sharedIntermediateSize > 0 ? ` + shared ${spec.moe.sharedIntermediateSize}` : '') +
+        (spec.moe.denseLayers.length > 0 ? `, ${spec.moe.denseLayers.length} dense layer${spec.moe.denseLayers.length > 1 ? 's' : ''}` : '') +
+        `, ${billions(activeParameterCount(spec))} active`
+      : '',
   ].filter((s) => s !== '');
   return (
     `${spec.name}: ${billions(parameterCount(spec))} params, ${spec.numLayers} layers, hidden ${spec.hiddenSize}, ` +

@@ -1,4 +1,5 @@
 import type { DType } from '../graph/op-graph.js';
+import type { MlaSpec, MoeSpec } from './moe.js';
 
 /**
  * A decoder-only transformer, normalised from a preset or a Hugging Face `config.json`
@@ -22,4 +23,14 @@ export interface ModelSpec {
   /** RMSNorms per layer: 2 (Llama, Qwen) or 4 (Gemma 2: pre and post norms). */
   normsPerLayer: 2 | 4;
   dtype: DType;
+  /**
+   * Mixture-of-Experts FFN (Qwen2/3-MoE, Mixtral, DeepSeek); absent: every layer is dense.
+   * `intermediateSize` stays the width of the dense layers' FFN.
+   */
+  moe?: MoeSpec;
+  /**
+   * DeepSeek multi-head latent attention; absent: MHA/GQA. With it `headDim` is the q/k head
+   * width (nope + rope) and `numKvHeads` equals `numHeads` (the config's value).
+   */
+  mla?: MlaSpec;
 }

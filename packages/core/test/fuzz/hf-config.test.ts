@@ -18,6 +18,7 @@ import {
   parameterCount,
   parseHfConfig,
   SUPPORTED_MODEL_TYPES,
+  MAX_EXPERTS,
   type ModelSpec,
 } from '../../src/model/index.js';
 import { removeTempDirs, tempDir } from '../model/fixtures.js';
@@ -60,7 +61,14 @@ function checkSpec(spec: ModelSpec, cfg: Record<string, unknown>): void {
   }
   expect(Number.isInteger(spec.numLayers) && spec.numLayers >= 1 && spec.numLayers <= MAX_LAYERS).toBe(true);
   expect(spec.numHeads % spec.numKvHeads).toBe(0);
-  if (cfg.head_dim === undefined || cfg.head_dim === null) expect(spec.headDim * spec.numHeads).toBe(spec.hiddenSize);
+  if (spec.mla) expect(spec.headDim).toBe(spec.mla.nopeDim + spec.mla.ropeDim);
+  else if (cfg.head_dim === undefined || cfg.head_dim === null) expect(spec.headDim * spec.numHeads).toBe(spec.hiddenSize);
+  if (spec.moe) {
+    const m = spec.moe;
+    expect(m.expertsPerToken >= 1 && m.expertsPerToken <= m.numExperts && m.numExperts <= MAX_EXPERTS).toBe(true);
+    expect(m.denseLayers.every((l) => Number.isInteger(l) && l >= 0 && l < spec.numLayers)).toBe(true);
+    expect(Number.isFinite(m.routedScalingFactor) && m.routedScalingFactor > 0).toBe(true);
+  }
   expect(parameterCount(spec)).toBeLessThanOrEqual(MAX_PARAMETERS);
   expect(['bf16', 'fp16', 'fp32']).toContain(spec.dtype);
   expect(['silu', 'gelu-tanh']).toContain(spec.activation);
@@ -182,6 +190,62 @@ describe('config.json fuzzing: parseHfConfig', () => {
         else rejected(o, ORIGIN);
       }),
       fuzz(300),
+    );
+  });
+});
+
+/** Tiny valid configs of the MoE / MLA architectures. */
+const MOE_BASES: Record<string, Record<string, unknown>> = {
+  qwen3_moe: { model_type: 'qwen3_moe', hidden_size: 64, num_hidden_layers: 4, num_attention_heads: 4, num_key_value_heads: 2, head_dim: 16, intermediate_size: 128, moe_intermediate_size: 32, num_experts: 8, num_experts_per_tok: 2, norm_topk_prob: true, decoder_sparse_step: 1, mlp_only_layers: [], vocab_size: 256 },
+  qwen2_moe: { model_type: 'qwen2_moe', hidden_size: 64, num_hidden_layers: 3, num_attention_heads: 4, num_key_value_heads: 4, intermediate_size: 128, moe_intermediate_size: 32, shared_expert_intermediate_size: 64, num_experts: 6, num_experts_per_tok: 2, vocab_size: 256 },
+  mixtral: { model_type: 'mixtral', hidden_size: 64, num_hidden_layers: 2, num_attention_heads: 4, num_key_value_heads: 2, intermediate_size: 96, num_local_experts: 4, num_experts_per_tok: 2, vocab_size: 256 },
+  deepseek_v2: { model_type: 'deepseek_v2', hidden_size: 64, num_hidden_layers: 3, num_attention_heads: 4, num_key_value_heads: 4, intermediate_size: 128, moe_intermediate_size: 32, n_routed_experts: 8, n_shared_experts: 1, num_experts_per_tok: 2, first_k_dense_replace: 1, q_lora_rank: null, kv_lora_rank: 32, qk_rope_head_dim: 8, qk_nope_head_dim: 16, v_head_dim: 16, vocab_size: 256 },
+  deepseek_v3: { model_type: 'deepseek_v3', hidden_size: 64, num_hidden_layers: 3, num_attention_heads: 4, num_key_value_heads: 4, intermediate_size: 128, moe_intermediate_size: 32, n_routed_experts: 16, n_shared_experts: 1, num_experts_per_tok: 4, first_k_dense_replace: 1, n_group: 4, topk_group: 2, routed_scaling_factor: 2.5, q_lora_rank: 24, kv_lora_rank: 32, qk_rope_head_dim: 8, qk_nope_head_dim: 16, v_head_dim: 16, vocab_size: 256 },
+};
+const moeBase = fc.constantFrom(...Object.keys(MOE_BASES)).map((k) => ({ ...MOE_BASES[k]! }));
+/** The MoE / MLA fields, by architecture. */
+const MOE_FIELDS = ['num_experts', 'num_local_experts', 'n_routed_experts', 'num_experts_per_tok', 'moe_intermediate_size', 'shared_expert_intermediate_size', 'n_shared_experts', 'first_k_dense_replace', 'decoder_sparse_step', 'mlp_only_layers', 'norm_topk_prob', 'routed_scaling_factor', 'scoring_func', 'n_group', 'topk_group', 'q_lora_rank', 'kv_lora_rank', 'qk_rope_head_dim', 'qk_nope_head_dim', 'v_head_dim'];
+
+describe('config.json fuzzing: MoE and latent-attention fields', () => {
+  it('every base config loads and builds a graph', () => {
+    for (const [k, cfg] of Object.entries(MOE_BASES)) {
+      const spec = parseHfConfig(cfg, k);
+      checkSpec(spec, cfg);
+      expect(spec.moe).toBeDefined();
+    }
+  });
+
+  it('any value in a MoE/MLA field is refused naming the file and the field, or gives a consistent model', () => {
+    const value = fc.oneof(
+      fc.integer({ min: -4, max: 300 }),
+      badDimension(MAX_DIMENSION),
+      fc.constantFrom(null, true, 'softmax', 'sigmoid', 'relu', [0], [1, 1], [99], 0.5, 2.5),
+      fc.array(fc.integer({ min: -2, max: 6 }), { maxLength: 4 }),
+    );
+    fc.assert(
+      fc.property(moeBase, fc.constantFrom(...MOE_FIELDS), value, (cfg, field, v) => {
+        const c = { ...cfg, [field]: v };
+        const o = outcome(() => parseHfConfig(c, ORIGIN));
+        if (o.ok) checkSpec(o.value, c);
+        else rejected(o, ORIGIN);
+      }),
+      fuzz(400),
+    );
+  });
+
+  it('top-k above the expert count is refused with both fields named', () => {
+    fc.assert(
+      fc.property(moeBase, fc.integer({ min: 1, max: 64 }), fc.integer({ min: 1, max: 64 }), (cfg, experts, k) => {
+        const field = cfg.model_type === 'mixtral' ? 'num_local_experts' : cfg.model_type === 'qwen3_moe' || cfg.model_type === 'qwen2_moe' ? 'num_experts' : 'n_routed_experts';
+        const c: Record<string, unknown> = { ...cfg, [field]: experts, num_experts_per_tok: k, n_group: 1, topk_group: 1 };
+        const o = outcome(() => parseHfConfig(c, ORIGIN));
+        if (k > experts) expect(rejected(o, "'num_experts_per_tok'", `'${field}'`)).toContain('must be at most');
+        else {
+          expect(o.ok).toBe(true);
+          if (o.ok) checkSpec(o.value, c);
+        }
+      }),
+      fuzz(200),
     );
   });
 });

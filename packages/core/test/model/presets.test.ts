@@ -11,8 +11,8 @@ import {
 import { fleetErrorOf } from './fixtures.js';
 
 describe('model presets', () => {
-  it('lists the six presets', () => {
-    expect(listPresets()).toEqual(['qwen3-8b', 'llama2-7b', 'llama3-8b', 'llama3-70b', 'qwen2.5-32b', 'gemma2-9b']);
+  it('lists the presets: six dense, four MoE', () => {
+    expect(listPresets()).toEqual(['qwen3-8b', 'llama2-7b', 'llama3-8b', 'llama3-70b', 'qwen2.5-32b', 'gemma2-9b', 'qwen3-30b-a3b', 'deepseek-v2-lite', 'deepseek-v3', 'mixtral-8x7b']);
     for (const name of listPresets()) expect(MODEL_PRESETS[name].name).toBe(name);
   });
 

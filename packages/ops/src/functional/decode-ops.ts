@@ -11,7 +11,7 @@
  * position of the new token; gated SiLU/GELU MLP; greedy argmax. Biases and Gemma's extra
  * scalings are not part of the op graph and are not applied.
  */
-import type { AttentionOp, LinearOp, OpGraph, OpNode, RowOp } from '@fleet/core';
+import type { AttentionOp, GroupedLinearOp, LinearOp, OpGraph, OpNode, RowOp } from '@fleet/core';
 import { attentionPartial, combinePartials, naiveDecodeAttention, type DecodeAttentionShape, type SoftmaxPartial } from '../numerics/attention.js';
 import { rounder, type FloatDType } from '../numerics/dtype.js';
 import { actMul, argmax, residualAdd, rmsnorm } from '../numerics/elementwise.js';
@@ -107,7 +107,9 @@ export class DecodeOps {
         const x = t(op.inputs[0]!);
         const w = op.inputs[1] ? t(op.inputs[1]) : null;
         const y = t(op.outputs[0]!);
-        for (let row = 0; row < op.rows; row++) rmsnorm(x, row * op.cols, w, op.cols, this.sem.eps, y, row * op.cols, r);
+        // Rows may be wider than the normed part (MLA: the latent before its rotary key).
+        const ld = Math.max(op.cols, this.rowWidth(op.outputs[0]!, op.rows));
+        for (let row = 0; row < op.rows; row++) rmsnorm(x, row * ld, w, op.cols, this.sem.eps, y, row * ld, r);
         return;
       }
       case 'qk-norm': {
@@ -123,11 +125,35 @@ export class DecodeOps {
         return;
       }
       case 'rope': {
+        if (op.inputs.length > 1) {
+          // MLA: the rotary tail of each head's q row and of the new latent's key.
+          const q = t(op.inputs[0]!);
+          const kv = t(op.inputs[1]!);
+          const b = this.graph.batch;
+          const nh = op.rows / b - 1;
+          const qCols = this.rowWidth(op.inputs[0]!, b);
+          const kvCols = this.rowWidth(op.inputs[1]!, b);
+          for (let req = 0; req < b; req++) {
+            for (let h = 0; h < nh; h++) ropeInPlace(q, req * qCols + (h + 1) * (qCols / nh) - op.cols, op.cols, this.graph.contextLen, this.sem.ropeTheta, r);
+            ropeInPlace(kv, req * kvCols + kvCols - op.cols, op.cols, this.graph.contextLen, this.sem.ropeTheta, r);
+          }
+          return;
+        }
         const qkv = t(op.inputs[0]!);
         for (let j = 0; j < op.rows; j++) ropeInPlace(qkv, this.headRowElements(op, j).start, op.cols, this.graph.contextLen, this.sem.ropeTheta, r);
         return;
       }
       case 'kv-append': {
+        if (op.outputs.length === 1) {
+          // MLA: the new latent row into each request's cache at position kvLen − 1.
+          const src = t(op.inputs[0]!);
+          const cache = t(op.outputs[0]!);
+          const kvLen = cache.length / (op.rows * op.cols);
+          for (let req = 0; req < op.rows; req++) {
+            for (let i = 0; i < op.cols; i++) cache[(req * kvLen + kvLen - 1) * op.cols + i] = r(src[req * op.cols + i]!);
+          }
+          return;
+        }
         const qkv = t(op.inputs[0]!);
         const [kName, vName] = op.outputs;
         const k = t(kName!);
@@ -165,6 +191,120 @@ export class DecodeOps {
         for (let row = 0; row < op.rows; row++) tokens[row] = argmax(logits, row * op.cols, op.cols);
         return;
       }
+      case 'moe-topk':
+        this.moeTopk(op, t);
+        return;
+      case 'moe-dispatch': {
+        // Slot s (expert order) holds token s mod batch (see `slotExperts`).
+        const x = t(op.inputs[0]!);
+        const y = t(op.outputs[0]!);
+        const b = this.graph.batch;
+        for (let s = 0; s < op.rows; s++) for (let c = 0; c < op.cols; c++) y[s * op.cols + c] = r(x[(s % b) * op.cols + c]!);
+        return;
+      }
+      case 'moe-combine':
+        this.moeCombine(op, t);
+        return;
+    }
+  }
+
+  /**
+   * The expert of each token slot of layer `layer`, in expert order. The op graph fixes which
+   * experts receive how many tokens (routing is an input); slot s goes to token s mod batch,
+   * which gives every token exactly k distinct experts (no expert has more rows than tokens).
+   */
+  slotExperts(layer: number): number[] {
+    const g = this.graph.ops.find((o) => o.layer === layer && o.kind === 'grouped-linear' && o.role === 'experts') as GroupedLinearOp | undefined;
+    if (!g) throw new Error(`op graph has no expert GEMM in layer ${layer}`);
+    return g.groups.flatMap((x) => new Array<number>(x.rows).fill(x.group));
+  }
+
+  /**
+   * Gating weights of each token's experts: the router's scores (softmax or sigmoid over all
+   * experts) at the experts the step routes it to, renormalised if the model does so, scaled.
+   * Stored per token as (expert, weight) pairs in slot order.
+   */
+  private moeTopk(op: RowOp, t: Tensors): void {
+    const logits = t(op.inputs[0]!);
+    const out = t(op.outputs[0]!);
+    const k = op.topK ?? 1;
+    const E = op.cols;
+    const gating = op.gating ?? { scoring: 'softmax', normalize: true, scale: 1 };
+    const slots = this.slotExperts(op.layer);
+    for (let tok = 0; tok < op.rows; tok++) {
+      const row = logits.subarray(tok * E, (tok + 1) * E);
+      let score: (e: number) => number;
+      if (gating.scoring === 'sigmoid') score = (e) => 1 / (1 + Math.exp(-row[e]!));
+      else {
+        let m = -Infinity;
+        for (let e = 0; e < E; e++) m = Math.max(m, row[e]!);
+        let sum = 0;
+        for (let e = 0; e < E; e++) sum += Math.exp(row[e]! - m);
+        score = (e) => Math.exp(row[e]! - m) / sum;
+      }
+      const mine = slots.flatMap((e, s) => (s % op.rows === tok ? [e] : []));
+      const w = mine.map(score);
+      const norm = gating.normalize ? w.reduce((a, x) => a + x, 0) : 1;
+      for (let j = 0; j < k; j++) {
+        out[tok * 2 * k + 2 * j] = mine[j] ?? 0;
+        out[tok * 2 * k + 2 * j + 1] = Math.fround(((w[j] ?? 0) / norm) * gating.scale);
+      }
+    }
+  }
+
+  /** Each token's output: Σ weight × its expert rows, plus the shared experts' row (× its sigmoid gate). */
+  private moeCombine(op: RowOp, t: Tensors): void {
+    const e = t(op.inputs[0]!);
+    const topk = t(op.inputs[1]!);
+    const shared = op.inputs[2] ? t(op.inputs[2]) : null;
+    const gate = op.inputs[3] ? t(op.inputs[3]) : null;
+    const y = t(op.outputs[0]!);
+    const k = op.topK ?? 1;
+    const b = op.rows;
+    const H = op.cols;
+    const slots = this.slotExperts(op.layer).length;
+    const seen = new Array<number>(b).fill(0);
+    const acc = new Float64Array(b * H);
+    for (let s = 0; s < slots; s++) {
+      const tok = s % b;
+      const w = topk[tok * 2 * k + 2 * seen[tok]!++ + 1]!;
+      for (let c = 0; c < H; c++) acc[tok * H + c]! += w * e[s * H + c]!;
+    }
+    for (let tok = 0; tok < b; tok++) {
+      const g = gate ? 1 / (1 + Math.exp(-gate[tok]!)) : 1;
+      for (let c = 0; c < H; c++) y[tok * H + c] = this.round(acc[tok * H + c]! + (shared ? g * shared[tok * H + c]! : 0));
+    }
+  }
+
+  /** Elements per row of a graph tensor with `rows` rows, or 0. */
+  rowWidth(tensor: string, rows: number): number {
+    const spec = this.graph.tensors.find((x) => x.name === tensor);
+    return spec && spec.shape.length === 2 && spec.shape[0] === rows ? spec.shape[1]! : 0;
+  }
+
+  /** A whole grouped GEMM (each group's rows times its weight slice), stored rounded. */
+  grouped(op: GroupedLinearOp, t: Tensors): void {
+    const x = t(op.inputs[0]!);
+    const w = t(op.weight);
+    const y = t(op.outputs[0]!);
+    const lay = op.layout;
+    if (lay) {
+      // Per-head GEMMs on strided views: gather the group's rows, multiply, scatter.
+      for (const g of op.groups) {
+        const xs = new Float32Array(g.rows * op.k);
+        for (let r = 0; r < g.rows; r++) for (let c = 0; c < op.k; c++) xs[r * op.k + c] = x[r * lay.in.rowStride + g.group * lay.in.groupStride + lay.in.offset + c]!;
+        const slice = w.subarray(g.group * op.n * op.k, (g.group + 1) * op.n * op.k);
+        const p = linearBox(xs, slice, op.k, { m0: 0, m1: g.rows, n0: 0, n1: op.n });
+        for (let r = 0; r < g.rows; r++) for (let c = 0; c < op.n; c++) y[r * lay.out.rowStride + g.group * lay.out.groupStride + lay.out.offset + c] = this.round(p[r * op.n + c]!);
+      }
+      return;
+    }
+    let row0 = 0;
+    for (const g of op.groups) {
+      const slice = w.subarray(g.group * op.n * op.k, (g.group + 1) * op.n * op.k);
+      const p = linearBox(x.subarray(row0 * op.k, (row0 + g.rows) * op.k), slice, op.k, { m0: 0, m1: g.rows, n0: 0, n1: op.n });
+      for (let i = 0; i < p.length; i++) y[row0 * op.n + i] = this.round(p[i]!);
+      row0 += g.rows;
     }
   }
 
@@ -213,10 +353,38 @@ export class DecodeOps {
     return combinePartials(parts);
   }
 
+  /**
+   * Weight-absorbed MLA for every request: MQA of the queries [q_lat | q_rope] over the cached
+   * [latent | k_rope], values the latent, scale 1/√(nope + rope); output the latent per head.
+   */
+  latentAttention(op: AttentionOp, t: Tensors): void {
+    const { rank, ropeDim } = op.latent!;
+    const D = rank + ropeDim;
+    const H = op.heads;
+    const qLat = t(op.inputs[0]!);
+    const q = t(op.inputs[1]!);
+    const cache = t(op.kCache);
+    const out = t(op.outputs[0]!);
+    const qCols = q.length / op.batch;
+    const qDim = qCols / H;
+    const scale = 1 / Math.sqrt(qDim);
+    const qs = new Float64Array(H * D);
+    for (let b = 0; b < op.batch; b++) {
+      for (let h = 0; h < H; h++) {
+        for (let i = 0; i < rank; i++) qs[h * D + i] = qLat[(b * H + h) * rank + i]!;
+        for (let i = 0; i < ropeDim; i++) qs[h * D + rank + i] = q[b * qCols + h * qDim + qDim - ropeDim + i]!;
+      }
+      const kv = cache.subarray(b * op.kvLen * D, (b + 1) * op.kvLen * D);
+      const o = naiveDecodeAttention(qs, kv, kv, { heads: H, kvHeads: 1, headDim: D, kvLen: op.kvLen }, scale);
+      for (let h = 0; h < H; h++) for (let i = 0; i < rank; i++) out[(b * H + h) * rank + i] = this.round(o[h * D + i]!);
+    }
+  }
+
   /** Run any op over its whole domain (attention: the plain reference form). */
   run(op: OpNode, t: Tensors): void {
     if (op.kind === 'linear') this.linear(op, t);
-    else if (op.kind === 'attention') this.attentionNaive(op, t);
+    else if (op.kind === 'attention') (op.latent ? this.latentAttention(op, t) : this.attentionNaive(op, t));
+    else if (op.kind === 'grouped-linear') this.grouped(op, t);
     else this.rowOp(op, t);
   }
 }

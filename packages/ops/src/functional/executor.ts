@@ -204,7 +204,8 @@ export class FunctionalExecutor {
   /** Elements a write region of a row-wise op stores. */
   private rowStoreElements(task: Task, stage: Stage, opPos: number, r: Region, tensor: string): number[] {
     const op = stage.ops[opPos] as RowOp;
-    if (!HEAD_ROW_OPS.has(op.kind)) return this.regionElements(r, tensor, task);
+    // MLA's RoPE and latent append write plain (strided) regions of their tensors.
+    if (!HEAD_ROW_OPS.has(op.kind) || (op.kind === 'rope' && op.inputs.length > 1) || (op.kind === 'kv-append' && op.outputs.length === 1)) return this.regionElements(r, tensor, task);
     const extent = this.stageExtent.get(`${stage.first}:${r.buffer}`)!;
     const perRow = extent / op.rows;
     const j0 = r.offset / perRow;
@@ -226,12 +227,15 @@ export class FunctionalExecutor {
 
   private runRows(task: Task, stage: Stage): Store[] {
     const { local } = this.view(stage, (t) => {
-      for (const op of stage.ops) this.ops.rowOp(op as RowOp, t);
+      // Row ops, and grouped GEMMs (MoE experts) with their fused activation: whole ops on the view.
+      for (const op of stage.ops) this.ops.run(op, t);
     });
     const stores: Store[] = [];
     for (const tile of task.tiles) {
       for (const r of tile.writes) {
         const tensor = this.bufferName(r);
+        // A kernel's own workspace (split-KV partials) is not a tensor of the model.
+        if (!this.tensorSpec.has(tensor)) continue;
         const pos = this.writerOf(stage, tensor, task);
         const indices = this.rowStoreElements(task, stage, pos, r, tensor);
         const data = local.get(tensor)!;

@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import { inputError, loadModel, type ModelSpec } from '@fleet/core';
 import type { DecodeSemantics } from './decode-ops.js';
-import { TINY_MODEL } from './tiny-model.js';
+import { TINY_MLA_MODEL, TINY_MODEL, TINY_MOE_MODEL } from './tiny-model.js';
 import { checkRunnable } from './verify.js';
 import { loadCheckpointWeights, type ModelWeights } from './weights.js';
 
@@ -46,6 +46,8 @@ export function semanticsFromConfig(path: string): Partial<DecodeSemantics> {
 /** Resolve `tiny` (default), a preset, a config.json or a checkpoint directory. */
 export function loadFunctionalModel(ref: string): FunctionalModel {
   if (ref.trim().toLowerCase() === 'tiny') return { spec: { ...TINY_MODEL }, semantics: {}, weightsFrom: 'random' };
+  if (ref.trim().toLowerCase() === 'tiny-moe') return { spec: structuredClone(TINY_MOE_MODEL), semantics: {}, weightsFrom: 'random' };
+  if (ref.trim().toLowerCase() === 'tiny-mla') return { spec: structuredClone(TINY_MLA_MODEL), semantics: {}, weightsFrom: 'random' };
   const spec = loadModel(ref);
   checkRunnable(spec);
   let isDir = false;

@@ -32,6 +32,8 @@ export interface Stage {
 
 function kindOf(ops: readonly OpNode[], taskName: string): StageKind {
   const att = ops.findIndex((o) => o.kind === 'attention');
+  // Latent attention (and its RoPE/append prologue) runs whole on the stage's view.
+  if (att >= 0 && ops.every((o) => o.kind !== 'linear') && (ops[att] as { latent?: unknown }).latent) return 'rows';
   if (att >= 0 && ops.some((o) => o.kind === 'linear')) {
     const n = ops.length;
     const fusedBlock =

@@ -154,7 +154,7 @@ export function verifyDecode(backend: Backend, spec: ModelSpec, opts: VerifyOpti
   if (!support) return { ...base, status: 'unsupported', reason: `backend ${backend.name} does not declare policy '${opts.policy}'`, maxRelError: NaN };
   if (support.unsupportedReason) return { ...base, status: 'unsupported', reason: support.unsupportedReason, maxRelError: NaN };
   if (!def) return { ...base, status: 'unsupported', reason: `policy '${opts.policy}' has no compiler in @fleet/ops yet`, maxRelError: NaN };
-  const notYet = FUNCTIONALLY_UNSUPPORTED[opts.policy];
+  const notYet = FUNCTIONALLY_UNSUPPORTED[opts.policy] ?? (spec.mla && opts.policy === 'clusterfusion' ? 'the fused MLA cluster block is simulated for timing only (functional runs cover its kernel-per-op and megakernel schedules)' : undefined);
   if (notYet) return { ...base, status: 'unsupported', reason: notYet, maxRelError: NaN };
 
   const batch = checkCount('batch', opts.batch ?? 2, 1, 256);
@@ -166,11 +166,14 @@ export function verifyDecode(backend: Backend, spec: ModelSpec, opts: VerifyOpti
   const round = rounder(sem.dtype);
   const weights = opts.weights ?? randomWeights(spec, seed);
   const rng = new Rng((Math.imul(seed, 0x9e3779b1) + 1) >>> 0);
-  const { numLayers: L, numKvHeads: kvh, headDim: d, vocabSize: vocab } = spec;
+  const { numLayers: L, vocabSize: vocab } = spec;
+  // Cache entries per request: K and V per KV head, or MLA's one latent (rank + rope) per token.
+  const kvh = spec.mla ? 1 : spec.numKvHeads;
+  const d = spec.mla ? spec.mla.kvLoraRank + spec.mla.ropeDim : spec.headDim;
   const layers = Array.from({ length: L }, (_, l) => l);
 
   // The prefilled cache (random keys and values) and the first tokens, shared by both runs.
-  const cacheNames = layers.flatMap((l) => [`L${l}.k_cache`, `L${l}.v_cache`]);
+  const cacheNames = layers.flatMap((l) => (spec.mla ? [`L${l}.kv_latent`] : [`L${l}.k_cache`, `L${l}.v_cache`]));
   let refCache = new Map<string, Float32Array>();
   for (const n of cacheNames) {
     const c = rng.normals(batch * kvh * context * d);

@@ -6,7 +6,7 @@
  */
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
-import { inputError, type ModelSpec } from '@fleet/core';
+import { inputError, isMoeLayer, type ModelSpec } from '@fleet/core';
 import { rounder, type FloatDType } from '../numerics/dtype.js';
 import { Rng } from '../numerics/random.js';
 import { SafetensorsFile, type DataDType, type TensorData } from './safetensors-data.js';
@@ -36,7 +36,8 @@ export function checkpointMapping(spec: ModelSpec): CheckpointMapping[] {
     const p = `model.layers.${l}.`;
     const L = `L${l}.`;
     out.push(one(`${L}w_attn_norm`, `${p}input_layernorm.weight`, [h]));
-    out.push({
+    if (spec.mla) out.push(...mlaMapping(spec, p, L));
+    else out.push({
       name: `${L}w_qkv`,
       shape: [(nh + 2 * nkv) * hd, h],
       parts: [
@@ -45,17 +46,21 @@ export function checkpointMapping(spec: ModelSpec): CheckpointMapping[] {
         { hf: `${p}self_attn.v_proj.weight`, rows: nkv * hd },
       ],
     });
-    if (spec.qkNorm) {
+    if (spec.qkNorm && !spec.mla) {
       out.push(one(`${L}w_q_norm`, `${p}self_attn.q_norm.weight`, [hd]));
       out.push(one(`${L}w_k_norm`, `${p}self_attn.k_norm.weight`, [hd]));
     }
-    out.push(one(`${L}w_o`, `${p}self_attn.o_proj.weight`, [h, nh * hd]));
+    out.push(one(`${L}w_o`, `${p}self_attn.o_proj.weight`, [h, spec.mla ? nh * spec.mla.vDim : nh * hd]));
     if (gemma) {
       out.push(one(`${L}w_post_attn_norm`, `${p}post_attention_layernorm.weight`, [h]));
       out.push(one(`${L}w_ffn_norm`, `${p}pre_feedforward_layernorm.weight`, [h]));
       out.push(one(`${L}w_post_ffn_norm`, `${p}post_feedforward_layernorm.weight`, [h]));
     } else {
       out.push(one(`${L}w_ffn_norm`, `${p}post_attention_layernorm.weight`, [h]));
+    }
+    if (isMoeLayer(spec, l)) {
+      out.push(...moeMapping(spec, p, L));
+      continue;
     }
     out.push({
       name: `${L}w_gate_up`,
@@ -69,6 +74,58 @@ export function checkpointMapping(spec: ModelSpec): CheckpointMapping[] {
   }
   out.push(one('w_final_norm', 'model.norm.weight', [h]));
   if (!spec.tieWordEmbeddings) out.push(one('w_lm_head', 'lm_head.weight', [v, h]));
+  return out;
+}
+
+/**
+ * MLA's weights. W_UK and W_UV are the per-head slices of `kv_b_proj` transposed into the
+ * absorbed layout ([heads, rank, nope] and [heads, v, rank]); a checkpoint's `kv_b_proj` would
+ * need that transpose, so MLA models run with random weights (see `loadCheckpointWeights`).
+ */
+function mlaMapping(spec: ModelSpec, p: string, L: string): CheckpointMapping[] {
+  const { hiddenSize: h, numHeads: nh, headDim: qDim } = spec;
+  const { qLoraRank: ql, kvLoraRank: R, ropeDim, nopeDim, vDim } = spec.mla!;
+  const a = `${p}self_attn.`;
+  const one = (name: string, hf: string, shape: number[]): CheckpointMapping => ({ name, shape, parts: [{ hf, rows: shape[0]! }] });
+  const q =
+    ql === null
+      ? [one(`${L}w_q`, `${a}q_proj.weight`, [nh * qDim, h])]
+      : [one(`${L}w_q_a`, `${a}q_a_proj.weight`, [ql, h]), one(`${L}w_q_a_norm`, `${a}q_a_layernorm.weight`, [ql]), one(`${L}w_q_b`, `${a}q_b_proj.weight`, [nh * qDim, ql])];
+  return [
+    ...q,
+    one(`${L}w_kv_a`, `${a}kv_a_proj_with_mqa.weight`, [R + ropeDim, h]),
+    one(`${L}w_kv_a_norm`, `${a}kv_a_layernorm.weight`, [R]),
+    one(`${L}w_uk`, `${a}kv_b_proj.weight#uk`, [nh * R, nopeDim]),
+    one(`${L}w_uv`, `${a}kv_b_proj.weight#uv`, [nh * vDim, R]),
+  ];
+}
+
+/**
+ * A MoE layer's weights: the router, every expert's [gate; up] and down stacked along the
+ * rows ([E·2I, h] and [E·h, I], i.e. [E, 2I, h] and [E, h, I] row-major), the shared experts.
+ */
+function moeMapping(spec: ModelSpec, p: string, L: string): CheckpointMapping[] {
+  const moe = spec.moe!;
+  const h = spec.hiddenSize;
+  const I = moe.expertIntermediateSize;
+  const mixtral = moe.module === 'block_sparse_moe';
+  const m = `${p}${moe.module}.`;
+  const names = mixtral ? ['w1', 'w3', 'w2'] : ['gate_proj', 'up_proj', 'down_proj'];
+  const experts = Array.from({ length: moe.numExperts }, (_, e) => `${m}experts.${e}.`);
+  const out: CheckpointMapping[] = [
+    { name: `${L}w_router`, shape: [moe.numExperts, h], parts: [{ hf: `${m}gate.weight`, rows: moe.numExperts }] },
+    { name: `${L}w_experts_gate_up`, shape: [moe.numExperts * 2 * I, h], parts: experts.flatMap((x) => [{ hf: `${x}${names[0]}.weight`, rows: I }, { hf: `${x}${names[1]}.weight`, rows: I }]) },
+    { name: `${L}w_experts_down`, shape: [moe.numExperts * h, I], parts: experts.map((x) => ({ hf: `${x}${names[2]}.weight`, rows: h })) },
+  ];
+  const si = moe.sharedIntermediateSize;
+  if (si > 0) {
+    const sp = `${m}${moe.sharedExpertGate ? 'shared_expert' : 'shared_experts'}.`;
+    out.push(
+      { name: `${L}w_shared_gate_up`, shape: [2 * si, h], parts: [{ hf: `${sp}gate_proj.weight`, rows: si }, { hf: `${sp}up_proj.weight`, rows: si }] },
+      { name: `${L}w_shared_down`, shape: [h, si], parts: [{ hf: `${sp}down_proj.weight`, rows: h }] },
+    );
+    if (moe.sharedExpertGate) out.push({ name: `${L}w_shared_expert_gate`, shape: [1, h], parts: [{ hf: `${m}shared_expert_gate.weight`, rows: 1 }] });
+  }
   return out;
 }
 
@@ -100,6 +157,7 @@ export function loadCheckpointWeights(dir: string, spec: ModelSpec): ModelWeight
     throw inputError(`${dir}: cannot list directory: ${(e as Error).message.split('\n')[0]}`);
   }
   if (files.length === 0) throw inputError(`${dir}: no *.safetensors files to read weights from`);
+  if (spec.mla) throw inputError(`${dir}: functional runs of latent attention use random weights (kv_b_proj is not yet split into the absorbed W_UK/W_UV); pass the config.json alone`);
   const shards = files.map((f) => new SafetensorsFile(nodePath.join(dir, f)));
   const find = (hf: string): TensorData => {
     const s = shards.find((x) => x.has(hf));

@@ -47,6 +47,7 @@ import {
 import { KV_CHUNK } from '../decompose/attention.js';
 import { compilePolicy, type CompileOptions } from './compile.js';
 import { POLICIES, type PolicyDef } from './policy.js';
+import { MLA_FUSED, mlaFusedTasks } from './clusterfusion-mla.js';
 
 export type ClusterDataflow = 'split-token' | 'split-head';
 
@@ -72,7 +73,7 @@ export interface ClusterFusionOptions extends CompileOptions {
 export const CLUSTERFUSION_BASE: PolicyDef = { ...POLICIES.find((p) => p.name === 'clusterfusion')!, name: 'clusterfusion-kernels' };
 
 /** Ops of a layer the fused kernel replaces (the norm before it stays fused with the residual add). */
-const FUSED = ['qkv_proj', 'qk_norm', 'rope', 'kv_append', 'attention', 'o_proj'];
+const FUSED = ['qkv_proj', 'qk_norm', 'rope', 'kv_append', 'attention', 'o_proj', ...MLA_FUSED];
 const EL = 2;
 const FP32 = 4;
 
@@ -99,7 +100,7 @@ export function clusterTrafficBytes(op: AttentionOp, clusterSize: number, datafl
   return (m.gather > 0 ? traffic('gather', m.gather) : 0) + m.reduces.reduce((s, b) => s + traffic('reduce', b), 0);
 }
 
-function collectiveNs(kind: ClusterCollectiveKind, bytes: number, n: number, topology: Topology, opts: ClusterFusionOptions): number {
+export function collectiveNs(kind: ClusterCollectiveKind, bytes: number, n: number, topology: Topology, opts: ClusterFusionOptions): number {
   if (n === 1 || bytes === 0) return 0;
   const name = `${opts.offChip ? 'global' : 'cluster'}-${kind}`;
   const model = opts.collectives?.find((c) => c.name === name);
@@ -149,7 +150,8 @@ export function compileClusterFusion(graph: OpGraph, topology: Topology, opts: C
       // The ops of this layer the kernel replaces, in graph order (q/k norm only where the model has it).
       const opIds = graph.ops.filter((o) => o.layer === k.layer && FUSED.includes(o.id.replace(/^L\d+\./, ''))).map((o) => o.id);
       const kernel: KernelSpec = { id: kernels.length, name: `L${k.layer}.cluster_attention`, opIds, layer: k.layer, tasks: [] };
-      for (const t of fusedTasks(graph, k.layer, topology, opts, N, dataflow, bufId)) {
+      const latent = graph.ops.some((o) => o.layer === k.layer && o.kind === 'attention' && o.latent);
+      for (const t of latent ? mlaFusedTasks(graph, k.layer, topology, opts, N, bufId) : fusedTasks(graph, k.layer, topology, opts, N, dataflow, bufId)) {
         kernel.tasks.push(tasks.length);
         tasks.push({ ...t, id: tasks.length, kernel: kernel.id });
       }

@@ -1,9 +1,11 @@
 import {
+  graphRows,
   inputError,
   type CollectiveModel,
   type OpKind,
   type AttentionOp,
   type EventCounterSpec,
+  type GroupedLinearOp,
   type KernelSpec,
   type KernelLibrary,
   type LinearOp,
@@ -21,6 +23,7 @@ import { attentionTiles, DEFAULT_PREFILL_TILING, prefillAttentionTiles } from '.
 import { BufferTable } from '../decompose/buffers.js';
 import { blasTileM, linearTile, mTiles, TILE_K, TILE_N, type LinearPolicies } from '../decompose/linear.js';
 import { rowTiles, type RowOperand } from '../decompose/row-ops.js';
+import { bookkeepingTile, chipletGroupedDrafts, cuGroupedDrafts, defaultGroupedTiling, libraryGroupedDrafts, mlaDecodeDrafts, type GroupedTiling } from '../decompose/moe.js';
 import type { PolicyDef } from './policy.js';
 import { compileClusterFusion } from './clusterfusion.js';
 import { quantizesLinear, splitKBoundary, weightBufferBytes } from '../quant/weight-regions.js';
@@ -112,14 +115,13 @@ export function compilePolicy(graph: OpGraph, policy: PolicyDef, topology: Topol
     }
   }
   const ctx = new Decomposer(graph, policy, topology, buffers, wt, library);
-  const stages = groupStages(ops, policy, opts.kernels?.unfused ?? false).map((group) => ({
-    name: group.map((o) => o.id).join('+'),
-    layer: group[0]!.layer,
-    ops: group,
-    drafts: ctx.stage(group),
-    epilogue: ctx.takeEpilogue(),
-  }));
-  return policy.style === 'persistent' ? persistentGraph(policy, stages, buffers, opts) : kernelGraph(policy, stages, buffers, opts);
+  const stages: Stage[] = groupStages(ops, policy, opts.kernels?.unfused ?? false).flatMap((group) => {
+    const s: Stage = { name: group.map((o) => o.id).join('+'), layer: group[0]!.layer, ops: group, drafts: ctx.stage(group), epilogue: ctx.takeEpilogue() };
+    // A persistent kernel runs a stage's epilogue (MLA's split-KV combine) as the next dependency stage.
+    if (policy.style === 'persistent' && s.epilogue) return [{ ...s, epilogue: undefined }, { name: `${s.name}.combine`, layer: s.layer, ops: group, drafts: s.epilogue }];
+    return [s];
+  });
+  return policy.style === 'persistent' ? persistentGraph(policy, stages, buffers, opts) : kernelGraph(policy, stages, buffers, opts, graph);
 }
 
 /** Which ops share a stage, by policy: megakernels fuse like MPK, kernel-per-op like vLLM. */
@@ -145,7 +147,7 @@ function groupStages(ops: readonly OpNode[], policy: PolicyDef, unfused: boolean
         last().push(op);
         continue;
       }
-      if (op.kind === 'act-mul' && policy.fuseActivation && prev?.kind === 'linear') {
+      if (op.kind === 'act-mul' && policy.fuseActivation && (prev?.kind === 'linear' || prev?.kind === 'grouped-linear')) {
         last().push(op);
         continue;
       }
@@ -192,11 +194,15 @@ class Decomposer {
   }
 
   stage(group: readonly OpNode[]): Draft[] {
-    const main = group.find((o) => o.kind === 'linear' || o.kind === 'attention') ?? group[0]!;
+    const main = group.find((o) => o.kind === 'linear' || o.kind === 'attention' || o.kind === 'grouped-linear') ?? group[0]!;
     let drafts: Draft[];
-    if (main.kind === 'linear') {
+    if (main.kind === 'grouped-linear') {
+      drafts = this.grouped(main, group.find((o) => o.kind === 'act-mul') as RowOp | undefined);
+    } else if (main.kind === 'attention' && main.latent) {
+      drafts = this.latentAttention(main, group.filter((o) => o !== main) as RowOp[]);
+    } else if (main.kind === 'linear') {
       const act = group.find((o) => o.kind === 'act-mul');
-      drafts = this.linear(main, act !== undefined);
+      drafts = this.linear(main, act !== undefined, act?.outputs[0]);
       const res = group.find((o) => o.kind === 'residual');
       if (res) this.addResidualEpilogue(drafts);
     } else if (main.kind === 'attention') {
@@ -211,12 +217,12 @@ class Decomposer {
     return { weight: this.policy.weightPolicy, store: this.policy.storePolicy };
   }
 
-  private linear(op: LinearOp, fusedAct: boolean): Draft[] {
+  private linear(op: LinearOp, fusedAct: boolean, actOut = 'act'): Draft[] {
     const qw = quantizesLinear(op, this.graph.layers) ? this.wt : DENSE_BF16;
     const b = {
       x: this.buf.id(op.inputs[0]!),
       w: this.buf.id(op.weight),
-      y: this.buf.id(fusedAct ? 'act' : op.outputs[0]!),
+      y: this.buf.id(fusedAct ? actOut : op.outputs[0]!),
       ...(qw.kind === 'quantized' ? { scales: this.buf.id(`${op.weight}.scales`) } : {}),
     };
     const pol = this.linearPolicies();
@@ -313,6 +319,47 @@ class Decomposer {
       }
     }
     return drafts;
+  }
+
+  /**
+   * A grouped GEMM (MoE experts, MLA's per-head absorptions): the library's fused kernel
+   * (kernel-per-op), chiplet-tasks placed by `expertPlacement` (FLEET), or one CU-task per tile.
+   * Only groups with rows read their weight slice.
+   */
+  private grouped(op: GroupedLinearOp, act: RowOp | undefined): Draft[] {
+    const b = { x: this.buf.id(op.inputs[0]!), w: this.buf.id(op.weight), y: this.buf.id(act ? act.outputs[0]! : op.outputs[0]!) };
+    const t: GroupedTiling = { ...defaultGroupedTiling(this.policy.weightPolicy, this.policy.storePolicy), ...(act ? { outDivisor: 2 } : {}) };
+    if (this.policy.chipletLinear) return chipletGroupedDrafts(op, b, t, this.P, this.policy.expertPlacement ?? 'spread');
+    if (this.policy.style === 'persistent' || !this.library) return cuGroupedDrafts(op, b, t);
+    const lib = op.role === 'experts' ? this.library.groupedGemm?.({ groups: op.groups.map((g) => g.rows), n: op.n, k: op.k, weightBytes: EL }) : undefined;
+    if (lib) {
+      return libraryGroupedDrafts(op, b, lib, { ...t, tileRows: lib.tileRows, tileCols: lib.tileCols, clusterRows: lib.clusterRows ?? 1, maskedRows: true, pipeline: lib.pipeline });
+    }
+    // Per-head batched GEMMs (or a library without a grouped kernel): its GEMM tiles per group.
+    const g = this.library.gemm({ m: op.groups[0]?.rows ?? 1, n: op.n, k: op.k, weightBytes: EL });
+    return cuGroupedDrafts(op, b, { ...t, tileRows: g.tileRows, tileCols: g.tileCols, maskedRows: g.maskedRows ?? false, pipeline: g.pipeline });
+  }
+
+  /** Weight-absorbed MLA: FlashMLA-style split-KV over the latent cache, then a combine (kernel or next stage). */
+  private latentAttention(op: AttentionOp, prologue: RowOp[]): Draft[] {
+    const b = { q: this.buf.id(op.inputs[0]!), cache: this.buf.id(op.kCache), out: this.buf.id(op.outputs[0]!) };
+    const pipeline = this.library?.decodeAttention({ batch: op.batch, heads: op.heads, kvHeads: 1, kvLen: op.kvLen, headDim: op.headDim }).pipeline;
+    // FlashMLA: one workgroup per SM share (ceil(heads / 64) heads tiles for the one latent head).
+    const parts = Math.max(1, Math.floor(this.cus / Math.ceil(op.heads / 64)));
+    const { main, combine } = mlaDecodeDrafts(op, b, parts, (bytes) => this.buf.add(`${op.id}.splitkv_workspace`, bytes, 'activation'), pipeline);
+    if (prologue.length > 0 && main[0]) {
+      // RoPE of the new latent's key and its append, fused ahead of the attention.
+      const width = op.latent!.rank + op.latent!.ropeDim;
+      const kvA = this.buf.id(prologue.find((o) => o.kind === 'kv-append')?.inputs[0] ?? op.inputs[0]!);
+      main[0].tiles.unshift({
+        reads: [{ buffer: kvA, offset: 0, bytes: op.batch * width * EL, policy: 'default' }],
+        writes: [{ buffer: b.cache, offset: (op.kvLen - 1) * width * EL, bytes: width * EL, rows: op.batch, strideBytes: op.kvLen * width * EL, policy: 'default' }],
+        flops: 8 * op.batch * width,
+        unit: 'vector',
+      });
+    }
+    this.epilogue = combine;
+    return main;
   }
 
   /** A fused residual add: each output tile also reads the residual rows it adds to. */
@@ -421,6 +468,70 @@ class Decomposer {
     return drafts;
   }
 
+  /** Elements per row of a graph tensor of `rows` rows (its second dimension), else 0. */
+  private rowWidth(tensor: string, rows: number): number {
+    const t = this.graph.tensors.find((x) => x.name === tensor);
+    return t && t.shape.length === 2 && t.shape[0] === rows ? t.shape[1]! : 0;
+  }
+
+  /** A row op on `cols` columns at `col0` of rows `ld` wide, in place: strided regions. */
+  private stridedRows(op: RowOp, parts: number, ld: number, col0: number, flopsPerRow: number): Tile[] {
+    const n = Math.max(1, Math.min(parts, op.rows));
+    const buf = this.buf.id(op.outputs[0]!);
+    return Array.from({ length: n }, (_, i) => {
+      const r0 = Math.floor((i * op.rows) / n);
+      const r1 = Math.floor(((i + 1) * op.rows) / n);
+      const region = { buffer: buf, offset: (r0 * ld + col0) * EL, bytes: op.cols * EL, rows: r1 - r0, strideBytes: ld * EL, policy: 'default' as const };
+      const reads = [region, ...(op.inputs[1] ? [{ buffer: this.buf.id(op.inputs[1]), offset: 0, bytes: op.cols * EL, policy: 'default' as const }] : [])];
+      return { reads, writes: [{ ...region, policy: this.policy.storePolicy }], flops: (r1 - r0) * flopsPerRow, unit: 'vector' as const };
+    });
+  }
+
+  /**
+   * MLA's RoPE, request by request: the rotary tail of each head's q row and of the new
+   * latent's key (rows of q: heads × (nope + rope); of kv_a: rank + rope).
+   */
+  private latentRope(op: RowOp, parts: number): Tile[] {
+    const b = this.graph.batch;
+    const nh = op.rows / b - 1;
+    const qCols = this.rowWidth(op.inputs[0]!, b);
+    const kvCols = this.rowWidth(op.inputs[1]!, b);
+    const qDim = qCols / nh;
+    const q = this.buf.id(op.inputs[0]!);
+    const kv = this.buf.id(op.inputs[1]!);
+    const n = Math.max(1, Math.min(parts, b));
+    return Array.from({ length: n }, (_, i) => {
+      const r0 = Math.floor((i * b) / n);
+      const r1 = Math.floor(((i + 1) * b) / n);
+      const regions = [];
+      for (let r = r0; r < r1; r++) {
+        regions.push({ buffer: q, offset: (r * qCols + qDim - op.cols) * EL, bytes: op.cols * EL, rows: nh, strideBytes: qDim * EL, policy: 'default' as const });
+        regions.push({ buffer: kv, offset: (r * kvCols + kvCols - op.cols) * EL, bytes: op.cols * EL, policy: 'default' as const });
+      }
+      return { reads: regions, writes: regions.map((x) => ({ ...x, policy: this.policy.storePolicy })), flops: (r1 - r0) * (nh + 1) * 6 * op.cols, unit: 'vector' as const };
+    });
+  }
+
+  /** MLA's append: each request's new latent row into its cache at position kvLen − 1. */
+  private latentAppend(op: RowOp, parts: number): Tile[] {
+    const cache = this.graph.tensors.find((t) => t.name === op.outputs[0])!;
+    const kvLen = cache.shape[1]!;
+    const width = op.cols;
+    const src = this.buf.id(op.inputs[0]!);
+    const dst = this.buf.id(op.outputs[0]!);
+    const n = Math.max(1, Math.min(parts, op.rows));
+    return Array.from({ length: n }, (_, i) => {
+      const r0 = Math.floor((i * op.rows) / n);
+      const r1 = Math.floor(((i + 1) * op.rows) / n);
+      return {
+        reads: [{ buffer: src, offset: r0 * width * EL, bytes: (r1 - r0) * width * EL, policy: 'default' as const }],
+        writes: [{ buffer: dst, offset: (r0 * kvLen + kvLen - 1) * width * EL, bytes: width * EL, rows: r1 - r0, strideBytes: kvLen * width * EL, policy: 'default' as const }],
+        flops: 0,
+        unit: 'vector' as const,
+      };
+    });
+  }
+
   private rowParts(op: RowOp): number {
     if (op.kind === 'argmax' || op.kind === 'embedding') return op.rows;
     if (this.policy.style === 'persistent' && op.kind === 'act-mul') return 48;
@@ -437,6 +548,11 @@ class Decomposer {
         return rowTiles(op.rows, parts, [{ buffer: id('w_embed'), bytesPerRow: rowBytes }], [{ buffer: id('h'), bytesPerRow: rowBytes, policy: store }], 0);
       case 'rmsnorm':
       case 'qk-norm': {
+        const ld = this.rowWidth(op.outputs[0]!, op.rows);
+        if (op.kind === 'rmsnorm' && ld > op.cols) {
+          // A norm over the first `cols` of wider rows (MLA's latent before its rotary key).
+          return this.stridedRows(op, parts, ld, 0, 4 * op.cols);
+        }
         const reads: RowOperand[] = [{ buffer: id(op.inputs[0]!), bytesPerRow: rowBytes }];
         if (op.inputs[1]) reads.push({ buffer: id(op.inputs[1]), bytesPerRow: rowBytes, shared: true });
         return rowTiles(op.rows, parts, reads, [{ buffer: id(op.outputs[0]!), bytesPerRow: rowBytes, policy: store }], 4 * op.cols);
@@ -444,18 +560,35 @@ class Decomposer {
       case 'residual':
         return rowTiles(op.rows, parts, op.inputs.map((n) => ({ buffer: id(n), bytesPerRow: rowBytes })), [{ buffer: id(op.outputs[0]!), bytesPerRow: rowBytes, policy: store }], op.cols);
       case 'act-mul':
-        return rowTiles(op.rows, parts, [{ buffer: id('gate_up'), bytesPerRow: 2 * rowBytes }], [{ buffer: id('act'), bytesPerRow: rowBytes, policy: store }], 6 * op.cols);
+        return rowTiles(op.rows, parts, [{ buffer: id(op.inputs[0]!), bytesPerRow: 2 * rowBytes }], [{ buffer: id(op.outputs[0]!), bytesPerRow: rowBytes, policy: store }], 6 * op.cols);
       case 'rope':
-        return rowTiles(op.rows, parts, [{ buffer: id('qkv'), bytesPerRow: rowBytes }], [{ buffer: id('qkv'), bytesPerRow: rowBytes, policy: store }], 6 * op.cols);
+        if (op.inputs.length > 1) return this.latentRope(op, parts);
+        return rowTiles(op.rows, parts, [{ buffer: id(op.inputs[0]!), bytesPerRow: rowBytes }], [{ buffer: id(op.inputs[0]!), bytesPerRow: rowBytes, policy: store }], 6 * op.cols);
       case 'kv-append':
+        if (op.outputs.length === 1) return this.latentAppend(op, parts);
         return rowTiles(
           op.rows,
           parts,
-          [{ buffer: id('qkv'), bytesPerRow: rowBytes }],
-          // each row (one K or V head vector) lands in one of the caches: spread evenly
+          [{ buffer: id(op.inputs[0]!), bytesPerRow: rowBytes }],
+          // K and V caches take half a row each; MLA's one latent cache the whole row.
           op.outputs.map((n) => ({ buffer: id(n), bytesPerRow: rowBytes / op.outputs.length })),
           0,
         );
+      case 'moe-topk':
+        // Router logits → top-k ids and weights (fp32 pairs), softmax and renormalisation included.
+        return rowTiles(op.rows, parts, [{ buffer: id(op.inputs[0]!), bytesPerRow: rowBytes }], [{ buffer: id(op.outputs[0]!), bytesPerRow: 2 * (op.topK ?? 1) * 4, policy: store }], 8 * op.cols);
+      case 'moe-dispatch': {
+        // Token slots gathered into expert order: each slot copies its token's input row.
+        const k = op.topK ?? 1;
+        return rowTiles(op.rows, parts, [{ buffer: id(op.inputs[0]!), bytesPerRow: rowBytes / k }, { buffer: id(op.inputs[1]!), bytesPerRow: 4 }], [{ buffer: id(op.outputs[0]!), bytesPerRow: rowBytes, policy: store }], 0);
+      }
+      case 'moe-combine': {
+        // Each token sums its k expert rows, weighted, plus the shared experts' row (and gate).
+        const k = op.topK ?? 1;
+        const reads: RowOperand[] = [{ buffer: id(op.inputs[0]!), bytesPerRow: k * rowBytes }, { buffer: id(op.inputs[1]!), bytesPerRow: 2 * k * 4 }];
+        for (const extra of op.inputs.slice(2)) reads.push({ buffer: id(extra), bytesPerRow: extra === 'shared_gate' ? EL : rowBytes });
+        return rowTiles(op.rows, parts, reads, [{ buffer: id(op.outputs[0]!), bytesPerRow: rowBytes, policy: store }], 2 * k * op.cols);
+      }
       case 'argmax':
         return rowTiles(op.rows, parts, [{ buffer: id('logits'), bytesPerRow: rowBytes }], [{ buffer: id('tokens'), bytesPerRow: 4 }], op.cols);
     }
@@ -506,7 +639,7 @@ function persistentGraph(policy: PolicyDef, stages: Stage[], buffers: BufferTabl
   return { policy: policy.name, style: 'persistent', buffers: buffers.buffers, tasks, events, kernels: [], layers: [...opts.layers] };
 }
 
-function kernelGraph(policy: PolicyDef, stages: Stage[], buffers: BufferTable, opts: CompileOptions): TaskGraph {
+function kernelGraph(policy: PolicyDef, stages: Stage[], buffers: BufferTable, opts: CompileOptions, graph: OpGraph): TaskGraph {
   const tasks: Task[] = [];
   const kernels: KernelSpec[] = [];
   const addKernel = (s: Stage, name: string, drafts: readonly Draft[]) => {
@@ -521,6 +654,24 @@ function kernelGraph(policy: PolicyDef, stages: Stage[], buffers: BufferTable, o
   for (const s of stages) {
     const kind = mainKind(s);
     const passes = s.ops.length === 1 ? Math.max(1, perOp[kind] ?? 1) : 1;
+    const heads = s.ops.some((o) => o.kind === 'grouped-linear' && o.role === 'heads');
+    if (MOE_KINDS.has(kind) && !heads && passes > 1) {
+      // A framework's MoE op is one data kernel after bookkeeping kernels over the routing
+      // indices (argsort, histogram, prefix sum, pointer setup…), each one small workgroup.
+      const op = s.ops[0]!;
+      const slots = op.kind === 'grouped-linear' ? op.groups.reduce((a, g) => a + g.rows, 0) : op.kind === 'moe-dispatch' ? op.rows : graphRows(graph) * ((op as RowOp).topK ?? 1);
+      const index = buffers.add('moe_index', graphRows(graph) * 64 * 8, 'activation');
+      for (let i = 1; i < passes; i++) {
+        addKernel(s, `${s.name}#${i}`, [{ name: `${s.name}.index${i}`, level: 'cu', partition: null, tiles: [bookkeepingTile(index, slots)] }]);
+      }
+      addKernel(s, s.name, s.drafts);
+      if (s.epilogue) addKernel(s, `${s.name}.combine`, s.epilogue);
+      continue;
+    }
+    if (heads) {
+      addKernel(s, s.name, s.drafts);
+      continue;
+    }
     for (let i = 0; i < passes; i++) addKernel(s, passes > 1 ? `${s.name}#${i + 1}` : s.name, s.drafts);
     if (s.epilogue) addKernel(s, `${s.name}.combine`, s.epilogue);
     if (opts.kernels?.splitKReduce && kind === 'linear') {
@@ -556,6 +707,9 @@ function splitKReduce(s: Stage, buffers: BufferTable): Draft[] | null {
   }));
 }
 
+/** Op kinds whose framework kernels are one data kernel plus routing bookkeeping. */
+const MOE_KINDS: ReadonlySet<OpKind> = new Set(['moe-topk', 'moe-dispatch', 'moe-combine', 'grouped-linear']);
+
 function mainKind(s: Stage): Task['kind'] {
-  return (s.ops.find((o) => o.kind === 'linear' || o.kind === 'attention') ?? s.ops[0]!).kind;
+  return (s.ops.find((o) => o.kind === 'linear' || o.kind === 'attention' || o.kind === 'grouped-linear') ?? s.ops[0]!).kind;
 }

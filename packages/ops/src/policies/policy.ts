@@ -25,6 +25,14 @@ export interface PolicyDef {
   twoLevelCounting: boolean;
   /** Persistent: schedulers own their partition's workers. */
   chipletAware: boolean;
+  /**
+   * Chiplet-task policies, MoE: which partition runs an expert's tiles. `owner`: expert e on
+   * partition e mod P, so its weights, inputs and outputs stay in one L2; `spread`: every
+   * expert's columns over all partitions (balanced, each reads every expert's inputs).
+   * Default `spread`: with few active experts (Mixtral at batch 1: 2 of 8) owners idle most
+   * partitions.
+   */
+  expertPlacement?: 'owner' | 'spread';
 }
 
 export const POLICIES: readonly PolicyDef[] = [
@@ -114,6 +122,7 @@ export interface PolicyOverrides {
   fuseActivation?: boolean;
   traversal?: 'm-tile' | 'm-split' | 'n-major';
   twoLevelCounting?: boolean;
+  expertPlacement?: 'owner' | 'spread';
 }
 
 /** A policy with overrides applied (the name stays; callers report the overrides). */

@@ -13,6 +13,10 @@ import {
   type OpGraph,
   DTYPE_BYTES,
   parameterCount,
+  activeExpertsOf,
+  isMoeLayer,
+  kvElementsPerToken,
+  type Routing,
   type SimEvent,
 } from '@fleet/core';
 import { simulateStep } from './step.js';
@@ -45,6 +49,8 @@ export interface DecodeOptions {
   maxSimSteps?: number;
   /** Schedule knobs overriding the policy's own (cache policies, SiLU fusion, traversal…). */
   overrides?: PolicyOverrides;
+  /** MoE models: which experts each step's tokens go to (default uniform). */
+  routing?: Routing;
   observers?: ((events: readonly SimEvent[]) => void)[];
 }
 
@@ -64,6 +70,12 @@ export interface DecodePrediction {
   dispatchesPerToken: number;
   launchesPerToken: number;
   backendMetrics: BackendMetric[];
+  /**
+   * MoE models: distinct routed experts that received tokens, mean per MoE layer (their
+   * weights are what a step reads), and the expert count they are drawn from.
+   */
+  activeExperts?: number;
+  experts?: number;
 }
 
 /** Default budget of simulated tile steps per decode position (≈ a minute of simulation on one core). */
@@ -76,6 +88,7 @@ export function simulationSteps(g: OpGraph, layers: ReadonlySet<number>): number
     if (!layers.has(op.layer)) continue;
     if (op.kind === 'linear') n += Math.ceil(op.m / TILE_M) * Math.ceil(op.n / TILE_N) * Math.ceil(op.k / STEP_K);
     else if (op.kind === 'attention') n += op.batch * op.kvHeads * Math.ceil(op.kvLen / KV_CHUNK);
+    else if (op.kind === 'grouped-linear') for (const g of op.groups) n += Math.ceil(g.rows / TILE_M) * Math.ceil(op.n / TILE_N) * Math.ceil(op.k / STEP_K);
   }
   return n;
 }
@@ -83,6 +96,10 @@ export function simulationSteps(g: OpGraph, layers: ReadonlySet<number>): number
 /** Bytes a decode run needs resident in device memory: the weights and the whole KV cache. */
 export function residentBytes(model: ModelSpec, batch: number, tokens: number, weights: WeightType | undefined): number {
   const el = DTYPE_BYTES[model.dtype];
+  if (model.moe || model.mla) {
+    // Every expert is resident (any may be routed to); MLA caches one latent per token and layer.
+    return parameterCount(model) * el + model.numLayers * batch * tokens * kvElementsPerToken(model) * el;
+  }
   const layerLinear = decoderLinearBytes({ ...model, numLayers: 1 }, weights ?? DENSE_BF16).total * (weights ? 1 : el / 2);
   const rest = (parameterCount(model) - decoderLinearElements(model)) * el;
   const kv = 2 * model.numLayers * batch * model.numKvHeads * model.headDim * tokens * el;
@@ -112,6 +129,9 @@ export function predictDecode(backend: Backend, model: ModelSpec, opts: DecodeOp
   if (support.unsupportedReason) return unsupported(support.unsupportedReason);
   if (!def) return unsupported(`policy '${opts.policy}' is declared by ${backend.name} but has no compiler in @fleet/ops yet`);
   if (!Number.isInteger(opts.decode) || opts.decode < 1) throw inputError(`--decode must be a positive integer (got ${opts.decode})`);
+  if ((model.moe || model.mla) && opts.weights && opts.weights.kind === 'quantized') {
+    return unsupported(`quantized weights are modelled for dense layers only; ${model.name} has ${model.moe ? 'expert' : 'latent-attention'} layers`);
+  }
   if (!Number.isInteger(opts.prompt) || opts.prompt < 0) throw inputError(`--prompt must be a non-negative integer (got ${opts.prompt})`);
 
   const need = residentBytes(model, opts.batch, opts.prompt + opts.decode, opts.weights);
@@ -121,7 +141,9 @@ export function predictDecode(backend: Backend, model: ModelSpec, opts: DecodeOp
   }
   const nPos = Math.max(1, Math.min(opts.decode, opts.positions ?? 2));
   const positions = Array.from({ length: nPos }, (_, i) => opts.prompt + Math.floor(((i + 0.5) * opts.decode) / nPos));
-  const S = Math.max(1, Math.min(model.numLayers, opts.layers ?? 3));
+  // MoE models with dense first layers: sample past them, so that two MoE layers are simulated.
+  const firstMoe = model.moe ? Array.from({ length: model.numLayers }, (_, l) => l).find((l) => isMoeLayer(model, l)) ?? 0 : 0;
+  const S = Math.max(1, Math.min(model.numLayers, Math.max(opts.layers ?? 3, firstMoe > 0 ? firstMoe + 2 : 0)));
   const layers = Array.from({ length: S }, (_, i) => i);
   sampling.positions = positions;
   sampling.layersSimulated = S;
@@ -132,18 +154,20 @@ export function predictDecode(backend: Backend, model: ModelSpec, opts: DecodeOp
   let dispatches = 0;
   let launches = 0;
   let tasksPerLayer = 0;
+  let experts = { total: 0, layers: 0 };
   const total = zeroCounters();
   const metrics: BackendMetric[] = [];
   const budget = opts.maxSimSteps ?? DEFAULT_MAX_SIM_STEPS;
   for (const pos of positions) {
-    const g = buildDecodeGraph(model, { batch: opts.batch, contextLen: pos });
+    const g = buildDecodeGraph(model, { batch: opts.batch, contextLen: pos, routing: opts.routing });
+    if (pos === positions[0]) experts = activeExpertsOf(g);
     const estimate = simulationSteps(g, new Set([-1, L, ...layers]));
     if (estimate > budget) {
       throw inputError(
         `simulation too large: ${model.name} at batch ${opts.batch} needs about ${estimate.toExponential(2)} tile steps per decode position (limit ${budget.toExponential(2)}); raise it with --max-sim-steps or simulate fewer layers with --sample-layers`,
       );
     }
-    const r = simulateStep(backend, def, support, g, { layers, weights: opts.weights, granularityBytes: opts.granularityBytes, observers: opts.observers });
+    const r = simulateStep(backend, def, support, g, { layers, weights: opts.weights, granularityBytes: opts.granularityBytes, observers: opts.observers, isMoeLayer: (l) => isMoeLayer(model, l) });
     tasksPerLayer = r.tasksPerLayer;
     timeNs += r.timeNs;
     addCounters(total, r.counters, 1 / nPos);
@@ -165,6 +189,7 @@ export function predictDecode(backend: Backend, model: ModelSpec, opts: DecodeOp
     dispatchesPerToken: dispatches,
     launchesPerToken: launches,
     backendMetrics: metrics,
+    ...(model.moe ? { activeExperts: experts.layers > 0 ? experts.total / experts.layers : 0, experts: model.moe.numExperts } : {}),
   };
 }
 

@@ -1,4 +1,4 @@
-import { buildMixedGraph, inputError, l2HitRate, type Backend, type ModelSpec, type SimEvent } from '@fleet/core';
+import { buildMixedGraph, inputError, isMoeLayer, l2HitRate, type Backend, type ModelSpec, type Routing, type SimEvent } from '@fleet/core';
 import { POLICIES, withOverrides, type PolicyOverrides } from '../policies/policy.js';
 import type { WeightType } from '../quant/weight-type.js';
 import { DEFAULT_MAX_SIM_STEPS, residentBytes } from './decode.js';
@@ -20,6 +20,8 @@ export interface MixedOptions {
   weights?: WeightType;
   maxSimSteps?: number;
   overrides?: PolicyOverrides;
+  /** MoE models: expert routing (default uniform). */
+  routing?: Routing;
   observers?: ((events: readonly SimEvent[]) => void)[];
 }
 
@@ -63,12 +65,13 @@ export function predictMixed(backend: Backend, model: ModelSpec, opts: MixedOpti
   }
   const S = Math.max(1, Math.min(model.numLayers, opts.layers ?? 3));
   const budget = opts.maxSimSteps ?? DEFAULT_MAX_SIM_STEPS;
-  const g = buildMixedGraph(model, { batch: opts.batch, contextLen: opts.context, chunk: opts.chunk, chunkContext });
+  const g = buildMixedGraph(model, { batch: opts.batch, contextLen: opts.context, chunk: opts.chunk, chunkContext , routing: opts.routing });
   const r = simulateStep(backend, def, support, g, {
     layers: Array.from({ length: S }, (_, i) => i),
     weights: opts.weights,
     granularityBytes: opts.granularityBytes,
     observers: opts.observers,
+    isMoeLayer: (l) => isMoeLayer(model, l),
     maxSimSteps: budget,
     tooLarge: (steps) =>
       inputError(`simulation too large: a step of ${opts.batch} decode requests and a ${opts.chunk}-token chunk needs ${steps.toExponential(2)} tile steps (limit ${budget.toExponential(2)}); raise it with --max-sim-steps or simulate fewer layers with --sample-layers`),

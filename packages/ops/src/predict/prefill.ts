@@ -1,4 +1,4 @@
-import { addCounters, buildPrefillGraph, inputError, l2HitRate, zeroCounters, type Backend, type ModelSpec, type SimEvent } from '@fleet/core';
+import { addCounters, buildPrefillGraph, inputError, isMoeLayer, l2HitRate, zeroCounters, type Backend, type ModelSpec, type Routing, type SimEvent } from '@fleet/core';
 import { POLICIES, withOverrides, type PolicyOverrides } from '../policies/policy.js';
 import type { WeightType } from '../quant/weight-type.js';
 import { DEFAULT_MAX_SIM_STEPS, residentBytes } from './decode.js';
@@ -20,6 +20,8 @@ export interface PrefillOptions {
   /** Refuse a chunk whose compiled tiles take more simulated steps than this. */
   maxSimSteps?: number;
   overrides?: PolicyOverrides;
+  /** MoE models: expert routing (default uniform). */
+  routing?: Routing;
   observers?: ((events: readonly SimEvent[]) => void)[];
 }
 
@@ -86,12 +88,13 @@ export function predictPrefill(backend: Backend, model: ModelSpec, opts: Prefill
   const results: { index: number; r: StepResult }[] = [];
   for (const i of picked) {
     const len = Math.min(chunk, opts.prompt - i * chunk);
-    const g = buildPrefillGraph(model, { batch: opts.batch, promptLen: len, contextLen: i * chunk });
+    const g = buildPrefillGraph(model, { batch: opts.batch, promptLen: len, contextLen: i * chunk , routing: opts.routing });
     const r = simulateStep(backend, def, support, g, {
       layers,
       weights: opts.weights,
       granularityBytes: opts.granularityBytes,
       observers: opts.observers,
+      isMoeLayer: (l) => isMoeLayer(model, l),
       maxSimSteps: budget,
       tooLarge: (steps) =>
         inputError(

@@ -25,6 +25,8 @@ export interface StepSimulation {
   maxSimSteps?: number;
   /** Called with the compiled step's tile steps when it is over `maxSimSteps`. */
   tooLarge?: (steps: number) => Error;
+  /** Kind of a layer (MoE FFN or dense): unsimulated layers repeat a sampled layer of their own kind. */
+  isMoeLayer?: (layer: number) => boolean;
 }
 
 /** One simulated forward step, extrapolated to every layer. */
@@ -82,16 +84,29 @@ export function simulateStep(backend: Backend, def: PolicyDef, support: PolicySu
   });
   // Bucket b = layer + 1: 0 embedding, 1..S sampled layers, S+1 the head (layer L).
   const end = (b: number) => r.layerEndNs[b] ?? 0;
-  const steady = S > 1 ? (end(S) - end(1)) / (S - 1) : end(1) - end(0);
+  const layerNs = (l: number) => end(l + 1) - end(l);
+  // Unsampled layers repeat the steady sampled layer of their kind (dense FFN or MoE): the
+  // sampled layers of that kind after layer 0 (which carries the step's start), else all of them.
+  const kind = sim.isMoeLayer ?? (() => false);
+  const steadyOf = (moe: boolean) => {
+    const same = sim.layers.filter((l) => kind(l) === moe);
+    const pool = same.length > 1 ? same.filter((l) => l > 0) : same.length > 0 ? same : sim.layers.slice(S > 1 ? 1 : 0);
+    return pool.length > 0 ? pool : [sim.layers[S - 1]!];
+  };
+  const rest = Array.from({ length: L - S }, (_, i) => S + i);
   const counters = zeroCounters();
   r.counters.forEach((bucket) => addCounters(counters, bucket));
-  const steadyLayers = r.counters.slice(S > 1 ? 2 : 1, S + 1);
-  const mean = zeroCounters();
-  for (const s of steadyLayers) addCounters(mean, s, 1 / Math.max(1, steadyLayers.length));
-  addCounters(counters, mean, L - S);
+  let restNs = 0;
+  for (const moe of [false, true]) {
+    const n = rest.filter((l) => kind(l) === moe).length;
+    if (n === 0) continue;
+    const pool = steadyOf(moe);
+    restNs += (n * pool.reduce((a, l) => a + layerNs(l), 0)) / pool.length;
+    for (const l of pool) addCounters(counters, r.counters[l + 1] ?? zeroCounters(), n / pool.length);
+  }
   const scale = L / S;
   return {
-    timeNs: r.timeNs + (L - S) * steady,
+    timeNs: r.timeNs + restNs,
     counters,
     fences: r.fences * scale,
     dispatches: r.dispatches * scale,
