@@ -280,17 +280,31 @@ export const CUTLASS_GROUPED_DRAM_IN_FLIGHT = Math.round(
   (NVJET_DRAM_IN_FLIGHT / (64 * NVJET_K_TILE * 2)) * ((CUTLASS_GROUPED.tileCols * CUTLASS_GROUPED.kTile * 2) / CUTLASS_GROUPED.clusterRows),
 );
 
-export function selectGroupedGemm(_s: GroupedGemmShape): GroupedGemmKernel {
-  const c = CUTLASS_GROUPED;
+/**
+ * DS (GroupMM.cu, sm90): when the average rows per group and N both exceed 128 (prefill, or
+ * very large batches) PyTorch switches to 128 × 256 × 64 tiles under the cooperative schedule
+ * (both consumer warpgroups on one tile): 4 stages of (128 + 256) × 64 × 2 B fit the shared
+ * memory.
+ */
+export const CUTLASS_GROUPED_LARGE = { tileRows: 128, tileCols: 256, kTile: 64, stages: 4, clusterRows: 2 };
+
+export function selectGroupedGemm(s: GroupedGemmShape): GroupedGemmKernel {
+  const rows = s.groups.reduce((a, r) => a + r, 0) / Math.max(1, s.groups.length);
+  const large = rows > 128 && s.n > 128;
+  const c = large ? CUTLASS_GROUPED_LARGE : CUTLASS_GROUPED;
   const stageBytes = (c.tileRows + c.tileCols) * c.kTile * 2;
+  // The producer keeps the same share of its weight stage outstanding in either configuration.
+  const dramInFlight = Math.round(CUTLASS_GROUPED_DRAM_IN_FLIGHT * ((c.tileCols * c.kTile) / (CUTLASS_GROUPED.tileCols * CUTLASS_GROUPED.kTile)));
   return {
-    name: 'cutlass_sm90_ptr_array_grouped_gemm_pingpong_64x128x128_2x1x1 (torch._grouped_mm)',
+    name: large
+      ? 'cutlass_sm90_ptr_array_grouped_gemm_cooperative_128x256x64_2x1x1 (torch._grouped_mm)'
+      : 'cutlass_sm90_ptr_array_grouped_gemm_pingpong_64x128x128_2x1x1 (torch._grouped_mm)',
     tileRows: c.tileRows,
     tileCols: c.tileCols,
     ctas: SMS,
     clusterRows: c.clusterRows,
-    // Two consumer warpgroups alternate tiles over a 4-stage ring.
-    pipeline: { inFlightBytes: c.stages * stageBytes, dramInFlightBytes: CUTLASS_GROUPED_DRAM_IN_FLIGHT, overlap: c.stages },
+    // Two consumer warpgroups (alternating tiles, or sharing one) over a 4-stage ring.
+    pipeline: { inFlightBytes: c.stages * stageBytes, dramInFlightBytes: dramInFlight, overlap: c.stages },
   };
 }
 
