@@ -44,6 +44,24 @@ export function attentionTiles(op: AttentionOp, buf: AttentionBuffers, b: number
 }
 
 /**
+ * Consecutive KV-chunk tiles of one (request, KV head), as a library kernel streams them: one
+ * tile whose steps are the chunks — its software pipeline keeps loading across chunk
+ * boundaries, so the first access and the per-tile overhead are paid once, not per chunk.
+ */
+export function streamChunks(chunks: readonly Tile[], pipeline: Tile['pipeline']): Tile {
+  const first = chunks[0]!;
+  const span = (i: number) => ({ ...first.reads[i]!, bytes: chunks.reduce((a, t) => a + t.reads[i]!.bytes, 0) });
+  return {
+    reads: [first.reads[0]!, span(1), span(2)],
+    writes: chunks[chunks.length - 1]!.writes,
+    flops: chunks.reduce((a, t) => a + t.flops, 0),
+    unit: 'matrix',
+    steps: chunks.length,
+    ...(pipeline ? { pipeline } : {}),
+  };
+}
+
+/**
  * FLOP-equivalents of vector work per QKᵀ score when no library says otherwise: the exp at a
  * quarter of the FMA rate (8) plus max, scale, row sum and conversion (4 ops, 8). UNC: a
  * generic estimate; libraries state their hardware's own.

@@ -19,7 +19,7 @@ import {
   type Tile,
   type Topology,
 } from '@fleet/core';
-import { attentionTiles, DEFAULT_PREFILL_TILING, prefillAttentionTiles } from '../decompose/attention.js';
+import { attentionTiles, DEFAULT_PREFILL_TILING, prefillAttentionTiles, streamChunks } from '../decompose/attention.js';
 import { BufferTable } from '../decompose/buffers.js';
 import { blasTileM, linearTile, mTiles, TILE_K, TILE_N, type LinearPolicies } from '../decompose/linear.js';
 import { rowTiles, type RowOperand } from '../decompose/row-ops.js';
@@ -387,8 +387,8 @@ class Decomposer {
     if (kernel && kernel.splits > 1 && prologue.length === 0) return this.splitAttention(op, b, kernel.splits, kernel.pipeline);
     for (let r = 0; r < op.batch; r++) {
       for (let h = 0; h < op.kvHeads; h++) {
-        const tiles = attentionTiles(op, b, r, h);
-        if (kernel) for (const t of tiles) t.pipeline = kernel.pipeline;
+        const chunks = attentionTiles(op, b, r, h);
+        const tiles = kernel ? [streamChunks(chunks, kernel.pipeline)] : chunks;
         if (prologue.length > 0) {
           // q/k norm, RoPE and the KV append of this group, fused ahead of the attention.
           const row = (((op.rowOffset ?? 0) + r) * qkvCols + h * group * op.headDim) * EL;
@@ -432,10 +432,11 @@ class Decomposer {
         const tiles = attentionTiles(op, b, r, h);
         const unit = (r * op.kvHeads + h) * splits;
         for (let s = 0; s < splits; s++) {
-          const part = tiles.slice(Math.floor((tiles.length * s) / splits), Math.floor((tiles.length * (s + 1)) / splits)).map((t): Tile => ({ ...t, writes: [], pipeline }));
+          const part = tiles.slice(Math.floor((tiles.length * s) / splits), Math.floor((tiles.length * (s + 1)) / splits));
           if (part.length === 0) continue;
-          part[part.length - 1]!.writes = [{ buffer: ws, offset: (unit + s) * partialBytes, bytes: partialBytes, policy: 'default' as const }];
-          drafts.push({ name: `${op.id}.r${r}h${h}s${s}`, level: 'cu', partition: null, tiles: part });
+          const stream = streamChunks(part, pipeline);
+          stream.writes = [{ buffer: ws, offset: (unit + s) * partialBytes, bytes: partialBytes, policy: 'default' as const }];
+          drafts.push({ name: `${op.id}.r${r}h${h}s${s}`, level: 'cu', partition: null, tiles: [stream] });
         }
         combine.push({
           name: `${op.id}.combine.r${r}h${h}`,
