@@ -51,3 +51,4 @@ export * from './policies/clusterfusion.js';
 export * from './functional/fault-injection.js';
 export * from './quant/weight-regions.js';
 export * from './functional/cluster-plan.js';
+export * from './functional/tensor-parallel.js';

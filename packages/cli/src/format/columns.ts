@@ -14,6 +14,7 @@ const ok = (r: CompareRow, f: (r: CompareRow) => string) => (r.status === 'ok' ?
 export const HUMAN_COLUMNS: readonly Column[] = [
   { header: 'backend', numeric: false, cell: (r) => r.backend },
   { header: 'policy', numeric: false, cell: (r) => r.policy },
+  { header: 'tp', numeric: true, cell: (r) => String(r.tp ?? 1) },
   { header: 'batch', numeric: true, cell: (r) => String(r.batch) },
   { header: 'TPOT ms', numeric: true, cell: (r) => ok(r, (x) => x.tpotMs!.toFixed(3)) },
   { header: 'L2 hit', numeric: true, cell: (r) => ok(r, (x) => `${(x.l2HitRate! * 100).toFixed(1)}%`) },
@@ -29,6 +30,7 @@ export const HUMAN_COLUMNS: readonly Column[] = [
 export const PREFILL_COLUMNS: readonly Column[] = [
   { header: 'backend', numeric: false, cell: (r) => r.backend },
   { header: 'policy', numeric: false, cell: (r) => r.policy },
+  { header: 'tp', numeric: true, cell: (r) => String(r.tp ?? 1) },
   { header: 'batch', numeric: true, cell: (r) => String(r.batch) },
   { header: 'prompt', numeric: true, cell: (r) => String(r.promptTokens) + (r.chunkTokens ? ` (${r.chunkTokens}/chunk)` : '') },
   { header: 'TTFT ms', numeric: true, cell: (r) => ok(r, (x) => x.ttftMs!.toFixed(2)) },
@@ -49,6 +51,9 @@ export const RAW_FIELDS: readonly (keyof CompareRow)[] = [
   'backend',
   'policy',
   'phase',
+  'tp',
+  'ep',
+  'devices',
   'batch',
   'promptTokens',
   'decodeTokens',
@@ -66,4 +71,5 @@ export const RAW_FIELDS: readonly (keyof CompareRow)[] = [
   'fencesPerToken',
   'dispatchesPerToken',
   'launchesPerToken',
+  'perDeviceBytes',
 ];

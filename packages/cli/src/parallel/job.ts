@@ -16,6 +16,8 @@ export interface SweepSpec {
   weights: string;
   maxSimSteps?: number;
   overrides?: PolicyOverrides;
+  /** Expert-parallel degree (default 1). */
+  ep?: number;
 }
 
 export interface SweepJob {
@@ -24,6 +26,8 @@ export interface SweepJob {
   policy: string;
   batch: number;
   prompt: number;
+  /** Tensor-parallel degree (default 1). */
+  tp?: number;
 }
 
 /** Loads the model and backends once, then runs jobs: used by workers and in-process alike. */
@@ -49,11 +53,12 @@ export class SweepRunner {
       overrides: spec.overrides,
       weights: parseWeightType(spec.weights),
       maxSimSteps: spec.maxSimSteps,
+      ...(spec.ep !== undefined ? { ep: spec.ep } : {}),
     };
     return new SweepRunner(loadModel(spec.model), opts, registry);
   }
 
   run(job: SweepJob): CompareRow {
-    return runJob(this.model, { backend: this.registry.get(job.backend), policy: job.policy, batch: job.batch, prompt: job.prompt }, this.opts);
+    return runJob(this.model, { backend: this.registry.get(job.backend), policy: job.policy, batch: job.batch, prompt: job.prompt, tp: job.tp ?? 1 }, this.opts);
   }
 }

@@ -1,7 +1,7 @@
 import type { OpKind } from '@fleet/core';
 
 /** Op classes of the time breakdown, in stacking order. */
-export const OP_CLASSES = ['linear', 'attention', 'norm', 'elementwise', 'embedding & argmax'] as const;
+export const OP_CLASSES = ['linear', 'attention', 'norm', 'elementwise', 'embedding & argmax', 'collective'] as const;
 export type OpClass = (typeof OP_CLASSES)[number];
 
 /**
@@ -26,5 +26,8 @@ export function opClassOf(kind: OpKind): OpClass {
     case 'embedding':
     case 'argmax':
       return 'embedding & argmax';
+    case 'all-reduce':
+    case 'all-gather':
+      return 'collective';
   }
 }

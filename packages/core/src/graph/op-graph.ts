@@ -28,7 +28,9 @@ export type OpKind =
   | 'attention'
   | 'residual'
   | 'act-mul'
-  | 'argmax';
+  | 'argmax'
+  | 'all-reduce'
+  | 'all-gather';
 
 interface OpBase {
   /** Unique within the graph, e.g. `L3.qkv_proj`. */
@@ -78,7 +80,19 @@ export interface RowOp extends OpBase {
   activation?: 'silu' | 'gelu-tanh';
 }
 
-export type OpNode = LinearOp | AttentionOp | RowOp;
+/**
+ * A collective over the `devices` tensor-parallel ranks of a step: an all-reduce (sum) of
+ * `rows` × `cols` in place, or an all-gather of each rank's `rows` × `cols` slice into
+ * `rows` × (`cols` × `devices`).
+ */
+export interface CollectiveOp extends OpBase {
+  kind: 'all-reduce' | 'all-gather';
+  rows: number;
+  cols: number;
+  devices: number;
+}
+
+export type OpNode = LinearOp | AttentionOp | RowOp | CollectiveOp;
 
 export interface OpGraph {
   model: string;
@@ -88,6 +102,8 @@ export interface OpGraph {
   /** Tokens each request runs through the model in this step (1 for decode). Default 1. */
   queryLen?: number;
   layers: number;
+  /** Tensor-parallel ranks the step's shapes are split over (this graph is one rank's). Default 1. */
+  tp?: number;
   tensors: TensorSpec[];
   ops: OpNode[];
 }

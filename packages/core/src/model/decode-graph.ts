@@ -16,6 +16,14 @@ export interface DecodeGraphOptions {
   contextLen: number;
   /** Tokens per request in this step (default 1: decode). */
   queryLen?: number;
+  /**
+   * Tensor parallelism: the graph of one of `tp` ranks (Megatron-style). Query heads, FFN
+   * columns and the vocabulary are split; QKV and gate+up are column-parallel, O and down
+   * row-parallel and followed by an all-reduce of the hidden state; the LM head is
+   * vocab-parallel and its logits all-gathered. KV heads are split while there are at
+   * least `tp`, else replicated (each rank keeps the one its query heads use). Default 1.
+   */
+  tp?: number;
 }
 
 export interface PrefillGraphOptions {
@@ -24,6 +32,8 @@ export interface PrefillGraphOptions {
   promptLen: number;
   /** Tokens of the prompt already in the KV cache (earlier chunks). Default 0. */
   contextLen?: number;
+  /** Tensor parallelism, as in `DecodeGraphOptions.tp`. */
+  tp?: number;
 }
 
 export const MAX_DECODE_BATCH = 4096;
@@ -34,7 +44,7 @@ export const MAX_STEP_TOKENS = 1 << 20;
 /** The op graph of a prefill step: each request's prompt (or chunk) through the model, KV cache written. */
 export function buildPrefillGraph(spec: ModelSpec, opts: PrefillGraphOptions): OpGraph {
   checkRange('promptLen', opts.promptLen, 1, MAX_CONTEXT_LEN);
-  return buildDecodeGraph(spec, { batch: opts.batch, contextLen: opts.contextLen ?? 0, queryLen: opts.promptLen });
+  return buildDecodeGraph(spec, { batch: opts.batch, contextLen: opts.contextLen ?? 0, queryLen: opts.promptLen, ...(opts.tp ? { tp: opts.tp } : {}) });
 }
 
 function checkRange(field: string, v: number, min: number, max: number): void {
@@ -50,9 +60,12 @@ export function buildDecodeGraph(spec: ModelSpec, opts: DecodeGraphOptions): OpG
   checkRange('queryLen', q, 1, MAX_CONTEXT_LEN);
   if (opts.batch * q > MAX_STEP_TOKENS) throw lineError(`decode graph: batch × tokens per request (${opts.batch * q}) exceeds ${MAX_STEP_TOKENS} token rows per step`);
   const { batch: b, contextLen } = opts;
+  const tp = opts.tp ?? 1;
+  const split = tensorParallelShapes(spec, tp);
   // Token rows of the layers' activations; the head sees only each request's last token.
   const rows = b * q;
-  const { hiddenSize: h, numHeads: nh, numKvHeads: nkv, headDim: hd, intermediateSize: inter, vocabSize: v, dtype } = spec;
+  const { hiddenSize: h, headDim: hd, dtype } = spec;
+  const { heads: nh, kvHeads: nkv, intermediate: inter, vocab: v } = split;
   const kvLen = contextLen + q;
   const qkvN = (nh + 2 * nkv) * hd;
   const gemma = spec.normsPerLayer === 4;
@@ -73,6 +86,8 @@ export function buildDecodeGraph(spec: ModelSpec, opts: DecodeGraphOptions): OpG
   const wEmbed = tensor('w_embed', 'weight', [v, h]);
   const tokens = tensor('tokens', 'activation', [rows], 'fp32');
   ops.push({ id: 'embed', kind: 'embedding', layer: -1, rows, cols: h, inputs: [wEmbed, tokens], outputs: [act('h', h)] });
+  // Vocab-parallel embedding: each rank looks up the tokens of its vocabulary shard (zeros elsewhere); the sum is the embedding.
+  if (tp > 1) ops.push({ id: 'embed_allreduce', kind: 'all-reduce', layer: -1, rows, cols: h, devices: tp, inputs: ['h'], outputs: ['h'] });
 
   for (let l = 0; l < spec.numLayers; l++) {
     const p = `L${l}.`;
@@ -115,6 +130,7 @@ export function buildDecodeGraph(spec: ModelSpec, opts: DecodeGraphOptions): OpG
       outputs: [act('attn', nh * hd)],
     });
     ops.push(linear('o_proj', 'attn', 'w_o', h, nh * hd, 'o'));
+    if (tp > 1) ops.push({ id: `${p}o_allreduce`, kind: 'all-reduce', layer: l, rows, cols: h, devices: tp, inputs: ['o'], outputs: ['o'] });
     if (gemma) ops.push(norm('post_attn_norm', 'o', 'w_post_attn_norm', 'o'));
     ops.push({ id: `${p}attn_residual`, kind: 'residual', layer: l, rows, cols: h, inputs: ['h', 'o'], outputs: ['h'] });
 
@@ -131,6 +147,7 @@ export function buildDecodeGraph(spec: ModelSpec, opts: DecodeGraphOptions): OpG
       outputs: [act('act', inter)],
     });
     ops.push(linear('down_proj', 'act', 'w_down', h, inter, 'down'));
+    if (tp > 1) ops.push({ id: `${p}down_allreduce`, kind: 'all-reduce', layer: l, rows, cols: h, devices: tp, inputs: ['down'], outputs: ['down'] });
     if (gemma) ops.push(norm('post_ffn_norm', 'down', 'w_post_ffn_norm', 'down'));
     ops.push({ id: `${p}ffn_residual`, kind: 'residual', layer: l, rows, cols: h, inputs: ['h', 'down'], outputs: ['h'] });
   }
@@ -148,9 +165,47 @@ export function buildDecodeGraph(spec: ModelSpec, opts: DecodeGraphOptions): OpG
     k: h,
     weight: wHead,
     inputs: [q > 1 ? 'x_last' : 'x', wHead],
-    outputs: [last('logits', v)],
+    outputs: [last(tp > 1 ? 'logits_shard' : 'logits', v)],
   });
-  ops.push({ id: 'argmax', kind: 'argmax', layer: head, rows: b, cols: v, inputs: ['logits'], outputs: [tokens] });
+  if (tp > 1) {
+    ops.push({ id: 'logits_allgather', kind: 'all-gather', layer: head, rows: b, cols: v, devices: tp, inputs: ['logits_shard'], outputs: [last('logits', v * tp)] });
+  }
+  ops.push({ id: 'argmax', kind: 'argmax', layer: head, rows: b, cols: v * tp, inputs: ['logits'], outputs: [tokens] });
 
-  return { model: spec.name, batch: b, contextLen, ...(q > 1 ? { queryLen: q } : {}), layers: spec.numLayers, tensors, ops };
+  return { model: spec.name, batch: b, contextLen, ...(q > 1 ? { queryLen: q } : {}), layers: spec.numLayers, ...(tp > 1 ? { tp } : {}), tensors, ops };
+}
+
+/** Largest tensor-parallel degree a step may ask for. */
+export const MAX_TP = 64;
+
+/** One rank's share of a model's split dimensions under tensor parallelism `tp`. */
+export interface TensorParallelShapes {
+  tp: number;
+  heads: number;
+  /** KV heads this rank holds: numKvHeads / tp, or 1 (replicated) when tp exceeds numKvHeads. */
+  kvHeads: number;
+  intermediate: number;
+  /** Vocabulary rows of this rank's LM head (and embedding) shard: ⌈vocab / tp⌉. */
+  vocab: number;
+}
+
+/** Why `tp` cannot split `spec`, or null. */
+export function tensorParallelProblem(spec: Pick<ModelSpec, 'numHeads' | 'numKvHeads' | 'intermediateSize'>, tp: number): string | null {
+  if (!Number.isInteger(tp) || tp < 1 || tp > MAX_TP) return `tp must be an integer in 1..${MAX_TP} (got ${safeString(tp)})`;
+  if (spec.numHeads % tp !== 0) return `${spec.numHeads} attention heads do not split over tp ${tp}`;
+  if (spec.intermediateSize % tp !== 0) return `the FFN width ${spec.intermediateSize} does not split over tp ${tp}`;
+  if (spec.numKvHeads % tp !== 0 && tp % spec.numKvHeads !== 0) return `${spec.numKvHeads} KV heads neither split over nor divide tp ${tp}`;
+  return null;
+}
+
+export function tensorParallelShapes(spec: ModelSpec, tp: number): TensorParallelShapes {
+  const problem = tensorParallelProblem(spec, tp);
+  if (problem) throw lineError(`decode graph: ${problem}`);
+  return {
+    tp,
+    heads: spec.numHeads / tp,
+    kvHeads: Math.max(1, spec.numKvHeads / tp),
+    intermediate: spec.intermediateSize / tp,
+    vocab: Math.ceil(spec.vocabSize / tp),
+  };
 }

@@ -23,6 +23,11 @@ export interface SimulationOptions {
   sampleIntervalNs?: number;
   /** Extra subscribers to the event stream (trace writers, progress…). */
   observers?: ((events: readonly SimEvent[]) => void)[];
+  /**
+   * Multi-device steps: the bandwidth this device can send to its peers over the node's
+   * interconnect, bytes/ns; tiles with `linkBytes` share it. Omitted: no link (single device).
+   */
+  linkBytesPerNs?: number;
 }
 
 export interface StepResult {
@@ -91,13 +96,13 @@ export function simulateGraph(backend: Backend, graph: TaskGraph, opts: Simulati
     if (!p) throw new FleetError(`policy ${graph.policy}: a persistent graph needs persistent runtime options`);
     let rt!: PersistentRuntime;
     const pipe = backend.costModel.pipelines?.persistent ?? UNLIMITED_PIPELINE;
-    machine = new Machine(engine, backend.topology, backend.costModel, bus, graph, workerPartitions(backend, p.workersPerPartition), granularity, pipe, (s) => rt.opDone(s));
+    machine = new Machine(engine, backend.topology, backend.costModel, bus, graph, workerPartitions(backend, p.workersPerPartition), granularity, pipe, (s) => rt.opDone(s), opts.linkBytesPerNs);
     rt = new PersistentRuntime(machine, graph, p);
     runtime = rt;
   } else {
     let rt!: KernelRuntime;
     const pipe = backend.costModel.pipelines?.kernel ?? UNLIMITED_PIPELINE;
-    machine = new Machine(engine, backend.topology, backend.costModel, bus, graph, unitPartitions(backend), granularity, pipe, (s) => rt.opDone(s));
+    machine = new Machine(engine, backend.topology, backend.costModel, bus, graph, unitPartitions(backend), granularity, pipe, (s) => rt.opDone(s), opts.linkBytesPerNs);
     rt = new KernelRuntime(machine, graph, { launchMode: opts.launchMode ?? 'eager' });
     runtime = rt;
   }

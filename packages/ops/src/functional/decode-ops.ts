@@ -217,6 +217,7 @@ export class DecodeOps {
   run(op: OpNode, t: Tensors): void {
     if (op.kind === 'linear') this.linear(op, t);
     else if (op.kind === 'attention') this.attentionNaive(op, t);
-    else this.rowOp(op, t);
+    else if (op.kind === 'all-reduce' || op.kind === 'all-gather') throw new Error(`${op.id}: a collective needs every rank (tensorParallelStep runs it)`);
+    else this.rowOp(op as RowOp, t);
   }
 }
