@@ -145,7 +145,8 @@ function groupStages(ops: readonly OpNode[], policy: PolicyDef, unfused: boolean
         groups.push([...prologue.splice(0), op]);
         continue;
       }
-      if (op.kind === 'residual' && prev?.kind === 'linear') {
+      // With tensor parallelism the residual add is the epilogue of the all-reduce before it.
+      if (op.kind === 'residual' && (prev?.kind === 'linear' || prev?.kind === 'all-reduce')) {
         last().push(op);
         continue;
       }
@@ -266,6 +267,7 @@ class Decomposer {
       drafts = this.attention(main, group.filter((o) => o !== main) as RowOp[]);
     } else if (main.kind === 'all-reduce' || main.kind === 'all-gather') {
       drafts = this.collective(main, this.prevDrafts);
+      if (group.some((o) => o.kind === 'residual')) this.addResidualEpilogue(drafts);
     } else {
       drafts = this.rowGroup(group as RowOp[]);
     }
