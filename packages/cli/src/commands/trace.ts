@@ -7,12 +7,13 @@ import {
   inputError,
   listPresets,
   loadModel,
+  multiDeviceTrace,
   serializeTrace,
   simulateGraph,
   TraceRecorder,
   type SimEvent,
 } from '@fleet/core';
-import { compilePolicy, persistentOptionsFor, POLICIES, policyNames } from '@fleet/ops';
+import { collectivesFor, compilePolicy, parallelismProblem, persistentOptionsFor, POLICIES, policyNames } from '@fleet/ops';
 import { loadBackends } from '../backends.js';
 import { parseInt1 } from '../compare.js';
 import type { Io } from '../io.js';
@@ -45,6 +46,7 @@ export function registerTrace(program: Command, io: Io): void {
     .option('--layers <a-b>', 'decoder layers to simulate (embedding and head always run)', '0-2')
     .requiredOption('-o, --out <file>', 'output file: .json, or .json.gz for gzip')
     .option('--gzip-above <MiB>', 'write <file>.gz instead when the JSON is larger than this', String(AUTO_GZIP_MIB))
+    .option('--tp <n>', 'tensor parallelism: the step on n GPUs of the backend\'s node, each GPU its own process, flows for the data they exchange', '1')
     .option('--json', 'print a machine-readable summary')
     .action(async (o) => {
       const model = loadModel(o.model);
@@ -63,7 +65,12 @@ export function registerTrace(program: Command, io: Io): void {
       const gzipAbove = String(o.gzipAbove).trim() === '' ? NaN : Number(o.gzipAbove);
       if (!(gzipAbove >= 0)) throw inputError(`--gzip-above: '${o.gzipAbove}' is not a size in MiB (a number ≥ 0)`);
 
-      const graph = compilePolicy(buildDecodeGraph(model, { batch, contextLen: context }), def, backend.topology, { layers, library: backend.kernelLibrary });
+      const tp = parseInt1('--tp', String(o.tp), 1, 64);
+      const why = tp > 1 ? parallelismProblem(backend, model, { tp, ep: 1, devices: tp }) : null;
+      if (why) throw inputError(`--tp: ${why}`);
+      const opGraph = buildDecodeGraph(model, { batch, contextLen: context, ...(tp > 1 ? { tp } : {}) });
+      const multi = collectivesFor(backend, opGraph);
+      const graph = compilePolicy(opGraph, def, backend.topology, { layers, library: backend.kernelLibrary, ...(multi ? { collective: multi.collective } : {}) });
       const persistent = def.style === 'persistent' ? persistentOptionsFor(backend, def, support) : undefined;
       const recorder = new TraceRecorder({
         graph,
@@ -76,10 +83,10 @@ export function registerTrace(program: Command, io: Io): void {
       const ticker = (events: readonly SimEvent[]) => {
         for (const e of events) if (e.type === 'task-start') bar.tick(`${backend.name} ${policy} b${batch}`);
       };
-      const step = simulateGraph(backend, graph, { launchMode: def.launchMode, persistent, sampleIntervalNs: 1000, observers: [recorder.observer, ticker] });
+      const step = simulateGraph(backend, graph, { launchMode: def.launchMode, persistent, sampleIntervalNs: 1000, observers: [recorder.observer, ticker], ...(multi ? { linkBytesPerNs: multi.linkBytesPerNs } : {}) });
       bar.stop();
 
-      const trace = recorder.finish();
+      const trace = tp > 1 ? multiDeviceTrace(recorder.finish(), tp, backend.node!.topology.name) : recorder.finish();
       const json = serializeTrace(trace);
       let bytes: Buffer = Buffer.from(json);
       const jsonBytes = bytes.length;
@@ -108,6 +115,7 @@ export function registerTrace(program: Command, io: Io): void {
         batch,
         context,
         layers: `${layers[0]}-${layers[layers.length - 1]}`,
+        tp,
         stepNs: Math.round(step.timeNs),
         events: trace.traceEvents.length,
         slices: count('X'),
