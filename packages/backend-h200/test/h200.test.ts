@@ -29,6 +29,6 @@ describe('h200 descriptor', () => {
   it('ships in an HGX H200 node with NVLink through NVSwitch', () => {
     expect(b.node?.topology.device).toBe('h200');
     expect(b.node?.topology.interconnect.kind).toBe('switch');
-    expect(b.node?.topology.interconnect.linksPerDevice * b.node!.topology.interconnect.linkBytesPerNsPerDirection).toBe(450);
+    expect(b.node!.topology.interconnect.linksPerDevice * b.node!.topology.interconnect.linkBytesPerNsPerDirection).toBe(450);
   });
 });

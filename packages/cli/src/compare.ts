@@ -65,12 +65,12 @@ export interface CompareRow {
   fencesPerToken?: number;
   dispatchesPerToken?: number;
   launchesPerToken?: number;
-  /** Tensor-parallel degree of the run. */
-  tp: number;
+  /** Tensor-parallel degree of the run (every row `runJob` makes has it; 1 on one device). */
+  tp?: number;
   /** Expert-parallel degree of the run. */
-  ep: number;
+  ep?: number;
   /** Devices the run occupies (tp × ep). */
-  devices: number;
+  devices?: number;
   /** Bytes each device holds (weights and KV cache shards). */
   perDeviceBytes?: number;
 }

@@ -22,14 +22,14 @@ export function tilingBenefits(rows: readonly CompareRow[]): TilingBenefit[] {
   const out: TilingBenefit[] = [];
   for (const f of rows) {
     if (f.policy !== 'fleet-mtile' || f.status !== 'ok' || f.tpotMs === undefined) continue;
-    const m = rows.find((r) => r.policy === 'mirage' && r.status === 'ok' && r.backend === f.backend && r.batch === f.batch && r.tp === f.tp && r.promptTokens === f.promptTokens && r.phase === f.phase);
+    const m = rows.find((r) => r.policy === 'mirage' && r.status === 'ok' && r.backend === f.backend && r.batch === f.batch && (r.tp ?? 1) === (f.tp ?? 1) && r.promptTokens === f.promptTokens && r.phase === f.phase);
     if (!m || m.tpotMs === undefined) continue;
     out.push({
       backend: f.backend,
       phase: f.phase,
       batch: f.batch,
       promptTokens: f.promptTokens,
-      tp: f.tp,
+      tp: f.tp ?? 1,
       speedup: Math.round((m.tpotMs / f.tpotMs) * 1000) / 1000,
       l2HitGainPt: Math.round(((f.l2HitRate ?? 0) - (m.l2HitRate ?? 0)) * 1000) / 10,
     });
