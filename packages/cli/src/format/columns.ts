@@ -14,7 +14,6 @@ const ok = (r: CompareRow, f: (r: CompareRow) => string) => (r.status === 'ok' ?
 export const HUMAN_COLUMNS: readonly Column[] = [
   { header: 'backend', numeric: false, cell: (r) => r.backend },
   { header: 'policy', numeric: false, cell: (r) => r.policy },
-  { header: 'tp', numeric: true, cell: (r) => String(r.tp ?? 1) },
   { header: 'batch', numeric: true, cell: (r) => String(r.batch) },
   { header: 'TPOT ms', numeric: true, cell: (r) => ok(r, (x) => x.tpotMs!.toFixed(3)) },
   { header: 'L2 hit', numeric: true, cell: (r) => ok(r, (x) => `${(x.l2HitRate! * 100).toFixed(1)}%`) },
@@ -30,7 +29,6 @@ export const HUMAN_COLUMNS: readonly Column[] = [
 export const PREFILL_COLUMNS: readonly Column[] = [
   { header: 'backend', numeric: false, cell: (r) => r.backend },
   { header: 'policy', numeric: false, cell: (r) => r.policy },
-  { header: 'tp', numeric: true, cell: (r) => String(r.tp ?? 1) },
   { header: 'batch', numeric: true, cell: (r) => String(r.batch) },
   { header: 'prompt', numeric: true, cell: (r) => String(r.promptTokens) + (r.chunkTokens ? ` (${r.chunkTokens}/chunk)` : '') },
   { header: 'TTFT ms', numeric: true, cell: (r) => ok(r, (x) => x.ttftMs!.toFixed(2)) },
@@ -41,9 +39,15 @@ export const PREFILL_COLUMNS: readonly Column[] = [
   { header: 'note', numeric: false, cell: (r) => (r.status === 'ok' ? '' : `unsupported: ${r.reason}`) },
 ];
 
-/** The human columns for a set of rows: prefill's when they are prefill rows, decode's otherwise. */
+/** The tensor-parallel degree column, after `policy`: shown when some row runs on more than one device. */
+export const TP_COLUMN: Column = { header: 'tp', numeric: true, cell: (r) => String(r.tp ?? 1) };
+
+/** The human columns for a set of rows: prefill's when they are prefill rows, decode's otherwise; `tp` when any row is tensor-parallel. */
 export function columnsFor(rows: readonly CompareRow[]): readonly Column[] {
-  return rows.length > 0 && rows.every((r) => r.phase === 'prefill') ? PREFILL_COLUMNS : HUMAN_COLUMNS;
+  const base = rows.length > 0 && rows.every((r) => r.phase === 'prefill') ? PREFILL_COLUMNS : HUMAN_COLUMNS;
+  if (!rows.some((r) => (r.tp ?? 1) > 1)) return base;
+  const i = base.findIndex((c) => c.header === 'policy') + 1;
+  return [...base.slice(0, i), TP_COLUMN, ...base.slice(i)];
 }
 
 /** Every field of a row, raw, in the JSON contract's order (CSV). */
