@@ -13,7 +13,7 @@ import {
   TraceRecorder,
   type SimEvent,
 } from '@fleet/core';
-import { collectivesFor, compilePolicy, parallelismProblem, persistentOptionsFor, POLICIES, policyNames } from '@fleet/ops';
+import { collectivesFor, compilePolicy, parallelismProblem, tensorParallelCompiles, persistentOptionsFor, POLICIES, policyNames } from '@fleet/ops';
 import { loadBackends } from '../backends.js';
 import { parseInt1 } from '../compare.js';
 import type { Io } from '../io.js';
@@ -68,6 +68,7 @@ export function registerTrace(program: Command, io: Io): void {
       const tp = parseInt1('--tp', String(o.tp), 1, 64);
       const why = tp > 1 ? parallelismProblem(backend, model, { tp, ep: 1, devices: tp }) : null;
       if (why) throw inputError(`--tp: ${why}`);
+      if (tp > 1 && !tensorParallelCompiles(def)) throw inputError(`--tp: ${policy} has no tensor-parallel schedule (use kernel-per-op, kernel-per-op-graph, mirage or fleet-*)`);
       const opGraph = buildDecodeGraph(model, { batch, contextLen: context, ...(tp > 1 ? { tp } : {}) });
       const multi = collectivesFor(backend, opGraph);
       const graph = compilePolicy(opGraph, def, backend.topology, { layers, library: backend.kernelLibrary, ...(multi ? { collective: multi.collective } : {}) });

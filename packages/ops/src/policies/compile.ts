@@ -333,8 +333,12 @@ class Decomposer {
       // output columns per task, 32 for linears with a residual epilogue; outputs too wide
       // for that (the LM head) take 256 columns per task, MPK's rule.
       const residual = op.id.endsWith('o_proj') || op.id.endsWith('down_proj');
-      const width = residual ? 32 : 48;
-      const narrow = op.n % width === 0 && op.n / width <= 2048;
+      // MPK sizes a linear's grid by a column count its output divides; an output 48 (32)
+      // does not divide — a tensor-parallel shard such as 1280 QKV columns — takes the
+      // widest of 32 and 16 that does, rather than collapsing to a few 256-column tasks.
+      const fits = (w: number) => op.n % w === 0 && op.n / w <= 2048;
+      const width = [residual ? 32 : 48, 32, 16].find(fits) ?? (residual ? 32 : 48);
+      const narrow = fits(width);
       const tasks = narrow ? op.n / width : Math.ceil(op.n / 256);
       const drafts: Draft[] = [];
       for (let t = 0; t < tasks; t++) {

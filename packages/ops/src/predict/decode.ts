@@ -175,6 +175,7 @@ export function predictDecode(backend: Backend, model: ModelSpec, opts: DecodeOp
 
   const why = parallelismProblem(backend, model, par);
   if (why) return unsupported(why);
+  if (par.tp > 1 && !tensorParallelCompiles(def)) return unsupported(`${def.name} has no tensor-parallel schedule: its cluster kernel fuses QKV, attention and the O projection of whole heads on one GPU`);
   const capacity = backend.topology.memory.hbm.capacityBytes;
   if (perDevice > capacity) return unsupported(doesNotFit(backend.name, perDevice, capacity, par.tp));
   const nPos = Math.max(1, Math.min(opts.decode, opts.positions ?? 2));
@@ -226,6 +227,11 @@ export function predictDecode(backend: Backend, model: ModelSpec, opts: DecodeOp
     ...par,
     perDeviceBytes: perDevice,
   };
+}
+
+/** Whether a policy's compiler places collectives (ClusterFusion's own compiler does not). */
+export function tensorParallelCompiles(def: { name: string }): boolean {
+  return def.name !== 'clusterfusion';
 }
 
 /** The `unsupported` reason of a run too large for its devices, with the numbers. */

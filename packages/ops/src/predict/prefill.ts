@@ -1,7 +1,7 @@
 import { addCounters, buildPrefillGraph, inputError, l2HitRate, zeroCounters, type Backend, type ModelSpec, type SimEvent } from '@fleet/core';
 import { POLICIES, withOverrides, type PolicyOverrides } from '../policies/policy.js';
 import type { WeightType } from '../quant/weight-type.js';
-import { DEFAULT_MAX_SIM_STEPS, doesNotFit, parallelismOf, parallelismProblem, residentBytes } from './decode.js';
+import { DEFAULT_MAX_SIM_STEPS, doesNotFit, parallelismOf, parallelismProblem, residentBytes, tensorParallelCompiles } from './decode.js';
 import { simulateStep, type StepResult } from './step.js';
 
 export interface PrefillOptions {
@@ -83,6 +83,7 @@ export function predictPrefill(backend: Backend, model: ModelSpec, opts: Prefill
   if (why) return unsupported(why);
   const problem = parallelismProblem(backend, model, par);
   if (problem) return unsupported(problem);
+  if (par.tp > 1 && !tensorParallelCompiles(def)) return unsupported(`${def.name} has no tensor-parallel schedule`);
   const capacity = backend.topology.memory.hbm.capacityBytes;
   if (perDevice > capacity) return unsupported(doesNotFit(backend.name, perDevice, capacity, par.tp));
 
