@@ -21,10 +21,11 @@ export {
 export { OURS, PRIOR, PIPELINE } from './calibration.js';
 export { kernelLibrary, selectGemm, selectDecodeAttention, selectPrefillAttention, selectGroupedGemm, SOFTMAX_FLOPS_PER_SCORE, TINYGEMM, TINYGEMM_IN_FLIGHT, CUTLASS_GROUPED, CUTLASS_GROUPED_DRAM_IN_FLIGHT, nvjetPipeline, nvjetStages, H100_SM, NVJET_DRAM_IN_FLIGHT, CUDNN_SDPA_DRAM_IN_FLIGHT } from './kernel-library.js';
 export { module } from './module.js';
+export { node, hgxH100, ncclHopper, NVLINK4_LINKS, NVLINK4_LINK_GBPS, NCCL_SM90_NVLINK_GBPS } from './node.js';
 
 export default defineBackend({ name: 'h100', apiVersion: API_VERSION, module });
 export { h100PipelineValidation, pipelineValidationPoints } from './pipeline-validation.js';
 export { h100PrefillValidation, prefillValidationPoints } from './prefill-validation.js';
-export { h100Validation, clusterFusionTableValidation, TABLE1_TOLERANCE, linearOpUs, clusterKernelUs, clusterFusionTpotMs, type OpsForValidation, type PolicyLike, type H100ValidationOptions } from './validation.js';
+export { h100Validation, clusterFusionTableValidation, TABLE1_TOLERANCE, linearOpUs, row as validationRow, clusterKernelUs, clusterFusionTpotMs, type OpsForValidation, type PolicyLike, type H100ValidationOptions } from './validation.js';
 export { h100MoeValidation, moeValidationPoints, groupedGemmUs } from './moe-validation.js';
 export { clusterFusionValidation, clusterFusionClaimPoints, clusterFusionSpeedup, CLUSTERFUSION_CLAIMS } from './clusterfusion-validation.js';

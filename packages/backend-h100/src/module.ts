@@ -5,6 +5,7 @@ import { kernelLibrary } from './kernel-library.js';
 import { params } from './cost-params.js';
 import { policies } from './policies.js';
 import { topology } from './topology.js';
+import { node } from './node.js';
 
 export const module = new ContainerModule(({ bind }) => {
   bind(TOKENS.Topology).toConstantValue(topology);
@@ -12,4 +13,5 @@ export const module = new ContainerModule(({ bind }) => {
   for (const p of policies) bind(TOKENS.PolicySupport).toConstantValue(p);
   for (const c of collectives) bind(TOKENS.Collective).toConstantValue(c);
   bind(TOKENS.KernelLibrary).toConstantValue(kernelLibrary);
+  bind(TOKENS.Node).toConstantValue(node);
 });

@@ -11,6 +11,7 @@ export { params } from './cost-params.js';
 export { policies, WORKERS_PER_XCD } from './policies.js';
 export { module } from './module.js';
 export { kernelLibrary, MI300X_LIBRARY_SPEC } from './kernel-library.js';
+export { node, oamMi300x, rcclCdna, XGMI_MI300X_LINK_GBPS_PER_DIRECTION } from './node.js';
 export * from './cdna/index.js';
 
 export default defineBackend({ name: 'mi300x', apiVersion: API_VERSION, module });

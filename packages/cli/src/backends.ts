@@ -58,7 +58,7 @@ function configuredPackage(entry: string, cwd: string): DiscoveredPackage {
 }
 
 /** The backends Fleet ships with; always available. */
-const BUILTIN = ['@fleet/backend-mi350', '@fleet/backend-mi300x', '@fleet/backend-h100'];
+const BUILTIN = ['@fleet/backend-mi350', '@fleet/backend-mi300x', '@fleet/backend-h100', '@fleet/backend-h200'];
 
 /**
  * Load every backend: the built-in ones, those `fleet.config.json` lists, then any installed

@@ -31,6 +31,10 @@ export interface CompareOptions {
   maxSimSteps?: number;
   /** MoE models: expert routing (default uniform). */
   routing?: Routing;
+  /** Tensor-parallel degrees to compare (one job each); default [1]. */
+  tps?: number[];
+  /** Expert-parallel degree (mixture-of-experts models); default 1. */
+  ep?: number;
 }
 
 export interface CompareRow {
@@ -73,6 +77,14 @@ export interface CompareRow {
   activeExperts?: number;
   /** MoE models: routed experts per MoE layer. */
   experts?: number;
+  /** Tensor-parallel degree of the run (every row `runJob` makes has it; 1 on one device). */
+  tp?: number;
+  /** Expert-parallel degree of the run. */
+  ep?: number;
+  /** Devices the run occupies (tp × ep). */
+  devices?: number;
+  /** Bytes each device holds (weights and KV cache shards). */
+  perDeviceBytes?: number;
 }
 
 /** Prefill tokens a mixed step carries when `chunk` is not given (vLLM's default chunk order of magnitude). */
@@ -85,26 +97,31 @@ export interface CompareJob {
   batch: number;
   /** Prompt tokens of this job (default: the options' `prompt`). */
   prompt?: number;
+  /** Tensor-parallel degree of this job (default 1). */
+  tp?: number;
 }
 
 /** The comparison grid: every backend × policy × batch × prompt, in a stable order. */
 export function compareJobs(o: CompareOptions): Required<CompareJob>[] {
   const jobs: Required<CompareJob>[] = [];
   const prompts = o.prompts ?? [o.prompt];
+  const tps = o.tps ?? [1];
   for (const backend of o.backends) {
     const policies = o.policies ?? backend.policies.map((p) => p.policy);
-    for (const policy of policies) for (const batch of o.batches) for (const prompt of prompts) jobs.push({ backend, policy, batch, prompt });
+    for (const policy of policies) for (const tp of tps) for (const batch of o.batches) for (const prompt of prompts) jobs.push({ backend, policy, batch, prompt, tp });
   }
   return jobs;
 }
 
 export function runJob(model: ModelSpec, job: CompareJob, o: CompareOptions): CompareRow {
   const prompt = job.prompt ?? o.prompt;
-  const who = { backend: job.backend.name, policy: job.policy };
+  const tp = job.tp ?? 1;
+  const ep = o.ep ?? 1;
+  const who = { backend: job.backend.name, policy: job.policy, tp, ep, devices: tp * ep };
   const weights = o.weights?.name ?? 'bf16';
   if ((o.phase ?? 'decode') === 'prefill') {
-    const r = predictPrefill(job.backend, model, { policy: job.policy, batch: job.batch, prompt, chunk: o.chunk, chunksSimulated: o.positions, layers: o.layers, overrides: o.overrides, weights: o.weights, maxSimSteps: o.maxSimSteps, routing: o.routing });
-    const base = { ...who, phase: 'prefill' as const, batch: job.batch, promptTokens: prompt, ...(o.chunk !== undefined ? { chunkTokens: o.chunk } : {}), weights };
+    const r = predictPrefill(job.backend, model, { policy: job.policy, batch: job.batch, prompt, chunk: o.chunk, chunksSimulated: o.positions, layers: o.layers, overrides: o.overrides, weights: o.weights, maxSimSteps: o.maxSimSteps, routing: o.routing, tp, ep });
+    const base = { ...who, phase: 'prefill' as const, batch: job.batch, promptTokens: prompt, ...(o.chunk !== undefined ? { chunkTokens: o.chunk } : {}), weights, ...(Number.isFinite(r.perDeviceBytes) ? { perDeviceBytes: Math.round(r.perDeviceBytes) } : {}) };
     if (r.status !== 'ok') return { ...base, status: 'unsupported', reason: r.reason };
     return {
       ...base,
@@ -146,8 +163,10 @@ export function runJob(model: ModelSpec, job: CompareJob, o: CompareOptions): Co
     weights: o.weights,
     maxSimSteps: o.maxSimSteps,
     routing: o.routing,
+    tp,
+    ep,
   });
-  const base = { ...who, phase: 'decode' as const, batch: job.batch, promptTokens: prompt, decodeTokens: o.decode, weights };
+  const base = { ...who, phase: 'decode' as const, batch: job.batch, promptTokens: prompt, decodeTokens: o.decode, weights, perDeviceBytes: Math.round(r.perDeviceBytes) };
   if (r.status !== 'ok') return { ...base, status: 'unsupported', reason: r.reason };
   return {
     ...base,

@@ -51,3 +51,5 @@ export * from './simulation/simulate.js';
 export * from './trace/index.js';
 export * from './validation/validation-row.js';
 export * from './collectives/cluster-collectives.js';
+export * from './node/index.js';
+export { checkNodeSpec } from './node/check.js';

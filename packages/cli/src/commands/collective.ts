@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { collectiveRounds, collectiveTrafficBytes, inputError, type Backend, type ClusterCollectiveKind, type CollectiveModel } from '@fleet/core';
+import { COLLECTIVE_OPS, collectiveCost, collectiveRounds, collectiveTrafficBytes, inputError, type Backend, type ClusterCollectiveKind, type CollectiveModel, type CollectiveOpName } from '@fleet/core';
 import { loadBackends } from '../backends.js';
 import type { Io } from '../io.js';
 
@@ -40,23 +40,76 @@ export function runCollective(backend: Backend, op: ClusterCollectiveKind, bytes
   };
 }
 
-/** `fleet collective`: a cluster collective's latency on chip (DSMEM) or through global memory. */
+/** How a multi-device collective is launched: its own kernel launch from the host, or a node of a CUDA/HIP graph. */
+export type LaunchMode = 'eager' | 'graph';
+
+/**
+ * A multi-device collective over `devices` devices of the backend's node: the library's
+ * algorithm and protocol for this size, and its latency including the kernel's launch.
+ */
+export function runDeviceCollective(backend: Backend, op: CollectiveOpName, bytes: number, devices: number, mode: LaunchMode) {
+  if (!backend.node) throw inputError(`backend ${backend.name} describes no multi-device node (TOKENS.Node); --op ${op} needs one`);
+  const c = collectiveCost(backend.node, op, bytes, devices);
+  const cm = backend.costModel;
+  // The collective is one kernel: launched by the host (eager) or replayed as a graph node after the previous kernel's barrier.
+  const launchUs = c.algorithm === 'none' ? 0 : (mode === 'eager' ? cm.launch.eagerNs : cm.launch.graphNodeNs + cm.endOfKernel.barrierNs) / 1000;
+  const r3 = (x: number) => (Number.isFinite(x) ? Math.round(x * 1000) / 1000 : null);
+  return {
+    schemaVersion: 1,
+    backend: backend.name,
+    node: backend.node.topology.name,
+    interconnect: backend.node.topology.interconnect.name,
+    library: c.library,
+    op,
+    bytes,
+    devices,
+    mode,
+    onChip: false,
+    latencyUs: r3(c.latencyUs + launchUs)!,
+    collectiveUs: r3(c.latencyUs)!,
+    launchUs: r3(launchUs)!,
+    algorithm: c.algorithm,
+    protocol: c.protocol,
+    busBandwidthGBps: r3(bytes / ((c.latencyUs + launchUs) * 1000)) === null ? null : r3((bytes / ((c.latencyUs + launchUs) * 1000)) * (op === 'all-reduce' ? (2 * (devices - 1)) / devices : (devices - 1) / devices)),
+    algBandwidthGBps: r3(bytes / ((c.latencyUs + launchUs) * 1000)),
+    linkBandwidthGBps: r3(c.linkBandwidthGBps),
+    candidates: c.candidates.map((k) => ({ algorithm: k.algorithm, protocol: k.protocol, latencyUs: r3(k.latencyUs) })),
+  };
+}
+
+/** `fleet collective`: a cluster collective's latency on chip (DSMEM) or through global memory, or a collective over the devices of a node. */
 export function registerCollective(program: Command, io: Io): void {
   program
     .command('collective')
-    .description('latency of a cluster collective (ClusterReduce / ClusterGather) over DSMEM or through global memory')
+    .description('latency of a cluster collective (ClusterReduce / ClusterGather) over DSMEM or through global memory, or of an all-reduce / all-gather / reduce-scatter over the devices of a node (NCCL/RCCL model)')
     .requiredOption('--backend <name>', 'backend (one that models collectives, e.g. h100)')
-    .addOption(new Option('--op <op>', 'collective').choices(['reduce', 'gather']).makeOptionMandatory())
+    .addOption(new Option('--op <op>', 'collective: reduce/gather over a cluster of CTAs, or all-reduce/all-gather/reduce-scatter over devices').choices(['reduce', 'gather', ...COLLECTIVE_OPS]).makeOptionMandatory())
     .requiredOption('--bytes <n>', 'bytes per participant (CTA): a reduce vector or a gather slice (e.g. 8192, 32K); ClusterFusion Table 1 sizes are totals over 32 clusters (fleet validate --suite clusterfusion)')
     .option('--cluster <n>', 'participants (CTAs in the cluster): a power of two', '4')
+    .option('--devices <n>', 'devices of the node taking part (all-reduce, all-gather, reduce-scatter)', '8')
+    .addOption(new Option('--mode <mode>', 'device collectives: launched eagerly or inside a CUDA/HIP graph').choices(['eager', 'graph']).default('graph'))
     .option('--off-chip', 'through global memory instead of on chip')
     .option('--both', 'on chip and off chip, side by side')
     .option('--json', 'machine-readable output')
     .action(async (o) => {
       const registry = await loadBackends(io.cwd);
       const backend = registry.get(o.backend as string);
-      const op = o.op as ClusterCollectiveKind;
       const bytes = parseBytes('--bytes', o.bytes as string);
+      if ((COLLECTIVE_OPS as readonly string[]).includes(o.op as string)) {
+        const devices = Number(o.devices);
+        const max = backend.node?.topology.devices ?? 1;
+        if (!/^\d+$/.test(String(o.devices)) || devices < 1 || devices > max) throw inputError(`--devices: '${o.devices}' must be an integer in 1..${max} (the devices of ${backend.name}'s node)`);
+        if (o.offChip || o.both) throw inputError(`--off-chip and --both apply to cluster collectives (--op reduce|gather), not --op ${o.op}`);
+        const r = runDeviceCollective(backend, o.op as CollectiveOpName, bytes, devices, o.mode as LaunchMode);
+        if (o.json) {
+          io.out(JSON.stringify(r, null, 2) + '\n');
+          return;
+        }
+        io.out(`${backend.name} ${r.op} ${bytes} B over ${devices} devices of ${r.node} (${r.interconnect}, ${r.library}, ${r.mode})\n`);
+        io.out(`  ${r.latencyUs.toFixed(3)} µs: ${r.algorithm}/${r.protocol} ${r.collectiveUs.toFixed(3)} µs + launch ${r.launchUs.toFixed(3)} µs; bus bandwidth ${r.busBandwidthGBps ?? '-'} GB/s (links ${r.linkBandwidthGBps} GB/s per direction)\n`);
+        return;
+      }
+      const op = o.op as ClusterCollectiveKind;
       const cluster = Number(o.cluster);
       pick(backend, op, !o.offChip);
       const max = backend.topology.levels.chiplet.maxSize ?? 1;

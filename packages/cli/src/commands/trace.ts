@@ -9,12 +9,13 @@ import {
   inputError,
   listPresets,
   loadModel,
+  multiDeviceTrace,
   serializeTrace,
   simulateGraph,
   TraceRecorder,
   type SimEvent,
 } from '@fleet/core';
-import { compilePolicy, persistentOptionsFor, POLICIES, policyNames, prefillUnsupported } from '@fleet/ops';
+import { collectivesFor, compilePolicy, parallelismProblem, tensorParallelCompiles, persistentOptionsFor, POLICIES, policyNames, prefillUnsupported } from '@fleet/ops';
 import { loadBackends } from '../backends.js';
 import { parseInt1, PHASES, type Phase } from '../compare.js';
 import type { Io } from '../io.js';
@@ -50,6 +51,7 @@ export function registerTrace(program: Command, io: Io): void {
     .option('--layers <a-b>', 'decoder layers to simulate (embedding and head always run)', '0-2')
     .requiredOption('-o, --out <file>', 'output file: .json, or .json.gz for gzip')
     .option('--gzip-above <MiB>', 'write <file>.gz instead when the JSON is larger than this', String(AUTO_GZIP_MIB))
+    .option('--tp <n>', 'tensor parallelism: the step on n GPUs of the backend\'s node, each GPU its own process, flows for the data they exchange', '1')
     .option('--json', 'print a machine-readable summary')
     .action(async (o) => {
       const model = loadModel(o.model);
@@ -73,13 +75,20 @@ export function registerTrace(program: Command, io: Io): void {
       const gzipAbove = String(o.gzipAbove).trim() === '' ? NaN : Number(o.gzipAbove);
       if (!(gzipAbove >= 0)) throw inputError(`--gzip-above: '${o.gzipAbove}' is not a size in MiB (a number ≥ 0)`);
 
-      const step0 =
+      const tp = parseInt1('--tp', String(o.tp), 1, 64);
+      const why = tp > 1 ? parallelismProblem(backend, model, { tp, ep: 1, devices: tp }) : null;
+      if (why) throw inputError(`--tp: ${why}`);
+      if (tp > 1 && !tensorParallelCompiles(def)) throw inputError(`--tp: ${policy} has no tensor-parallel schedule (use kernel-per-op, kernel-per-op-graph, mirage or fleet-*)`);
+      if (tp > 1 && phase === 'mixed') throw inputError('--tp: mixed steps are simulated on one device');
+      const par = tp > 1 ? { tp } : {};
+      const opGraph =
         phase === 'prefill'
-          ? buildPrefillGraph(model, { batch, promptLen: prompt, contextLen: context })
+          ? buildPrefillGraph(model, { batch, promptLen: prompt, contextLen: context, ...par })
           : phase === 'mixed'
             ? buildMixedGraph(model, { batch, contextLen: context, chunk })
-            : buildDecodeGraph(model, { batch, contextLen: context });
-      const graph = compilePolicy(step0, def, backend.topology, { layers, library: backend.kernelLibrary, kernels: support.kernels });
+            : buildDecodeGraph(model, { batch, contextLen: context, ...par });
+      const multi = collectivesFor(backend, opGraph);
+      const graph = compilePolicy(opGraph, def, backend.topology, { layers, library: backend.kernelLibrary, kernels: support.kernels, ...(multi ? { collective: multi.collective } : {}) });
       const persistent = def.style === 'persistent' ? persistentOptionsFor(backend, def, support) : undefined;
       const recorder = new TraceRecorder({
         graph,
@@ -92,10 +101,10 @@ export function registerTrace(program: Command, io: Io): void {
       const ticker = (events: readonly SimEvent[]) => {
         for (const e of events) if (e.type === 'task-start') bar.tick(`${backend.name} ${policy} b${batch}`);
       };
-      const step = simulateGraph(backend, graph, { launchMode: def.launchMode, persistent, sampleIntervalNs: 1000, observers: [recorder.observer, ticker] });
+      const step = simulateGraph(backend, graph, { launchMode: def.launchMode, persistent, sampleIntervalNs: 1000, observers: [recorder.observer, ticker], ...(multi ? { linkBytesPerNs: multi.linkBytesPerNs } : {}) });
       bar.stop();
 
-      const trace = recorder.finish();
+      const trace = tp > 1 ? multiDeviceTrace(recorder.finish(), tp, backend.node!.topology.name) : recorder.finish();
       const json = serializeTrace(trace);
       let bytes: Buffer = Buffer.from(json);
       const jsonBytes = bytes.length;
@@ -126,6 +135,7 @@ export function registerTrace(program: Command, io: Io): void {
         context,
         ...(phase === 'prefill' ? { prompt } : phase === 'mixed' ? { chunk } : {}),
         layers: `${layers[0]}-${layers[layers.length - 1]}`,
+        tp,
         stepNs: Math.round(step.timeNs),
         events: trace.traceEvents.length,
         slices: count('X'),

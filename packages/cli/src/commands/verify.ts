@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { describeModel, FleetError, inputError, listPresets, type TaskGraph } from '@fleet/core';
-import { defaultTolerance, dropDependency, loadFunctionalModel, modelFloatDType, policyNames, randomWeights, verifyDecode, type VerifyResult } from '@fleet/ops';
+import { defaultTolerance, dropDependency, loadFunctionalModel, modelFloatDType, policyNames, randomWeights, verifyDecode, verifyTensorParallel, type VerifyResult } from '@fleet/ops';
 import { loadBackends } from '../backends.js';
 import { parseInt1 } from '../compare.js';
 import type { Io } from '../io.js';
@@ -61,6 +61,7 @@ export function registerVerify(program: Command, io: Io): void {
     .option('--seed <n>', 'seed of the random weights, KV cache and tokens', '1')
     .option('--tolerance <x>', 'largest accepted max |logit − reference| / max |reference| (default 2e-2 for bf16/fp16 models, 1e-4 for fp32)')
     .option('--drop-dependency <op-id>', 'fault injection: the stage or kernel starting at this op (e.g. lm_head, L1.o_proj, L1.qkv_proj) no longer waits for the one before it; verification should then fail')
+    .option('--tp <n>', 'tensor parallelism: run the model on n ranks (sharded weights and KV cache, all-reduces, logits all-gather) and compare its logits with the single-device reference', '1')
     .addOption(new Option('--format <fmt>', 'output format').choices(['table', 'json']).default('table'))
     .option('--json', 'same as --format json')
     .action(async (o) => {
@@ -80,9 +81,16 @@ export function registerVerify(program: Command, io: Io): void {
 
       // Random weights are drawn once for every run (the same ones `verifyDecode` would draw).
       const weights = model.weights ?? randomWeights(model.spec, seed);
-      const jobs = backends.flatMap((backend) => (policies ?? backend.policies.map((p) => p.policy)).map((policy) => ({ backend, policy })));
-      const bar = progress(io, jobs.length, 'verifying');
+      const tp = parseInt1('--tp', String(o.tp), 1, 64);
+      if (tp > 1 && drop !== undefined) throw inputError('--drop-dependency applies to the policies\' task graphs, not to --tp');
+      // --tp N checks the tensor-parallel split itself against the single device, on no backend.
+      const jobs = tp > 1 ? [] : backends.flatMap((backend) => (policies ?? backend.policies.map((p) => p.policy)).map((policy) => ({ backend, policy })));
+      const bar = progress(io, Math.max(1, jobs.length), 'verifying');
       const results: VerifyResult[] = [];
+      if (tp > 1) {
+        bar.tick(`tp ${tp}`);
+        results.push(verifyTensorParallel(model.spec, { tp, batch, contextLen, steps, seed, weights, semantics: model.semantics, tolerance }));
+      }
       for (const { backend, policy } of jobs) {
         bar.tick(`${backend.name} ${policy}`);
         results.push(verifyDecode(backend, model.spec, { policy, batch, contextLen, steps, seed, weights, semantics: model.semantics, tolerance, transform }));
@@ -101,6 +109,7 @@ export function registerVerify(program: Command, io: Io): void {
           steps,
           seed,
           tolerance,
+          tp,
           metric: 'max |logit - reference| / max |reference|, worst decode step',
           results: results.map((r) => ({
             backend: r.backend,

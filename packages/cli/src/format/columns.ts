@@ -57,11 +57,16 @@ export const MIXED_COLUMNS: readonly Column[] = [
   { header: 'note', numeric: false, cell: (r) => (r.status === 'ok' ? '' : `unsupported: ${r.reason}`) },
 ];
 
-/** The human columns for a set of rows: their phase's when they share one, decode's otherwise. */
+/** The tensor-parallel degree column, after `policy`: shown when some row runs on more than one device. */
+export const TP_COLUMN: Column = { header: 'tp', numeric: true, cell: (r) => String(r.tp ?? 1) };
+
+/** The human columns for a set of rows: their phase's when they share one, decode's otherwise; `tp` when any row is tensor-parallel. */
 export function columnsFor(rows: readonly CompareRow[]): readonly Column[] {
-  if (rows.length > 0 && rows.every((r) => r.phase === 'prefill')) return PREFILL_COLUMNS;
-  if (rows.length > 0 && rows.every((r) => r.phase === 'mixed')) return MIXED_COLUMNS;
-  return HUMAN_COLUMNS;
+  const base =
+    rows.length > 0 && rows.every((r) => r.phase === 'prefill') ? PREFILL_COLUMNS : rows.length > 0 && rows.every((r) => r.phase === 'mixed') ? MIXED_COLUMNS : HUMAN_COLUMNS;
+  if (!rows.some((r) => (r.tp ?? 1) > 1)) return base;
+  const i = base.findIndex((c) => c.header === 'policy') + 1;
+  return [...base.slice(0, i), TP_COLUMN, ...base.slice(i)];
 }
 
 /** Every field of a row, raw, in the JSON contract's order (CSV). */
@@ -69,6 +74,9 @@ export const RAW_FIELDS: readonly (keyof CompareRow)[] = [
   'backend',
   'policy',
   'phase',
+  'tp',
+  'ep',
+  'devices',
   'batch',
   'promptTokens',
   'decodeTokens',
@@ -88,4 +96,5 @@ export const RAW_FIELDS: readonly (keyof CompareRow)[] = [
   'dispatchesPerToken',
   'launchesPerToken',
   'activeExperts',
+  'perDeviceBytes',
 ];

@@ -4,11 +4,13 @@ import type { CompareRow } from '../compare.js';
 import { formatCsv } from './csv.js';
 import { formatMarkdown } from './markdown.js';
 import { formatTable } from './table.js';
+import { formatTilingBenefits, tilingBenefits } from './tiling.js';
 
 export { HUMAN_COLUMNS, PREFILL_COLUMNS, MIXED_COLUMNS, RAW_FIELDS, columnsFor, type Column } from './columns.js';
 export { formatTable } from './table.js';
 export { formatCsv, csvField } from './csv.js';
 export { formatMarkdown } from './markdown.js';
+export { tilingBenefits, formatTilingBenefits, type TilingBenefit } from './tiling.js';
 
 /** Output formats of `fleet compare` (and the files `fleet report` writes). */
 export const COMPARE_FORMATS = ['table', 'json', 'csv', 'markdown'] as const;
@@ -33,13 +35,15 @@ export interface CompareOutput {
 /** The comparison in one format; `json` is the stable contract (`schemaVersion: 1`). */
 export function formatCompare(format: CompareFormat, { model, sampling, rows, overrides }: CompareOutput): string {
   switch (format) {
-    case 'json':
-      return JSON.stringify({ schemaVersion: 1, model: model.name, sampling, ...(overrides ? { overrides } : {}), results: rows }, null, 2) + '\n';
+    case 'json': {
+      const tiling = tilingBenefits(rows);
+      return JSON.stringify({ schemaVersion: 1, model: model.name, sampling, ...(overrides ? { overrides } : {}), results: rows, ...(tiling.length > 0 ? { tilingBenefit: tiling } : {}) }, null, 2) + '\n';
+    }
     case 'csv':
       return formatCsv(model.name, rows);
     case 'markdown':
       return `${describeModel(model)}\n\n${formatMarkdown(rows)}\n\n${sampling.note}.\n`;
     case 'table':
-      return `${describeModel(model)}\n\n${formatTable(rows)}\n\n${sampling.note}.\n`;
+      return `${describeModel(model)}\n\n${formatTable(rows)}\n\n${sampling.note}.\n${formatTilingBenefits(tilingBenefits(rows))}`;
   }
 }

@@ -18,6 +18,8 @@ export interface SweepSpec {
   overrides?: PolicyOverrides;
   /** `--routing` as given (parsed again in each worker). */
   routing?: string;
+  /** Expert-parallel degree (default 1). */
+  ep?: number;
 }
 
 export interface SweepJob {
@@ -26,6 +28,8 @@ export interface SweepJob {
   policy: string;
   batch: number;
   prompt: number;
+  /** Tensor-parallel degree (default 1). */
+  tp?: number;
 }
 
 /** Loads the model and backends once, then runs jobs: used by workers and in-process alike. */
@@ -52,11 +56,12 @@ export class SweepRunner {
       weights: parseWeightType(spec.weights),
       maxSimSteps: spec.maxSimSteps,
       routing: parseRouting(spec.routing ?? 'uniform'),
+      ...(spec.ep !== undefined ? { ep: spec.ep } : {}),
     };
     return new SweepRunner(loadModel(spec.model), opts, registry);
   }
 
   run(job: SweepJob): CompareRow {
-    return runJob(this.model, { backend: this.registry.get(job.backend), policy: job.policy, batch: job.batch, prompt: job.prompt }, this.opts);
+    return runJob(this.model, { backend: this.registry.get(job.backend), policy: job.policy, batch: job.batch, prompt: job.prompt, tp: job.tp ?? 1 }, this.opts);
   }
 }

@@ -69,6 +69,7 @@ function decodeCharts(data: ReportData, ok: ReportData['rows'], kind: 'decode' |
     backend: r.row.backend,
     policy: r.row.policy,
     batch: r.row.batch,
+    tp: r.row.tp ?? 1,
     tpotMs: r.row.tpotMs!,
     l2HitRate: r.row.l2HitRate!,
     hbmGB: (r.row.hbmReadBytes! + r.row.hbmWriteBytes!) / 1e9,
@@ -198,5 +199,31 @@ function decodeCharts(data: ReportData, ok: ReportData['rows'], kind: 'decode' |
     },
   };
   // Results read back from a sweep file carry no breakdown: leave the chart out rather than draw it empty.
-  return bars.length > 0 ? [tpot, l2, hbm, roofline, breakdown] : [tpot, l2, hbm, roofline];
+  // Tensor parallelism: one TPOT chart per degree, the backends and policies side by side at each.
+  const tps = [...new Set(points.map((p) => p.tp))].sort((a, b) => a - b);
+  const perTp: ChartSpec[] =
+    tps.length > 1 || (tps[0] ?? 1) > 1
+      ? tps.map((tp) => {
+          const at = points.filter((p) => p.tp === tp);
+          return {
+            id: `tpot-vs-batch-tp${tp}`,
+            title: `TPOT vs batch, tensor parallelism ${tp}`,
+            caption: `Decode time per output token on ${tp} device${tp > 1 ? 's' : ''} of each backend's node (weights and KV cache split ${tp} ways, all-reduces over its interconnect); lower is better.`,
+            spec: {
+              $schema: SCHEMA,
+              config,
+              width: 520,
+              height: 300,
+              data: { values: at },
+              mark: { type: 'line' as const, point: { filled: true, size: 50 }, strokeWidth: 2 },
+              encoding: {
+                x: batchAxis,
+                y: { field: 'tpotMs', type: 'quantitative' as const, title: 'TPOT (ms)', scale: { zero: true } },
+                color: { ...color, scale: { domain: [...new Set(at.map((p) => p.series))], scheme: 'tableau20' } },
+              },
+            },
+          };
+        })
+      : [];
+  return [...(bars.length > 0 ? [tpot, l2, hbm, roofline, breakdown] : [tpot, l2, hbm, roofline]), ...perTp];
 }

@@ -21,6 +21,8 @@ export function addCompareOptions(cmd: Command): Command {
     .option('--positions <n>', 'decode positions (or prefill chunks) simulated, evenly spaced; the rest are interpolated', '1')
     .option('--sample-layers <n>', 'decoder layers simulated; the rest repeat the steady-state layer', '3')
     .option('--max-sim-steps <n>', 'refuse runs whose GEMM and attention tiles exceed this many simulated steps per decode position', '10000000')
+    .option('--tp <list>', 'tensor-parallel degrees, comma-separated (devices of the backend\'s node; heads, FFN and vocabulary split, all-reduce after O and down, logits all-gathered)', '1')
+    .option('--ep <n>', 'expert-parallel degree for mixture-of-experts models (ep groups of tp devices)', '1')
     .option('--weights <type>', 'decoder-layer linear weights: bf16, or a low-bit type with a group, e.g. u4g128, i6g128, f6e3m2g128', 'bf16')
     .addOption(new Option('--weight-cache <policy>', 'override how weights are loaded (isolates a mechanism)').choices(['default', 'streaming', 'nontemporal']))
     .addOption(new Option('--store-cache <policy>', 'override how activations are stored').choices(['default', 'streaming', 'nontemporal']))
@@ -29,6 +31,15 @@ export function addCompareOptions(cmd: Command): Command {
     .addOption(new Option('--two-level <on|off>', 'override two-level completion counting').choices(['on', 'off']))
     .option('--routing <spec>', 'MoE models: expert routing — uniform, zipf:<s> (popularity ∝ 1/rank^s), or a JSON file of per-expert token counts', 'uniform')
     .addOption(new Option('--expert-placement <p>', 'override which chiplet runs an expert (chiplet-task policies): owner (expert e on XCD e mod P) or spread (every expert over all XCDs)').choices(['owner', 'spread']));
+}
+
+/** `--tp 8,4,2`: distinct powers of two in 1..64 (a tensor-parallel group of a node). */
+export function parseTpList(value: string): number[] {
+  const tps = parseIntList('--tp', value, 1, 64);
+  for (const t of tps) if ((t & (t - 1)) !== 0) throw inputError(`--tp: '${t}' is not a power of two (allowed: 1, 2, 4, 8, 16, 32, 64)`);
+  const dup = tps.find((t, i) => tps.indexOf(t) !== i);
+  if (dup !== undefined) throw inputError(`--tp: '${dup}' is listed twice`);
+  return tps;
 }
 
 /** The schedule overrides given on the command line, or undefined. */
@@ -76,6 +87,8 @@ export async function resolveCompareOptions(o: Record<string, string | undefined
     weights: parseWeightType(o.weights ?? 'bf16'),
     maxSimSteps: parseInt1('--max-sim-steps', o.maxSimSteps ?? '10000000', 1, 1e12),
     routing: parseRouting(o.routing ?? 'uniform'),
+    tps: parseTpList(o.tp ?? '1'),
+    ep: parseInt1('--ep', o.ep ?? '1', 1, 64),
   };
   // A histogram must have one count per expert of this model: refuse it before any simulation.
   if (model.moe) expertPopularity(opts.routing!, model.moe.numExperts, 0);

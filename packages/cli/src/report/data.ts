@@ -48,15 +48,17 @@ export function collectReportData(model: ModelSpec, o: CompareOptions, bar: Prog
     bar.tick(`${job.backend.name} ${job.policy} b${job.batch} p${job.prompt}`);
     const busy = new TaskBusyTime();
     const row = runJob(model, { ...job, backend: withObservers(job.backend, [busy.observer]) }, o);
-    const series = `${job.backend.name} · ${job.policy}`;
+    const tp = job.tp ?? 1;
+    const series = `${job.backend.name} · ${job.policy}${(o.tps ?? [1]).length > 1 || tp > 1 ? ` · tp ${tp}` : ''}`;
     // Prefill and mixed steps are not decode tokens: no per-token breakdown or roofline point.
     if (row.status !== 'ok' || row.phase !== 'decode') {
       rows.push({ row, series, breakdownMs: null, intensity: null, achievedTflops: null });
       continue;
     }
     const def = POLICIES.find((p) => p.name === job.policy);
-    const breakdownMs = def ? classBreakdownMs(model, job.backend, def, job.batch, steps.positions, steps.layers, busy.steps, row.tpotMs!) : null;
-    const flops = decodeStepFlops(model, job.batch, o.prompt + o.decode / 2);
+    // The op-class breakdown re-runs single-device steps; a tensor-parallel row has none.
+    const breakdownMs = def && tp === 1 ? classBreakdownMs(model, job.backend, def, job.batch, steps.positions, steps.layers, busy.steps, row.tpotMs!) : null;
+    const flops = decodeStepFlops(model, job.batch, o.prompt + o.decode / 2) / tp;
     rows.push({
       row,
       series,

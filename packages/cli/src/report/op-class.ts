@@ -1,7 +1,7 @@
 import type { OpKind } from '@fleet/core';
 
 /** Op classes of the time breakdown, in stacking order. */
-export const OP_CLASSES = ['linear', 'attention', 'norm', 'elementwise', 'embedding & argmax', 'moe routing'] as const;
+export const OP_CLASSES = ['linear', 'attention', 'norm', 'elementwise', 'embedding & argmax', 'moe routing', 'collective'] as const;
 export type OpClass = (typeof OP_CLASSES)[number];
 
 /**
@@ -31,5 +31,8 @@ export function opClassOf(kind: OpKind): OpClass {
     case 'moe-dispatch':
     case 'moe-combine':
       return 'moe routing';
+    case 'all-reduce':
+    case 'all-gather':
+      return 'collective';
   }
 }

@@ -3,6 +3,7 @@ import { fleetMi350Jobs, fleetMi350Validation } from './fleet-mi350.js';
 import { gemvMi300xValidation } from './gemv-mi300x.js';
 import * as ops from '@fleet/ops';
 import { attentionValidation, attentionValidationPoints } from '@fleet/ops';
+import { h200PipelineValidation, h200PipelineValidationPoints, h200PrefillValidation, h200PrefillValidationPoints } from '@fleet/backend-h200';
 import { clusterFusionClaimPoints, clusterFusionTableValidation, clusterFusionValidation, h100MoeValidation, h100PipelineValidation, h100PrefillValidation, h100Validation, moeValidationPoints, pipelineValidationPoints, prefillValidationPoints } from '@fleet/backend-h100';
 
 /** A validation suite: the backend(s) it needs, how much work it is, and how to run it. */
@@ -67,6 +68,20 @@ export const SUITES: ValidationSuite[] = [
     backends: ['h100'],
     points: moeValidationPoints(),
     run: (registry, tick) => h100MoeValidation(registry.get('h100'), ops, { tick }),
+  },
+  {
+    name: 'h200',
+    description: 'one H200 against our own measurements (the H100 scripts): cuBLAS GEMMs at M = 1–8192, Qwen3-8B/Llama3-8B decode TPOT in one CUDA graph at batch 1–256 and KV to 32K (target ±10%)',
+    backends: ['h200'],
+    points: h200PipelineValidationPoints(),
+    run: (registry, tick) => h200PipelineValidation(registry.get('h200'), ops, { tick }),
+  },
+  {
+    name: 'h200-prefill',
+    description: 'one H200 prefill against our own measurements: Qwen3-8B/Llama3-8B TTFT at 512–16384 tokens',
+    backends: ['h200'],
+    points: h200PrefillValidationPoints(),
+    run: (registry, tick) => h200PrefillValidation(registry.get('h200'), ops, { tick }),
   },
   {
     name: 'numa-attention',

@@ -32,7 +32,9 @@ export type OpKind =
   | 'moe-topk'
   | 'moe-dispatch'
   | 'grouped-linear'
-  | 'moe-combine';
+  | 'moe-combine'
+  | 'all-reduce'
+  | 'all-gather';
 
 interface OpBase {
   /** Unique within the graph, e.g. `L3.qkv_proj`. */
@@ -139,7 +141,19 @@ export interface RowOp extends OpBase {
   activation?: 'silu' | 'gelu-tanh';
 }
 
-export type OpNode = LinearOp | AttentionOp | RowOp | GroupedLinearOp;
+/**
+ * A collective over the `devices` tensor-parallel ranks of a step: an all-reduce (sum) of
+ * `rows` × `cols` in place, or an all-gather of each rank's `rows` × `cols` slice into
+ * `rows` × (`cols` × `devices`).
+ */
+export interface CollectiveOp extends OpBase {
+  kind: 'all-reduce' | 'all-gather';
+  rows: number;
+  cols: number;
+  devices: number;
+}
+
+export type OpNode = LinearOp | AttentionOp | RowOp | GroupedLinearOp | CollectiveOp;
 
 export interface OpGraph {
   model: string;
@@ -151,6 +165,8 @@ export interface OpGraph {
   /** Token rows of a step that mixes kinds of requests (set only then; otherwise batch × queryLen). */
   tokens?: number;
   layers: number;
+  /** Tensor-parallel ranks the step's shapes are split over (this graph is one rank's). Default 1. */
+  tp?: number;
   tensors: TensorSpec[];
   ops: OpNode[];
   /** MoE models: the routing the experts' groups were drawn from (`describeRouting`). */

@@ -31,6 +31,11 @@ export interface Tile {
    */
   fixedNs?: number;
   /**
+   * Bytes the tile sends to other devices over the node's interconnect (an NVSHMEM put),
+   * through the link bandwidth that every tile in flight shares; with its last step.
+   */
+  linkBytes?: number;
+  /**
    * The worker streams its reads in this many equal steps (a GEMM tile's K-chunks), each
    * resolved against the caches when it starts; writes land with the last step. Default 1.
    * Steps make the live working set one chunk per worker, as in the real kernel.
@@ -77,6 +82,13 @@ export interface EventCounterSpec {
   id: number;
   name: string;
   threshold: number;
+  /**
+   * Multi-device graphs: the GPU that owns the counter (MPK packs it into bits 32–47 of the
+   * event id). Default 0, the simulated rank.
+   */
+  device?: number;
+  /** Signalled by other devices (NVSHMEM put-with-signal) rather than by local tasks alone. */
+  remote?: boolean;
 }
 
 export interface BufferSpec {

@@ -20,6 +20,14 @@ export interface DecodeGraphOptions {
   queryLen?: number;
   /** MoE models: which experts the step's tokens go to (default uniform). */
   routing?: Routing;
+  /**
+   * Tensor parallelism: the graph of one of `tp` ranks (Megatron-style). Query heads, FFN
+   * columns and the vocabulary are split; QKV and gate+up are column-parallel, O and down
+   * row-parallel and followed by an all-reduce of the hidden state; the LM head is
+   * vocab-parallel and its logits all-gathered. KV heads are split while there are at
+   * least `tp`, else replicated (each rank keeps the one its query heads use). Default 1.
+   */
+  tp?: number;
 }
 
 export interface PrefillGraphOptions {
@@ -30,6 +38,8 @@ export interface PrefillGraphOptions {
   contextLen?: number;
   /** MoE models: which experts the step's tokens go to (default uniform). */
   routing?: Routing;
+  /** Tensor parallelism, as in `DecodeGraphOptions.tp`. */
+  tp?: number;
 }
 
 export const MAX_DECODE_BATCH = 4096;
@@ -40,7 +50,7 @@ export const MAX_STEP_TOKENS = 1 << 20;
 /** The op graph of a prefill step: each request's prompt (or chunk) through the model, KV cache written. */
 export function buildPrefillGraph(spec: ModelSpec, opts: PrefillGraphOptions): OpGraph {
   checkRange('promptLen', opts.promptLen, 1, MAX_CONTEXT_LEN);
-  return buildDecodeGraph(spec, { batch: opts.batch, contextLen: opts.contextLen ?? 0, queryLen: opts.promptLen, routing: opts.routing });
+  return buildDecodeGraph(spec, { batch: opts.batch, contextLen: opts.contextLen ?? 0, queryLen: opts.promptLen, routing: opts.routing, ...(opts.tp ? { tp: opts.tp } : {}) });
 }
 
 function checkRange(field: string, v: number, min: number, max: number): void {
@@ -50,7 +60,7 @@ function checkRange(field: string, v: number, min: number, max: number): void {
 }
 
 export function buildDecodeGraph(spec: ModelSpec, opts: DecodeGraphOptions): OpGraph {
-  return buildStepGraph(spec, [{ batch: opts.batch, contextLen: opts.contextLen, queryLen: opts.queryLen ?? 1 }], opts.routing);
+  return buildStepGraph(spec, [{ batch: opts.batch, contextLen: opts.contextLen, queryLen: opts.queryLen ?? 1 }], opts.routing, opts.tp ?? 1);
 }
 
 /** Requests of one kind in a forward step: how many, what they have cached, how many tokens each runs. */
@@ -87,7 +97,7 @@ export function buildMixedGraph(spec: ModelSpec, opts: MixedStepOptions): OpGrap
 }
 
 /** The op graph of a forward step over one or more segments of requests (their rows stacked in order). */
-export function buildStepGraph(spec: ModelSpec, segments: readonly StepSegment[], routing: Routing = UNIFORM_ROUTING): OpGraph {
+export function buildStepGraph(spec: ModelSpec, segments: readonly StepSegment[], routing: Routing = UNIFORM_ROUTING, tp = 1): OpGraph {
   if (segments.length === 0) throw lineError('decode graph: a step needs at least one segment of requests');
   for (const sg of segments) {
     checkRange('batch', sg.batch, 1, MAX_DECODE_BATCH);
@@ -103,9 +113,13 @@ export function buildStepGraph(spec: ModelSpec, segments: readonly StepSegment[]
   if (spec.mla && (!single || single.queryLen > 1)) {
     throw lineError(`decode graph: ${spec.name} uses latent attention (MLA), which is modelled for decode steps only (one token per request)`);
   }
+  if (tp > 1 && (spec.moe || spec.mla)) throw lineError(`decode graph: tensor parallelism is modelled for dense models; ${spec.name} has ${spec.moe ? 'expert' : 'latent-attention'} layers`);
+  if (tp > 1 && !single) throw lineError('decode graph: a mixed step is modelled on one device (tp 1)');
   const q = single ? single.queryLen : 0;
   const contextLen = segments[0]!.contextLen;
-  const { hiddenSize: h, numHeads: nh, numKvHeads: nkv, headDim: hd, intermediateSize: inter, vocabSize: v, dtype } = spec;
+  const split = tensorParallelShapes(spec, tp);
+  const { hiddenSize: h, headDim: hd, dtype } = spec;
+  const { heads: nh, kvHeads: nkv, intermediate: inter, vocab: v } = split;
   const qkvN = (nh + 2 * nkv) * hd;
   const gemma = spec.normsPerLayer === 4;
 
@@ -126,6 +140,8 @@ export function buildStepGraph(spec: ModelSpec, segments: readonly StepSegment[]
   const wEmbed = tensor('w_embed', 'weight', [v, h]);
   const tokens = tensor('tokens', 'activation', [rows], 'fp32');
   ops.push({ id: 'embed', kind: 'embedding', layer: -1, rows, cols: h, inputs: [wEmbed, tokens], outputs: [act('h', h)] });
+  // Vocab-parallel embedding: each rank looks up the tokens of its vocabulary shard (zeros elsewhere); the sum is the embedding.
+  if (tp > 1) ops.push({ id: 'embed_allreduce', kind: 'all-reduce', layer: -1, rows, cols: h, devices: tp, inputs: ['h'], outputs: ['h'] });
 
   for (let l = 0; l < spec.numLayers; l++) {
     const p = `L${l}.`;
@@ -185,6 +201,7 @@ export function buildStepGraph(spec: ModelSpec, segments: readonly StepSegment[]
         rowOffset += c.sg.batch * c.sg.queryLen;
       });
       ops.push(linear('o_proj', 'attn', 'w_o', h, nh * hd, 'o'));
+      if (tp > 1) ops.push({ id: `${p}o_allreduce`, kind: 'all-reduce', layer: l, rows, cols: h, devices: tp, inputs: ['o'], outputs: ['o'] });
     }
     if (gemma) ops.push(norm('post_attn_norm', 'o', 'w_post_attn_norm', 'o'));
     ops.push({ id: `${p}attn_residual`, kind: 'residual', layer: l, rows, cols: h, inputs: ['h', 'o'], outputs: ['h'] });
@@ -206,6 +223,7 @@ export function buildStepGraph(spec: ModelSpec, segments: readonly StepSegment[]
         outputs: [act('act', inter)],
       });
       ops.push(linear('down_proj', 'act', 'w_down', h, inter, 'down'));
+      if (tp > 1) ops.push({ id: `${p}down_allreduce`, kind: 'all-reduce', layer: l, rows, cols: h, devices: tp, inputs: ['down'], outputs: ['down'] });
     }
     if (gemma) ops.push(norm('post_ffn_norm', 'down', 'w_post_ffn_norm', 'down'));
     ops.push({ id: `${p}ffn_residual`, kind: 'residual', layer: l, rows, cols: h, inputs: ['h', 'down'], outputs: ['h'] });
@@ -224,9 +242,12 @@ export function buildStepGraph(spec: ModelSpec, segments: readonly StepSegment[]
     k: h,
     weight: wHead,
     inputs: [headInput, wHead],
-    outputs: [last('logits', v)],
+    outputs: [last(tp > 1 ? 'logits_shard' : 'logits', v)],
   });
-  ops.push({ id: 'argmax', kind: 'argmax', layer: head, rows: b, cols: v, inputs: ['logits'], outputs: [tokens] });
+  if (tp > 1) {
+    ops.push({ id: 'logits_allgather', kind: 'all-gather', layer: head, rows: b, cols: v, devices: tp, inputs: ['logits_shard'], outputs: [last('logits', v * tp)] });
+  }
+  ops.push({ id: 'argmax', kind: 'argmax', layer: head, rows: b, cols: v * tp, inputs: ['logits'], outputs: [tokens] });
 
   const graph: OpGraph = {
     model: spec.name,
@@ -234,10 +255,46 @@ export function buildStepGraph(spec: ModelSpec, segments: readonly StepSegment[]
     contextLen,
     ...(q > 1 ? { queryLen: q } : {}),
     ...(single ? {} : { tokens: rows }),
+    ...(tp > 1 ? { tp } : {}),
     layers: spec.numLayers,
     tensors,
     ops,
   };
   if (spec.moe) graph.routing = describeRouting(routing);
   return graph;
+}
+
+/** Largest tensor-parallel degree a step may ask for. */
+export const MAX_TP = 64;
+
+/** One rank's share of a model's split dimensions under tensor parallelism `tp`. */
+export interface TensorParallelShapes {
+  tp: number;
+  heads: number;
+  /** KV heads this rank holds: numKvHeads / tp, or 1 (replicated) when tp exceeds numKvHeads. */
+  kvHeads: number;
+  intermediate: number;
+  /** Vocabulary rows of this rank's LM head (and embedding) shard: ⌈vocab / tp⌉. */
+  vocab: number;
+}
+
+/** Why `tp` cannot split `spec`, or null. */
+export function tensorParallelProblem(spec: Pick<ModelSpec, 'numHeads' | 'numKvHeads' | 'intermediateSize'>, tp: number): string | null {
+  if (!Number.isInteger(tp) || tp < 1 || tp > MAX_TP) return `tp must be an integer in 1..${MAX_TP} (got ${safeString(tp)})`;
+  if (spec.numHeads % tp !== 0) return `${spec.numHeads} attention heads do not split over tp ${tp}`;
+  if (spec.intermediateSize % tp !== 0) return `the FFN width ${spec.intermediateSize} does not split over tp ${tp}`;
+  if (spec.numKvHeads % tp !== 0 && tp % spec.numKvHeads !== 0) return `${spec.numKvHeads} KV heads neither split over nor divide tp ${tp}`;
+  return null;
+}
+
+export function tensorParallelShapes(spec: ModelSpec, tp: number): TensorParallelShapes {
+  const problem = tensorParallelProblem(spec, tp);
+  if (problem) throw lineError(`decode graph: ${problem}`);
+  return {
+    tp,
+    heads: spec.numHeads / tp,
+    kvHeads: Math.max(1, spec.numKvHeads / tp),
+    intermediate: spec.intermediateSize / tp,
+    vocab: Math.ceil(spec.vocabSize / tp),
+  };
 }

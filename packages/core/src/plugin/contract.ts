@@ -7,6 +7,7 @@ import type { Tile } from '../graph/task-graph.js';
 import type { TaskLevel } from '../levels/task-level.js';
 import type { SimEvent } from '../protocol/events.js';
 import type { Topology } from '../topology/topology.js';
+import type { NodeSpec } from '../node/collectives.js';
 
 /** The plugin API version this core implements. Plugins must share the major, and not exceed the minor. */
 export const API_VERSION = '1.1';
@@ -115,4 +116,6 @@ export interface Backend {
   collectives: readonly CollectiveModel[];
   /** The vendor libraries' kernel selection, if the backend models it (`TOKENS.KernelLibrary`). */
   kernelLibrary?: KernelLibrary;
+  /** The node of several such devices and its collective library (`TOKENS.Node`), if the backend describes one. */
+  node?: NodeSpec;
 }

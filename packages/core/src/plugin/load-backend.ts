@@ -5,6 +5,8 @@ import { firstLine, lineError } from '../model/messages.js';
 import { describeAjvError, validateTopology } from '../topology/validate.js';
 import type { Topology } from '../topology/topology.js';
 import type { KernelLibrary } from '../compute/kernel-library.js';
+import type { NodeSpec } from '../node/collectives.js';
+import { checkNodeSpec } from '../node/check.js';
 import {
   API_VERSION,
   type Backend,
@@ -165,6 +167,7 @@ class BackendAssembly {
     @multiInject(TOKENS.StreamContribution) @optional() readonly streamContributions: StreamContribution[] = [],
     @multiInject(TOKENS.Collective) @optional() readonly collectives: CollectiveModel[] = [],
     @inject(TOKENS.KernelLibrary) @optional() readonly kernelLibrary?: KernelLibrary,
+    @inject(TOKENS.Node) @optional() readonly node?: NodeSpec,
   ) {}
 }
 
@@ -191,6 +194,7 @@ export function loadBackend(value: unknown, origin: string): Backend {
   }
   const topology = validateTopology(a.topology, `backend ${d.name}`);
   checkBindings(where, a, topology);
+  const node = a.node === undefined ? undefined : checkNodeSpec(a.node, `backend ${d.name}`, d.name);
   return {
     name: d.name,
     apiVersion: d.apiVersion,
@@ -200,6 +204,7 @@ export function loadBackend(value: unknown, origin: string): Backend {
     streamContributions: a.streamContributions,
     collectives: a.collectives,
     ...(a.kernelLibrary ? { kernelLibrary: a.kernelLibrary } : {}),
+    ...(node ? { node } : {}),
   };
 }
 

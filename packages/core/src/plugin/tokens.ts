@@ -15,6 +15,8 @@ export const TOKENS = {
   Collective: Symbol.for('fleet.core.Collective'),
   /** `KernelLibrary`, at most one: how the vendor libraries pick kernels for kernel-per-op policies. */
   KernelLibrary: Symbol.for('fleet.core.KernelLibrary'),
+  /** `NodeSpec`, at most one: the multi-device node this device ships in and its collective library (tensor parallelism). */
+  Node: Symbol.for('fleet.core.Node'),
   /** `Backend`: the assembled view of the above, bound by core. */
   Backend: Symbol.for('fleet.core.Backend'),
 } as const;

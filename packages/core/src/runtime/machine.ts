@@ -1,6 +1,7 @@
 import type { Engine } from '../engine/engine.js';
 import type { Task, TaskGraph, Tile } from '../graph/task-graph.js';
 import { MemorySystem, type TileTraffic } from '../memory/memory-system.js';
+import { BandwidthResource } from '../memory/bandwidth-resource.js';
 import { exposedStallNs, latencyBoundNs, type TilePipeline } from '../compute/tile-pipeline.js';
 import type { CostModel } from '../plugin/contract.js';
 import type { EventBus } from '../protocol/event-bus.js';
@@ -65,6 +66,8 @@ export class Machine {
      * number of that unit's slots running a tile when it starts. Default: a unit per slot.
      */
     slotUnits?: readonly number[],
+    /** The interconnect bandwidth to the peers, bytes/ns (multi-device steps). */
+    linkBytesPerNs?: number,
   ) {
     this.partitionOf = Int32Array.from(slotPartitions);
     const n = slotPartitions.length;
@@ -80,7 +83,13 @@ export class Machine {
     this.memory = new MemorySystem(engine, topology, graph.buffers, { granularityBytes }, (slot) => this.flowDone(slot));
     this.writeBackFree = new Float64Array(this.memory.l2.length);
     this.doneKind = engine.register('op-done', (slot) => this.stepDone(slot));
+    this.link = linkBytesPerNs ? new BandwidthResource('link', engine, linkBytesPerNs, linkBytesPerNs, (slot) => this.flowDone(slot)) : null;
   }
+
+  /** The interconnect to the other devices, shared by every tile sending (null on one device). */
+  readonly link: BandwidthResource | null;
+  /** Bytes the current operation of each slot sends over the link. */
+  private linkBytes = 0;
 
   get slots(): number {
     return this.partitionOf.length;
@@ -113,6 +122,7 @@ export class Machine {
     const resident = pipe.residentTiles ?? 1;
     t.latencyNs = step > 0 ? 0 : t.latencyNs / resident;
     const last = step === steps - 1;
+    this.linkBytes = last ? (tile.linkBytes ?? 0) : 0;
     this.startOp(slot, t, compute, last ? (this.cost.tileOverheadNs(task.kind) + (tile.fixedNs ?? 0)) / resident : 0, pipe);
   }
 
@@ -176,6 +186,9 @@ export class Machine {
     if (t.l2Bytes > 0) flows++;
     if (t.llcBytes > 0 && m.llcBandwidth) flows++;
     if (t.hbmBytes > 0) flows++;
+    const link = this.linkBytes > 0 && this.link ? this.linkBytes : 0;
+    this.linkBytes = 0;
+    if (link > 0) flows++;
     this.pending[slot] = flows;
     if (flows === 0) {
       this.finish(slot, now);
@@ -184,6 +197,7 @@ export class Machine {
     if (t.l2Bytes > 0) m.l2Bandwidth[part]!.start(t.l2Bytes, slot);
     if (t.llcBytes > 0 && m.llcBandwidth) m.llcBandwidth.start(t.llcBytes, slot);
     if (t.hbmBytes > 0) m.hbmBandwidth.start(t.hbmBytes, slot);
+    if (link > 0) this.link!.start(link, slot);
   }
 
   private flowDone(slot: number): void {

@@ -47,6 +47,8 @@ export class PersistentRuntime {
   private readonly schedFree: Float64Array;
   private readonly schedCursor: Int32Array;
   private readonly schedWorkers: number[][];
+  /** The scheduler owning each worker. */
+  private readonly schedulerOfWorker: Int32Array;
   /** Per chiplet-task: workers of its partition still running it. */
   private readonly outstanding: Int32Array;
   private readonly dispatchKind: number;
@@ -86,6 +88,8 @@ export class PersistentRuntime {
     this.schedWorkers = opts.chipletAware
       ? this.partitionWorkers
       : Array.from({ length: S }, (_, s) => range(Math.floor((s * W) / S), Math.floor(((s + 1) * W) / S)));
+    this.schedulerOfWorker = new Int32Array(W);
+    this.schedWorkers.forEach((ws, si) => ws.forEach((w) => (this.schedulerOfWorker[w] = si)));
     this.layerOfTask = Int32Array.from(graph.tasks.map((t) => t.layer));
     this.schedulerOf = new Int32Array(graph.tasks.length);
     this.outstanding = new Int32Array(graph.tasks.length);
@@ -114,15 +118,25 @@ export class PersistentRuntime {
     return this.finished;
   }
 
-  /** Ready tasks go to schedulers: chiplet-tasks to their partition's, CU-tasks spread over all. */
+  /** The worker whose signal is firing events right now (-1 at launch). */
+  private signaller = -1;
+
+  /**
+   * Ready tasks go to schedulers: chiplet-tasks to their partition's, CU-tasks spread over
+   * all. As in MPK, an event that launches fewer than 8 tasks is handled by the scheduler
+   * owning the worker that fired it (a massive one is split across schedulers), so many
+   * small events — a collective's per-slice events — spread over the schedulers.
+   */
   private onReady(ids: readonly number[]): void {
     const S = this.schedFree.length;
     let k = 0;
     const cuTasks = ids.filter((id) => this.graph.tasks[id]!.partition === null).length;
+    const owner = this.signaller >= 0 && cuTasks < 8 && !this.opts.chipletAware ? this.schedulerOfWorker[this.signaller]! : -1;
     for (const id of ids) {
       const task = this.graph.tasks[id]!;
       let s: number;
       if (task.partition !== null) s = this.opts.chipletAware ? task.partition : task.partition % S;
+      else if (owner >= 0) s = owner;
       else s = this.opts.chipletAware ? k++ % S : Math.floor((k++ * S) / Math.max(1, cuTasks));
       const free = Math.max(this.m.engine.now, this.schedFree[s]!) + this.m.cost.dispatchNs;
       this.schedFree[s] = free;
@@ -248,7 +262,9 @@ export class PersistentRuntime {
       this.completedFlags[task.id] = 1;
       if (task.signal !== null) {
         this.m.bus.emit({ type: 'event-signal', t: now, event: task.signal, task: task.id, scope: 'device', partition: this.m.partitionOf[w]!, worker: w });
+        this.signaller = w;
         this.counters.signal(task.signal, now, this.m.bus);
+        this.signaller = -1;
       }
       this.layerEnd[this.layerOfTask[task.id]! + 1] = now;
       if (this.finished === this.graph.tasks.length) this.finishedAt = now;

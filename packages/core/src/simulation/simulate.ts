@@ -28,6 +28,11 @@ export interface SimulationOptions {
   sampleIntervalNs?: number;
   /** Extra subscribers to the event stream (trace writers, progress…). */
   observers?: ((events: readonly SimEvent[]) => void)[];
+  /**
+   * Multi-device steps: the bandwidth this device can send to its peers over the node's
+   * interconnect, bytes/ns; tiles with `linkBytes` share it. Omitted: no link (single device).
+   */
+  linkBytesPerNs?: number;
 }
 
 export interface StepResult {
@@ -97,7 +102,7 @@ export function simulateGraph(backend: Backend, graph: TaskGraph, opts: Simulati
     if (!p) throw new FleetError(`policy ${graph.policy}: a persistent graph needs persistent runtime options`);
     let rt!: PersistentRuntime;
     const pipe = backend.costModel.pipelines?.persistent ?? UNLIMITED_PIPELINE;
-    machine = new Machine(engine, backend.topology, backend.costModel, bus, graph, workerPartitions(backend, p.workersPerPartition), granularity, pipe, (s) => rt.opDone(s));
+    machine = new Machine(engine, backend.topology, backend.costModel, bus, graph, workerPartitions(backend, p.workersPerPartition), granularity, pipe, (s) => rt.opDone(s), undefined, opts.linkBytesPerNs);
     rt = new PersistentRuntime(machine, graph, p);
     runtime = rt;
   } else {
@@ -107,7 +112,7 @@ export function simulateGraph(backend: Backend, graph: TaskGraph, opts: Simulati
     if (!(Number.isInteger(perUnit) && perUnit >= 1)) throw new FleetError(`workgroupsPerUnit: '${perUnit}' is not a positive integer`);
     const slots = unitPartitions(backend, perUnit);
     const units = perUnit > 1 ? slots.map((_, s) => Math.floor(s / perUnit)) : undefined;
-    machine = new Machine(engine, backend.topology, backend.costModel, bus, graph, slots, granularity, pipe, (s) => rt.opDone(s), units);
+    machine = new Machine(engine, backend.topology, backend.costModel, bus, graph, slots, granularity, pipe, (s) => rt.opDone(s), units, opts.linkBytesPerNs);
     rt = new KernelRuntime(machine, graph, { launchMode: opts.launchMode ?? 'eager' });
     runtime = rt;
   }

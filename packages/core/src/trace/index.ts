@@ -4,3 +4,4 @@ export { TraceRecorder, type TraceRecorderOptions, type MemorySample } from './t
 export { validateTrace } from './validate-trace.js';
 export { TaskBusyTime } from './task-busy-time.js';
 export { withObservers } from './with-observers.js';
+export { multiDeviceTrace, GPU_PID_STRIDE } from './multi-device.js';

@@ -385,6 +385,7 @@ export class DecodeOps {
     if (op.kind === 'linear') this.linear(op, t);
     else if (op.kind === 'attention') (op.latent ? this.latentAttention(op, t) : this.attentionNaive(op, t));
     else if (op.kind === 'grouped-linear') this.grouped(op, t);
-    else this.rowOp(op, t);
+    else if (op.kind === 'all-reduce' || op.kind === 'all-gather') throw new Error(`${op.id}: a collective needs every rank (tensorParallelStep runs it)`);
+    else this.rowOp(op as RowOp, t);
   }
 }

@@ -4,6 +4,7 @@ import {
   type CollectiveModel,
   type OpKind,
   type AttentionOp,
+  type CollectiveOp,
   type EventCounterSpec,
   type GroupedLinearOp,
   type KernelSpec,
@@ -67,6 +68,13 @@ export interface CompileOptions {
    * split-KV, pipelines). Without one, ops' default decomposition is used.
    */
   library?: KernelLibrary;
+  /**
+   * Tensor-parallel steps: how the backend runs a collective op — NCCL/RCCL's time for the
+   * message (kernel-per-op policies: one library kernel of `channels` CTAs) and, for
+   * persistent megakernels, the interconnect's one-way put-with-signal latency (MPK's
+   * NVSHMEM tasks move the bytes over the link as tiles, priced by the simulation).
+   */
+  collective?: (op: CollectiveOp) => { libraryNs: number; channels: number; signalNs: number; algorithm: string };
 }
 
 const EL = 2;
@@ -114,7 +122,7 @@ export function compilePolicy(graph: OpGraph, policy: PolicyDef, topology: Topol
       buffers.add(`${op.weight}.scales`, b.scales, 'weight');
     }
   }
-  const ctx = new Decomposer(graph, policy, topology, buffers, wt, library);
+  const ctx = new Decomposer(graph, policy, topology, buffers, wt, library, opts.collective);
   const stages: Stage[] = groupStages(ops, policy, opts.kernels?.unfused ?? false).flatMap((group) => {
     const s: Stage = { name: group.map((o) => o.id).join('+'), layer: group[0]!.layer, ops: group, drafts: ctx.stage(group), epilogue: ctx.takeEpilogue() };
     // A persistent kernel runs a stage's epilogue (MLA's split-KV combine) as the next dependency stage.
@@ -143,7 +151,8 @@ function groupStages(ops: readonly OpNode[], policy: PolicyDef, unfused: boolean
         groups.push([...prologue.splice(0), op]);
         continue;
       }
-      if (op.kind === 'residual' && prev?.kind === 'linear') {
+      // With tensor parallelism the residual add is the epilogue of the all-reduce before it.
+      if (op.kind === 'residual' && (prev?.kind === 'linear' || prev?.kind === 'all-reduce')) {
         last().push(op);
         continue;
       }
@@ -179,6 +188,7 @@ class Decomposer {
     private readonly buf: BufferTable,
     private readonly wt: WeightType,
     private readonly library: KernelLibrary | undefined,
+    private readonly collectiveOf?: CompileOptions['collective'],
   ) {
     this.P = topology.partitions.computeUnits.length;
     this.cus = topology.partitions.computeUnits.reduce((a, b) => a + b, 0);
@@ -193,7 +203,65 @@ class Decomposer {
     return e;
   }
 
+  /** The drafts of the stage compiled last (a collective slices its buffer as its producer's tasks do). */
+  private prevDrafts: Draft[] = [];
+
   stage(group: readonly OpNode[]): Draft[] {
+    const d = this.stageDrafts(group);
+    this.prevDrafts = d;
+    return d;
+  }
+
+  /**
+   * A collective over the tensor-parallel ranks. Kernel-per-op: the library's kernel, one CTA
+   * per channel, each moving its share of the buffer, the whole kernel taking the library's
+   * time for the message. Persistent (MPK's NVSHMEM tasks): one task per slice of the output
+   * columns, as many as the producing op has tasks so that slice i can start as soon as
+   * producer task i is done; each puts its slice to the N − 1 peers with a signal (bytes on
+   * the link, shared by all slices in flight), waits for theirs and sums them.
+   */
+  private collective(op: CollectiveOp, producer: readonly Draft[]): Draft[] {
+    const how = this.collectiveOf?.(op);
+    if (!how) throw inputError(`${op.id}: a ${op.kind} over ${op.devices} devices needs the backend's collective model (a node)`);
+    const input = this.buf.id(op.inputs[0]!);
+    const output = this.buf.id(op.outputs[0]!);
+    const n = op.devices;
+    const rowBytes = op.cols * EL;
+    const outRowBytes = op.kind === 'all-gather' ? rowBytes * n : rowBytes;
+    if (this.policy.style !== 'persistent') {
+      const parts = Math.max(1, Math.min(how.channels, op.rows * Math.ceil(rowBytes / 4096)));
+      const tiles = rowTiles(op.rows, parts, [{ buffer: input, bytesPerRow: rowBytes }], [{ buffer: output, bytesPerRow: outRowBytes }], op.kind === 'all-reduce' ? (n - 1) * op.cols : 0);
+      return tiles.map((t, i) => ({ name: `${op.id}.${how.algorithm}.c${i}`, level: 'cu' as const, partition: null, tiles: [{ ...t, fixedNs: how.libraryNs }] }));
+    }
+    const slices = Math.max(1, producer.length);
+    const recv = this.buf.add(`${op.id}.recv`, (n - 1) * op.rows * rowBytes, 'activation');
+    const drafts: Draft[] = [];
+    for (let i = 0; i < slices; i++) {
+      const c0 = Math.floor((op.cols * i) / slices);
+      const c1 = Math.floor((op.cols * (i + 1)) / slices);
+      if (c1 <= c0) continue;
+      const slice = (buffer: number, ld: number, col0: number) => ({ buffer, offset: col0 * EL, bytes: (c1 - c0) * EL, rows: op.rows, strideBytes: ld, policy: 'default' as const });
+      const reads = [slice(input, rowBytes, c0)];
+      const writes = [];
+      if (op.kind === 'all-reduce') {
+        // The peers' slices arrive in a receive buffer; the sum is written in place.
+        for (let p = 1; p < n; p++) reads.push({ ...slice(recv, rowBytes, c0), offset: (p - 1) * op.rows * rowBytes + c0 * EL });
+        writes.push(slice(output, rowBytes, c0));
+      } else {
+        // Strided put of the slice into each peer's output; ours lands in place.
+        writes.push(slice(output, outRowBytes, c0));
+      }
+      drafts.push({
+        name: `${op.id}.nvshmem.s${i}`,
+        level: 'cu',
+        partition: null,
+        tiles: [{ reads, writes, flops: op.kind === 'all-reduce' ? (n - 1) * op.rows * (c1 - c0) : 0, unit: 'vector', linkBytes: (n - 1) * op.rows * (c1 - c0) * EL, fixedNs: how.signalNs }],
+      });
+    }
+    return drafts;
+  }
+
+  private stageDrafts(group: readonly OpNode[]): Draft[] {
     const main = group.find((o) => o.kind === 'linear' || o.kind === 'attention' || o.kind === 'grouped-linear') ?? group[0]!;
     let drafts: Draft[];
     if (main.kind === 'grouped-linear') {
@@ -207,6 +275,9 @@ class Decomposer {
       if (res) this.addResidualEpilogue(drafts);
     } else if (main.kind === 'attention') {
       drafts = this.attention(main, group.filter((o) => o !== main) as RowOp[]);
+    } else if (main.kind === 'all-reduce' || main.kind === 'all-gather') {
+      drafts = this.collective(main, this.prevDrafts);
+      if (group.some((o) => o.kind === 'residual')) this.addResidualEpilogue(drafts);
     } else {
       drafts = this.rowGroup(group as RowOp[]);
     }
@@ -272,8 +343,12 @@ class Decomposer {
       // output columns per task, 32 for linears with a residual epilogue; outputs too wide
       // for that (the LM head) take 256 columns per task, MPK's rule.
       const residual = op.id.endsWith('o_proj') || op.id.endsWith('down_proj');
-      const width = residual ? 32 : 48;
-      const narrow = op.n % width === 0 && op.n / width <= 2048;
+      // MPK sizes a linear's grid by a column count its output divides; an output 48 (32)
+      // does not divide — a tensor-parallel shard such as 1280 QKV columns — takes the
+      // widest of 32 and 16 that does, rather than collapsing to a few 256-column tasks.
+      const fits = (w: number) => op.n % w === 0 && op.n / w <= 2048;
+      const width = [residual ? 32 : 48, 32, 16].find(fits) ?? (residual ? 32 : 48);
+      const narrow = fits(width);
       const tasks = narrow ? op.n / width : Math.ceil(op.n / 256);
       const drafts: Draft[] = [];
       for (let t = 0; t < tasks; t++) {
@@ -614,9 +689,17 @@ function persistentGraph(policy: PolicyDef, stages: Stage[], buffers: BufferTabl
   const tasks: Task[] = [];
   const events: EventCounterSpec[] = [];
   let prevEvent: number | null = null;
+  let prevTasks: Task[] = [];
   for (const s of stages) {
+    const collective = s.ops[0]!.kind === 'all-reduce' || s.ops[0]!.kind === 'all-gather';
+    // MPK's cross-GPU protocol: a collective's slices complete when the peers' puts signal
+    // them, so its event is owned by this GPU and signalled remotely (NVSHMEM put-with-signal).
     const ev = events.length;
-    events.push({ id: ev, name: `${s.name}.done`, threshold: s.drafts.length });
+    events.push({ id: ev, name: `${s.name}.done`, threshold: s.drafts.length, ...(collective ? { device: 0, remote: true } : {}) });
+    // Slice i of a collective waits only for producer task i (the gcd of the two splits is
+    // the slice count): the first slices' puts overlap the producer's remaining tiles.
+    const sliced = collective && prevTasks.length === s.drafts.length && prevTasks.length > 1;
+    const first = tasks.length;
     for (const d of s.drafts) {
       tasks.push({
         id: tasks.length,
@@ -631,7 +714,17 @@ function persistentGraph(policy: PolicyDef, stages: Stage[], buffers: BufferTabl
         signal: ev,
       });
     }
+    if (sliced) {
+      // The producer's stage event is replaced by one event per slice (the first reuses its id).
+      prevTasks.forEach((p, i) => {
+        const e = i === 0 ? prevEvent! : events.length;
+        events[e] = { id: e, name: `${p.name}.slice`, threshold: 1 };
+        p.signal = e;
+        tasks[first + i]!.waits = [e];
+      });
+    }
     prevEvent = ev;
+    prevTasks = tasks.slice(first);
   }
   // Nobody waits on the last stage's event: drop it so every event has consumers.
   const lastEv = events.length - 1;

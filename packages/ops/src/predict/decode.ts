@@ -17,6 +17,7 @@ import {
   isMoeLayer,
   kvElementsPerToken,
   type Routing,
+  tensorParallelProblem,
   type SimEvent,
 } from '@fleet/core';
 import { simulateStep } from './step.js';
@@ -52,6 +53,50 @@ export interface DecodeOptions {
   /** MoE models: which experts each step's tokens go to (default uniform). */
   routing?: Routing;
   observers?: ((events: readonly SimEvent[]) => void)[];
+  /** Tensor-parallel degree: the step runs on `tp` devices of the backend's node, one rank simulated (they are symmetric). Default 1. */
+  tp?: number;
+  /**
+   * Expert-parallel degree for mixture-of-experts models: `ep` groups of `tp` devices, the
+   * experts spread over all `tp × ep` devices (attention data-parallel over the groups).
+   * Default 1; a dense model has no experts to spread.
+   */
+  ep?: number;
+}
+
+/** How many devices a run uses and why it may not split: the parallelism shared by decode and prefill. */
+export interface Parallelism {
+  tp: number;
+  ep: number;
+  devices: number;
+}
+
+/**
+ * Check a run's parallelism against the model and the backend's node: a reason it cannot
+ * run (an `unsupported` result), or null.
+ */
+export function parallelismProblem(backend: Backend, model: ModelSpec, p: Parallelism): string | null {
+  if (p.ep > 1) {
+    // The hook for expert parallelism: a model that declares experts (numExperts) spreads them; none does yet.
+    const experts = (model as ModelSpec & { numExperts?: number }).numExperts;
+    if (!experts) return `expert parallelism (ep ${p.ep}) needs a mixture-of-experts model; ${model.name} is dense`;
+    if (experts % p.devices !== 0) return `${experts} experts do not spread over ${p.devices} devices`;
+  }
+  if (p.devices <= 1) return null;
+  const why = tensorParallelProblem(model, p.tp);
+  if (why) return why;
+  const node = backend.node;
+  if (!node) return `backend ${backend.name} describes no multi-device node (tp ${p.tp} needs one)`;
+  if (p.devices > node.topology.devices) return `tp ${p.tp} × ep ${p.ep} needs ${p.devices} devices; node ${node.topology.name} has ${node.topology.devices}`;
+  return null;
+}
+
+/** Resolve and check `tp`/`ep` options (bad values are input errors, naming the flag). */
+export function parallelismOf(opts: { tp?: number; ep?: number }): Parallelism {
+  const tp = opts.tp ?? 1;
+  const ep = opts.ep ?? 1;
+  if (!Number.isInteger(tp) || tp < 1 || tp > 64) throw inputError(`--tp must be an integer in 1..64 (got ${tp})`);
+  if (!Number.isInteger(ep) || ep < 1 || ep > 64) throw inputError(`--ep must be an integer in 1..64 (got ${ep})`);
+  return { tp, ep, devices: tp * ep };
 }
 
 export interface DecodePrediction {
@@ -76,6 +121,12 @@ export interface DecodePrediction {
    */
   activeExperts?: number;
   experts?: number;
+  tp: number;
+  ep: number;
+  /** Devices the run occupies (tp × ep). */
+  devices: number;
+  /** Bytes each device holds: its weight shard and its share of the KV cache. */
+  perDeviceBytes: number;
 }
 
 /** Default budget of simulated tile steps per decode position (≈ a minute of simulation on one core). */
@@ -93,17 +144,23 @@ export function simulationSteps(g: OpGraph, layers: ReadonlySet<number>): number
   return n;
 }
 
-/** Bytes a decode run needs resident in device memory: the weights and the whole KV cache. */
-export function residentBytes(model: ModelSpec, batch: number, tokens: number, weights: WeightType | undefined): number {
+/**
+ * Bytes a decode run needs resident in one device's memory: the weights and the whole KV
+ * cache, or with tensor parallelism `tp` one rank's shard — the split weights / tp (norms
+ * replicated), the KV heads it holds (numKvHeads / tp, at least one: replicated beyond).
+ */
+export function residentBytes(model: ModelSpec, batch: number, tokens: number, weights: WeightType | undefined, tp = 1): number {
   const el = DTYPE_BYTES[model.dtype];
   if (model.moe || model.mla) {
     // Every expert is resident (any may be routed to); MLA caches one latent per token and layer.
     return parameterCount(model) * el + model.numLayers * batch * tokens * kvElementsPerToken(model) * el;
   }
   const layerLinear = decoderLinearBytes({ ...model, numLayers: 1 }, weights ?? DENSE_BF16).total * (weights ? 1 : el / 2);
-  const rest = (parameterCount(model) - decoderLinearElements(model)) * el;
-  const kv = 2 * model.numLayers * batch * model.numKvHeads * model.headDim * tokens * el;
-  return layerLinear * model.numLayers + rest + kv;
+  const norms = model.numLayers * model.normsPerLayer * model.hiddenSize + model.hiddenSize + (model.qkNorm ? 2 * model.numLayers * model.headDim : 0);
+  const rest = (parameterCount(model) - decoderLinearElements(model) - norms) * el;
+  const kvHeads = tp > 1 ? Math.max(1, model.numKvHeads / tp) : model.numKvHeads;
+  const kv = 2 * model.numLayers * batch * kvHeads * model.headDim * tokens * el;
+  return (layerLinear * model.numLayers + rest) / tp + norms * el + kv;
 }
 
 function decoderLinearElements(m: ModelSpec): number {
@@ -121,9 +178,11 @@ export function predictDecode(backend: Backend, model: ModelSpec, opts: DecodeOp
   const def = found ? withOverrides(found, opts.overrides) : undefined;
   const support = backend.policies.find((p) => p.policy === opts.policy);
   const sampling = { positions: [] as number[], layersSimulated: 0, layersTotal: model.numLayers };
+  const par = parallelismOf(opts);
+  const perDevice = residentBytes(model, opts.batch, opts.prompt + opts.decode, opts.weights, par.tp);
   const unsupported = (reason: string): DecodePrediction => ({
     status: 'unsupported', reason, tpotMs: NaN, l2HitRate: NaN, hbmReadBytes: NaN, hbmWriteBytes: NaN, fabricReadBytes: NaN, tasksPerLayer: NaN,
-    sampling, fencesPerToken: NaN, dispatchesPerToken: NaN, launchesPerToken: NaN, backendMetrics: [],
+    sampling, fencesPerToken: NaN, dispatchesPerToken: NaN, launchesPerToken: NaN, backendMetrics: [], ...par, perDeviceBytes: perDevice,
   });
   if (!support) return unsupported(`backend ${backend.name} does not declare policy '${opts.policy}'`);
   if (support.unsupportedReason) return unsupported(support.unsupportedReason);
@@ -134,11 +193,11 @@ export function predictDecode(backend: Backend, model: ModelSpec, opts: DecodeOp
   }
   if (!Number.isInteger(opts.prompt) || opts.prompt < 0) throw inputError(`--prompt must be a non-negative integer (got ${opts.prompt})`);
 
-  const need = residentBytes(model, opts.batch, opts.prompt + opts.decode, opts.weights);
+  const why = parallelismProblem(backend, model, par);
+  if (why) return unsupported(why);
+  if (par.tp > 1 && !tensorParallelCompiles(def)) return unsupported(`${def.name} has no tensor-parallel schedule: its cluster kernel fuses QKV, attention and the O projection of whole heads on one GPU`);
   const capacity = backend.topology.memory.hbm.capacityBytes;
-  if (need > capacity) {
-    return unsupported(`does not fit: weights and KV cache need ${(need / 1e9).toFixed(1)} GB, ${backend.name} has ${(capacity / 1e9).toFixed(1)} GB of device memory`);
-  }
+  if (perDevice > capacity) return unsupported(doesNotFit(backend.name, perDevice, capacity, par.tp));
   const nPos = Math.max(1, Math.min(opts.decode, opts.positions ?? 2));
   const positions = Array.from({ length: nPos }, (_, i) => opts.prompt + Math.floor(((i + 0.5) * opts.decode) / nPos));
   // MoE models with dense first layers: sample past them, so that two MoE layers are simulated.
@@ -159,7 +218,7 @@ export function predictDecode(backend: Backend, model: ModelSpec, opts: DecodeOp
   const metrics: BackendMetric[] = [];
   const budget = opts.maxSimSteps ?? DEFAULT_MAX_SIM_STEPS;
   for (const pos of positions) {
-    const g = buildDecodeGraph(model, { batch: opts.batch, contextLen: pos, routing: opts.routing });
+    const g = buildDecodeGraph(model, { batch: opts.batch, contextLen: pos, routing: opts.routing, ...(par.tp > 1 ? { tp: par.tp } : {}) });
     if (pos === positions[0]) experts = activeExpertsOf(g);
     const estimate = simulationSteps(g, new Set([-1, L, ...layers]));
     if (estimate > budget) {
@@ -190,7 +249,20 @@ export function predictDecode(backend: Backend, model: ModelSpec, opts: DecodeOp
     launchesPerToken: launches,
     backendMetrics: metrics,
     ...(model.moe ? { activeExperts: experts.layers > 0 ? experts.total / experts.layers : 0, experts: model.moe.numExperts } : {}),
+    ...par,
+    perDeviceBytes: perDevice,
   };
+}
+
+/** Whether a policy's compiler places collectives (ClusterFusion's own compiler does not). */
+export function tensorParallelCompiles(def: { name: string }): boolean {
+  return def.name !== 'clusterfusion';
+}
+
+/** The `unsupported` reason of a run too large for its devices, with the numbers. */
+export function doesNotFit(backend: string, perDevice: number, capacity: number, tp: number): string {
+  const what = tp > 1 ? `weights/${tp} and KV cache/${tp} need ${(perDevice / 1e9).toFixed(1)} GB per device` : `weights and KV cache need ${(perDevice / 1e9).toFixed(1)} GB`;
+  return `does not fit: ${what}, ${backend} has ${(capacity / 1e9).toFixed(1)} GB of device memory`;
 }
 
 export type { MemoryCounters };

@@ -1,7 +1,7 @@
 import { addCounters, buildPrefillGraph, inputError, isMoeLayer, l2HitRate, zeroCounters, type Backend, type ModelSpec, type Routing, type SimEvent } from '@fleet/core';
 import { POLICIES, withOverrides, type PolicyOverrides } from '../policies/policy.js';
 import type { WeightType } from '../quant/weight-type.js';
-import { DEFAULT_MAX_SIM_STEPS, residentBytes } from './decode.js';
+import { DEFAULT_MAX_SIM_STEPS, doesNotFit, parallelismOf, parallelismProblem, residentBytes, tensorParallelCompiles } from './decode.js';
 import { simulateStep, type StepResult } from './step.js';
 
 export interface PrefillOptions {
@@ -23,6 +23,10 @@ export interface PrefillOptions {
   /** MoE models: expert routing (default uniform). */
   routing?: Routing;
   observers?: ((events: readonly SimEvent[]) => void)[];
+  /** Tensor-parallel degree (as `DecodeOptions.tp`). */
+  tp?: number;
+  /** Expert-parallel degree (as `DecodeOptions.ep`). */
+  ep?: number;
 }
 
 export interface PrefillPrediction {
@@ -39,6 +43,10 @@ export interface PrefillPrediction {
   tasksPerLayer: number;
   launches: number;
   sampling: { chunks: number; chunksSimulated: number[]; layersSimulated: number; layersTotal: number };
+  tp: number;
+  ep: number;
+  devices: number;
+  perDeviceBytes: number;
 }
 
 /** Why a policy has no prefill schedule, or null if it has one. */
@@ -63,8 +71,10 @@ export function predictPrefill(backend: Backend, model: ModelSpec, opts: Prefill
   const nChunks = Math.ceil(opts.prompt / Math.max(1, chunk));
   const S = Math.max(1, Math.min(model.numLayers, opts.layers ?? 3));
   const sampling = { chunks: nChunks, chunksSimulated: [] as number[], layersSimulated: S, layersTotal: model.numLayers };
+  const par = parallelismOf(opts);
+  const perDevice = Number.isInteger(opts.prompt) && opts.prompt >= 1 ? residentBytes(model, opts.batch, opts.prompt, opts.weights, par.tp) : NaN;
   const unsupported = (reason: string): PrefillPrediction => ({
-    status: 'unsupported', reason, ttftMs: NaN, tokensPerSecond: NaN, l2HitRate: NaN, hbmReadBytes: NaN, hbmWriteBytes: NaN, fabricReadBytes: NaN, tasksPerLayer: NaN, launches: NaN, sampling,
+    status: 'unsupported', reason, ttftMs: NaN, tokensPerSecond: NaN, l2HitRate: NaN, hbmReadBytes: NaN, hbmWriteBytes: NaN, fabricReadBytes: NaN, tasksPerLayer: NaN, launches: NaN, sampling, ...par, perDeviceBytes: perDevice,
   });
   if (!Number.isInteger(opts.prompt) || opts.prompt < 1) throw inputError(`--prompt must be a positive integer for prefill (got ${opts.prompt})`);
   if (!Number.isInteger(chunk) || chunk < 1) throw inputError(`--chunk must be a positive integer (got ${chunk})`);
@@ -73,11 +83,11 @@ export function predictPrefill(backend: Backend, model: ModelSpec, opts: Prefill
   if (!def) return unsupported(`policy '${opts.policy}' is declared by ${backend.name} but has no compiler in @fleet/ops yet`);
   const why = prefillUnsupported(def);
   if (why) return unsupported(why);
-  const need = residentBytes(model, opts.batch, opts.prompt, opts.weights);
+  const problem = parallelismProblem(backend, model, par);
+  if (problem) return unsupported(problem);
+  if (par.tp > 1 && !tensorParallelCompiles(def)) return unsupported(`${def.name} has no tensor-parallel schedule`);
   const capacity = backend.topology.memory.hbm.capacityBytes;
-  if (need > capacity) {
-    return unsupported(`does not fit: weights and KV cache need ${(need / 1e9).toFixed(1)} GB, ${backend.name} has ${(capacity / 1e9).toFixed(1)} GB of device memory`);
-  }
+  if (perDevice > capacity) return unsupported(doesNotFit(backend.name, perDevice, capacity, par.tp));
 
   const k = Math.min(nChunks, Math.max(2, opts.chunksSimulated ?? 2));
   // Evenly spaced chunk indices, first and last included when two or more are simulated.
@@ -88,7 +98,7 @@ export function predictPrefill(backend: Backend, model: ModelSpec, opts: Prefill
   const results: { index: number; r: StepResult }[] = [];
   for (const i of picked) {
     const len = Math.min(chunk, opts.prompt - i * chunk);
-    const g = buildPrefillGraph(model, { batch: opts.batch, promptLen: len, contextLen: i * chunk , routing: opts.routing });
+    const g = buildPrefillGraph(model, { batch: opts.batch, promptLen: len, contextLen: i * chunk, routing: opts.routing, ...(par.tp > 1 ? { tp: par.tp } : {}) });
     const r = simulateStep(backend, def, support, g, {
       layers,
       weights: opts.weights,
@@ -133,5 +143,7 @@ export function predictPrefill(backend: Backend, model: ModelSpec, opts: Prefill
     tasksPerLayer: results[results.length - 1]!.r.tasksPerLayer,
     launches,
     sampling,
+    ...par,
+    perDeviceBytes: perDevice,
   };
 }

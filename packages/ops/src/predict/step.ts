@@ -1,5 +1,9 @@
 import {
   addCounters,
+  collectiveCost,
+  DTYPE_BYTES,
+  groupBytesPerNs,
+  inputError,
   simulateGraph,
   zeroCounters,
   type Backend,
@@ -27,6 +31,28 @@ export interface StepSimulation {
   tooLarge?: (steps: number) => Error;
   /** Kind of a layer (MoE FFN or dense): unsimulated layers repeat a sampled layer of their own kind. */
   isMoeLayer?: (layer: number) => boolean;
+}
+
+/**
+ * How a backend runs the collectives of a tensor-parallel step: its library's time for each
+ * message (kernel-per-op), the put-with-signal latency (persistent), and the link bandwidth
+ * one device has to the other ranks. Null for a single-device graph.
+ */
+export function collectivesFor(backend: Backend, g: OpGraph): { collective: NonNullable<import('../policies/compile.js').CompileOptions['collective']>; linkBytesPerNs: number } | null {
+  const tp = g.tp ?? 1;
+  if (tp <= 1) return null;
+  const node = backend.node;
+  if (!node) throw inputError(`backend ${backend.name} describes no multi-device node; tensor parallelism needs one`);
+  const el = DTYPE_BYTES[g.tensors[0]?.dtype ?? 'bf16'];
+  return {
+    collective: (op) => {
+      // NCCL counts an all-gather by its whole output.
+      const bytes = op.rows * op.cols * el * (op.kind === 'all-gather' ? op.devices : 1);
+      const c = collectiveCost(node, op.kind, bytes, op.devices);
+      return { libraryNs: c.latencyUs * 1000, channels: node.library.channels, signalNs: node.topology.interconnect.latencyNs, algorithm: `${c.algorithm}-${c.protocol}` };
+    },
+    linkBytesPerNs: groupBytesPerNs(node.topology, tp) * node.library.linkEfficiency,
+  };
 }
 
 /** One simulated forward step, extrapolated to every layer. */
@@ -65,12 +91,14 @@ export function compiledSteps(tasks: readonly { tiles: readonly { steps?: number
 export function simulateStep(backend: Backend, def: PolicyDef, support: PolicySupport, g: OpGraph, sim: StepSimulation): StepResult {
   const S = sim.layers.length;
   const L = g.layers;
+  const multi = collectivesFor(backend, g);
   const tg = compilePolicy(g, def, backend.topology, {
     layers: sim.layers,
     weights: sim.weights,
     cluster: { size: support.clusterSize, maxActiveClusters: support.maxActiveClusters, collectives: backend.collectives },
     kernels: support.kernels,
     library: backend.kernelLibrary,
+    ...(multi ? { collective: multi.collective } : {}),
   });
   if (sim.maxSimSteps !== undefined && sim.tooLarge) {
     const steps = compiledSteps(tg.tasks);
@@ -81,6 +109,7 @@ export function simulateStep(backend: Backend, def: PolicyDef, support: PolicySu
     launchMode: def.launchMode,
     persistent: def.style === 'persistent' ? persistentOptionsFor(backend, def, support) : undefined,
     observers: sim.observers,
+    ...(multi ? { linkBytesPerNs: multi.linkBytesPerNs } : {}),
   });
   // Bucket b = layer + 1: 0 embedding, 1..S sampled layers, S+1 the head (layer L).
   const end = (b: number) => r.layerEndNs[b] ?? 0;

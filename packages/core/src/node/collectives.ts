@@ -1,0 +1,160 @@
+/**
+ * Multi-device collectives as a cost model: the structure of NCCL's tuning model
+ * (src/graph/tuning.cc: a latency and a bus bandwidth per algorithm × protocol, the fastest
+ * one picked per message size) plus the one-shot/two-shot custom all-reduce that inference
+ * engines use for small messages. The numbers (base and per-hop latencies, protocol
+ * efficiencies, channel caps) are the library's and come from the backend
+ * (`CollectiveLibrary`); the link bandwidth comes from the node (`NodeTopology`).
+ *
+ * time = latency + bytes / algorithm bandwidth, with
+ * - ring:  latency = base + steps × hop; algorithm bw = bus bw × N / steps,
+ *          steps = 2(N − 1) for all-reduce, N − 1 for all-gather and reduce-scatter;
+ * - tree (all-reduce only): latency = base + 2 (N − 1) × hop; algorithm bw = bus bw / 2;
+ * - one-shot: every device reads the N − 1 peer buffers and reduces (one barrier);
+ * - two-shot: a reduce-scatter then an all-gather through peer memory (two barriers).
+ */
+import { inputError } from '../errors/fleet-error.js';
+import { groupBytesPerNs, type NodeTopology } from './node-topology.js';
+
+export type CollectiveOpName = 'all-reduce' | 'all-gather' | 'reduce-scatter';
+export const COLLECTIVE_OPS: readonly CollectiveOpName[] = ['all-reduce', 'all-gather', 'reduce-scatter'];
+export type CollectiveAlgorithm = 'ring' | 'tree' | 'one-shot' | 'two-shot' | 'none';
+export type CollectiveProtocol = 'LL' | 'LL128' | 'Simple';
+export const COLLECTIVE_PROTOCOLS: readonly CollectiveProtocol[] = ['LL', 'LL128', 'Simple'];
+
+/** Per-protocol values, µs or factors. */
+export type PerProtocol = Record<CollectiveProtocol, number>;
+
+/** A collective library's tuning constants (NCCL, RCCL…), with their sources. */
+export interface CollectiveLibrary {
+  name: string;
+  /** Fixed cost of one collective call by algorithm and protocol, µs. */
+  baseLatencyUs: { ring: PerProtocol; tree: PerProtocol };
+  /** Cost of one step (hop) over the node's interconnect, µs. */
+  hopLatencyUs: { ring: PerProtocol; tree: PerProtocol };
+  /** Bytes/ns per link and direction the library's channels reach with Simple, as a fraction of the link's peak. */
+  linkEfficiency: number;
+  /** Channels (one CTA/workgroup each) a collective uses. */
+  channels: number;
+  /** Protocols the library enables by default on this hardware. */
+  protocols: readonly CollectiveProtocol[];
+  /** LL: bus bandwidth × `llFactor`, at most `llMaxBusGBps` (half the payload is flags). */
+  llFactor: number;
+  llMaxBusGBps: number;
+  /** LL128: bus bandwidth × `ll128Factor` (120 of 128 bytes carry data), at most channels × `ll128MaxPerChannelGBps`. */
+  ll128Factor: number;
+  ll128MaxPerChannelGBps: number;
+  /** Tree all-reduce: bus bandwidth × `treeFactor`, at most channels × `treeMaxPerChannelGBps`; LL and LL128 scale it further. */
+  treeFactor: number;
+  treeMaxPerChannelGBps: number;
+  treeLlFactor: number;
+  treeLl128Factor: number;
+  /**
+   * The tree's medium-size correction by protocol, indexed by log2(bytes / 64); 1 beyond the
+   * table. Omitted: no correction.
+   */
+  treeCorrection?: PerProtocolTable;
+  /** The engine's custom all-reduce through peer memory (vLLM's one-shot/two-shot), if it has one. */
+  custom?: { maxBytes: number; barrierUs: number; name: string };
+  sources: Record<string, string>;
+}
+
+export type PerProtocolTable = Record<CollectiveProtocol, readonly number[]>;
+
+/** A node and the collective library that runs on it: what a backend binds as `TOKENS.Node`. */
+export interface NodeSpec {
+  topology: NodeTopology;
+  library: CollectiveLibrary;
+}
+
+export interface CollectiveCandidate {
+  algorithm: CollectiveAlgorithm;
+  protocol: CollectiveProtocol;
+  latencyUs: number;
+}
+
+export interface CollectiveCost {
+  op: CollectiveOpName;
+  /** Bytes of the message: the buffer each device reduces (all-reduce) or the gathered result (all-gather, reduce-scatter input). */
+  bytes: number;
+  devices: number;
+  algorithm: CollectiveAlgorithm;
+  protocol: CollectiveProtocol;
+  library: string;
+  /** The collective alone, µs (no kernel launch). */
+  latencyUs: number;
+  /** bytes / time, GB/s. */
+  algBandwidthGBps: number;
+  /** nccl-tests' bus bandwidth: algorithm bandwidth × 2(N−1)/N (all-reduce) or (N−1)/N. */
+  busBandwidthGBps: number;
+  /** Link bandwidth one device of the group can use, GB/s per direction. */
+  linkBandwidthGBps: number;
+  /** Every algorithm and protocol considered, fastest first. */
+  candidates: CollectiveCandidate[];
+}
+
+/** Largest message `fleet collective` and the graphs price: 1 TiB. */
+export const MAX_COLLECTIVE_BYTES = 2 ** 40;
+
+function busFactor(op: CollectiveOpName, n: number): number {
+  return op === 'all-reduce' ? (2 * (n - 1)) / n : (n - 1) / n;
+}
+
+/** Time of one (algorithm, protocol) by the tuning model, µs, or null where it does not apply. */
+function ncclTime(lib: CollectiveLibrary, op: CollectiveOpName, bytes: number, n: number, linkGBps: number, algorithm: 'ring' | 'tree', p: CollectiveProtocol): number | null {
+  if (algorithm === 'tree' && op !== 'all-reduce') return null;
+  const steps = op === 'all-reduce' ? 2 * (n - 1) : n - 1;
+  let bus = linkGBps * lib.linkEfficiency;
+  if (algorithm === 'ring') {
+    if (p === 'LL') bus = Math.min(lib.llMaxBusGBps, bus * lib.llFactor);
+    if (p === 'LL128') bus = Math.min(bus * lib.ll128Factor, lib.channels * lib.ll128MaxPerChannelGBps);
+  } else {
+    bus = Math.min(bus * lib.treeFactor, lib.channels * lib.treeMaxPerChannelGBps);
+    if (p === 'LL') bus = Math.min(bus * lib.treeLlFactor, lib.llMaxBusGBps);
+    if (p === 'LL128') bus = Math.min(bus * lib.treeLl128Factor, lib.channels * lib.ll128MaxPerChannelGBps * lib.treeLl128Factor);
+    const table = lib.treeCorrection?.[p];
+    const i = Math.floor(Math.log2(Math.max(1, bytes / 64)));
+    if (table && i < table.length) bus *= table[i]!;
+  }
+  const alg = algorithm === 'ring' ? (bus * n) / steps : bus / 2;
+  const lat = lib.baseLatencyUs[algorithm][p] + (algorithm === 'ring' ? steps : 2 * (n - 1)) * lib.hopLatencyUs[algorithm][p];
+  return lat + bytes / (1000 * alg);
+}
+
+/**
+ * Cost of one collective over `devices` devices of `node` (a group of the node's devices),
+ * the fastest of the library's algorithms and protocols.
+ */
+export function collectiveCost(spec: NodeSpec, op: CollectiveOpName, bytes: number, devices: number): CollectiveCost {
+  if (!COLLECTIVE_OPS.includes(op)) throw inputError(`--op must be one of ${COLLECTIVE_OPS.join(', ')} (got ${String(op)})`);
+  if (!Number.isFinite(bytes) || bytes < 0 || bytes > MAX_COLLECTIVE_BYTES) throw inputError(`--bytes must be a number in 0..${MAX_COLLECTIVE_BYTES} (got ${bytes})`);
+  const node = spec.topology;
+  if (!Number.isInteger(devices) || devices < 1 || devices > node.devices) {
+    throw inputError(`--devices must be an integer in 1..${node.devices} (the devices of node ${node.name}; got ${devices})`);
+  }
+  const lib = spec.library;
+  const linkGBps = groupBytesPerNs(node, devices);
+  const base = { op, bytes, devices, library: lib.name, linkBandwidthGBps: linkGBps };
+  if (devices === 1 || bytes === 0) {
+    return { ...base, algorithm: 'none', protocol: 'Simple', latencyUs: 0, algBandwidthGBps: Infinity, busBandwidthGBps: Infinity, candidates: [] };
+  }
+  const candidates: CollectiveCandidate[] = [];
+  for (const algorithm of ['ring', 'tree'] as const) {
+    for (const p of lib.protocols) {
+      const t = ncclTime(lib, op, bytes, devices, linkGBps, algorithm, p);
+      if (t !== null) candidates.push({ algorithm, protocol: p, latencyUs: t });
+    }
+  }
+  if (lib.custom && op === 'all-reduce' && bytes <= lib.custom.maxBytes) {
+    // Peer loads at the links' rate: one-shot reads the N − 1 peer buffers whole; two-shot
+    // reads (N − 1)/N of them twice (its reduce-scatter, then its all-gather).
+    const rate = linkGBps * lib.linkEfficiency * 1000;
+    candidates.push({ algorithm: 'one-shot', protocol: 'Simple', latencyUs: lib.custom.barrierUs + ((devices - 1) * bytes) / rate });
+    candidates.push({ algorithm: 'two-shot', protocol: 'Simple', latencyUs: 2 * lib.custom.barrierUs + (2 * (devices - 1) * bytes) / devices / rate });
+  }
+  // Fastest first; ties keep the order above (ring before tree, LL before Simple): deterministic.
+  candidates.sort((a, b) => a.latencyUs - b.latencyUs);
+  const best = candidates[0]!;
+  const alg = bytes / (best.latencyUs * 1000);
+  return { ...base, algorithm: best.algorithm, protocol: best.protocol, latencyUs: best.latencyUs, algBandwidthGBps: alg, busBandwidthGBps: alg * busFactor(op, devices), candidates };
+}

@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import { collectiveCost, groupBytesPerNs, validateNodeTopology, checkNodeSpec, buildDecodeGraph, MODEL_PRESETS, tensorBytes, type NodeSpec, type NodeTopology } from '../src/index.js';
+
+const library: NodeSpec['library'] = {
+  name: 'lib',
+  baseLatencyUs: { ring: { LL: 6.6, LL128: 14, Simple: 8.4 }, tree: { LL: 6.8, LL128: 14, Simple: 8.4 } },
+  hopLatencyUs: { ring: { LL: 0.6, LL128: 1.9, Simple: 3.4 }, tree: { LL: 0.6, LL128: 1.25, Simple: 4 } },
+  linkEfficiency: 0.8,
+  channels: 16,
+  protocols: ['LL', 'LL128', 'Simple'],
+  llFactor: 0.5,
+  llMaxBusGBps: 141,
+  ll128Factor: 0.92,
+  ll128MaxPerChannelGBps: 36.7,
+  treeFactor: 0.92,
+  treeMaxPerChannelGBps: 38.7,
+  treeLlFactor: 1 / 3.8,
+  treeLl128Factor: 7 / 9,
+  sources: {},
+};
+const node = (kind: 'switch' | 'full-mesh', linkGBps: number, links = kind === 'switch' ? 18 : 7): NodeTopology => ({
+  name: 'n',
+  description: '',
+  device: 'dev',
+  devices: 8,
+  interconnect: { kind, name: 'x', linksPerDevice: links, linkBytesPerNsPerDirection: linkGBps, latencyNs: 1000 },
+  sources: {},
+});
+
+describe('node topology', () => {
+  it('validates with one-line errors naming the field', () => {
+    expect(() => validateNodeTopology({ ...node('switch', 25), devices: 0 }, 'test')).toThrow(/\/devices/);
+    expect(() => validateNodeTopology({ ...node('switch', 25), interconnect: { ...node('switch', 25).interconnect, kind: 'ring' } }, 'test')).toThrow(/\/interconnect\/kind.*allowed: switch, full-mesh/);
+    expect(() => validateNodeTopology({ ...node('full-mesh', 64, 3) }, 'test')).toThrow(/linksPerDevice.*at least 7/);
+    expect(() => checkNodeSpec({ topology: node('switch', 25), library }, 'backend x', 'other')).toThrow(/\/device/);
+  });
+
+  it('a switch gives any group all links; a full mesh only the links to the group', () => {
+    expect(groupBytesPerNs(node('switch', 25), 2)).toBe(450);
+    expect(groupBytesPerNs(node('switch', 25), 8)).toBe(450);
+    expect(groupBytesPerNs(node('full-mesh', 64), 2)).toBe(64);
+    expect(groupBytesPerNs(node('full-mesh', 64), 8)).toBe(448);
+  });
+});
+
+describe('collective cost model', () => {
+  const spec: NodeSpec = { topology: node('switch', 25), library };
+  it('latency grows with bytes; small messages pick LL, large ones Simple', () => {
+    const small = collectiveCost(spec, 'all-reduce', 8192, 8);
+    const large = collectiveCost(spec, 'all-reduce', 64 * 2 ** 20, 8);
+    expect(large.latencyUs).toBeGreaterThan(small.latencyUs);
+    expect(small.protocol).toBe('LL');
+    expect(large.protocol).toBe('Simple');
+    expect(large.busBandwidthGBps).toBeLessThanOrEqual(450 * library.linkEfficiency + 1e-9);
+  });
+
+  it('a custom one-shot all-reduce wins small messages when the library has one', () => {
+    const c = collectiveCost({ ...spec, library: { ...library, custom: { name: 'c', maxBytes: 8 * 2 ** 20, barrierUs: 2 } } }, 'all-reduce', 16384, 2);
+    expect(c.algorithm).toBe('one-shot');
+    expect(collectiveCost({ ...spec, library: { ...library, custom: { name: 'c', maxBytes: 1024, barrierUs: 2 } } }, 'all-reduce', 16384, 2).algorithm).not.toBe('one-shot');
+  });
+
+  it('a faster link makes large collectives faster; one device costs nothing', () => {
+    const slow = collectiveCost({ topology: node('full-mesh', 64), library }, 'all-reduce', 2 ** 24, 2).latencyUs;
+    const fast = collectiveCost({ topology: node('switch', 25), library }, 'all-reduce', 2 ** 24, 2).latencyUs;
+    expect(fast).toBeLessThan(slow);
+    expect(collectiveCost(spec, 'all-gather', 1 << 20, 1).latencyUs).toBe(0);
+    expect(() => collectiveCost(spec, 'all-reduce', 1, 9)).toThrow(/--devices/);
+  });
+});
+
+describe('tensor-parallel op graph', () => {
+  const m = MODEL_PRESETS['llama3-70b']!;
+  const weightBytes = (tp: number) => buildDecodeGraph(m, { batch: 1, contextLen: 8, ...(tp > 1 ? { tp } : {}) }).tensors.filter((t) => t.kind === 'weight').reduce((s, t) => s + tensorBytes(t), 0);
+  it('TP shrinks the per-device weight bytes by about TP (norms replicated)', () => {
+    const one = weightBytes(1);
+    for (const tp of [2, 4, 8]) {
+      const r = one / weightBytes(tp);
+      expect(r).toBeGreaterThan(tp * 0.99);
+      expect(r).toBeLessThanOrEqual(tp);
+    }
+  });
+  it('adds an all-reduce after O and down, one after the embedding, and gathers the logits', () => {
+    const g = buildDecodeGraph(m, { batch: 2, contextLen: 8, tp: 4 });
+    expect(g.ops.filter((o) => o.kind === 'all-reduce').length).toBe(2 * m.numLayers + 1);
+    const gather = g.ops.filter((o) => o.kind === 'all-gather');
+    expect(gather.map((o) => o.id)).toEqual(['logits_allgather']);
+    const i = g.ops.findIndex((o) => o.id === 'L0.o_proj');
+    expect(g.ops[i + 1]!.id).toBe('L0.o_allreduce');
+    expect(() => buildDecodeGraph(m, { batch: 1, contextLen: 8, tp: 3 })).toThrow(/tp 3/);
+  });
+});
