@@ -18,7 +18,7 @@ trap cleanup EXIT
 export npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
 
 # The CLI needs core, ops and the built-in backends; the B200 example is the third-party backend.
-PACKAGES=(packages/core packages/ops packages/backend-mi300x packages/backend-mi350 packages/backend-h100 packages/cli examples/backend-b200)
+PACKAGES=(packages/core packages/ops packages/backend-mi300x packages/backend-mi350 packages/backend-h100 packages/backend-h200 packages/cli examples/backend-b200)
 
 step() { printf '\n== pack test: %s\n' "$*" >&2; }
 fail() { printf 'pack test FAILED: %s\n' "$*" >&2; exit 1; }
@@ -49,7 +49,7 @@ mkdir "$WORK/project"
 cd "$WORK/project"
 printf '{ "name": "fleet-pack-test", "version": "0.0.0", "private": true, "type": "module" }\n' >package.json
 npm install --no-audit --no-fund --prefer-offline --loglevel=error "$WORK"/tarballs/*.tgz
-for p in core ops backend-mi300x backend-mi350 backend-h100 cli; do
+for p in core ops backend-mi300x backend-mi350 backend-h100 backend-h200 cli; do
   [[ -d "node_modules/@fleet/$p" && ! -L "node_modules/@fleet/$p" ]] || fail "@fleet/$p is not installed from its tarball"
 done
 [[ "$(find node_modules -path '*/@fleet/core/package.json' | wc -l)" -eq 1 ]] || fail "more than one copy of @fleet/core"
@@ -63,7 +63,7 @@ node --input-type=module -e '
   import { readFileSync } from "node:fs";
   const { backends } = JSON.parse(readFileSync("backends.json", "utf8"));
   const names = backends.map((b) => b.name).sort();
-  const want = ["b200", "h100", "mi300x", "mi350"];
+  const want = ["b200", "h100", "h200", "mi300x", "mi350"];
   if (JSON.stringify(names) !== JSON.stringify(want)) throw new Error(`backends: ${names} (want ${want})`);
   console.error(backends.map((b) => `  ${b.name.padEnd(8)} ${b.topology}`).join("\n"));
 '
