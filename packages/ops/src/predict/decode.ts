@@ -20,14 +20,14 @@ import {
   tensorParallelProblem,
   type SimEvent,
 } from '@fleet/core';
-import { simulateStep } from './step.js';
+import { resolvePolicy, simulateStep } from './step.js';
 export { persistentOptionsFor } from './step.js';
 import { STEP_K, TILE_M, TILE_N } from '../decompose/linear.js';
 import { KV_CHUNK } from '../decompose/attention.js';
 import { decoderLinearBytes } from '../quant/cost.js';
 import { DENSE_BF16 } from '../quant/weight-type.js';
 import type { WeightType } from '../quant/weight-type.js';
-import { POLICIES, withOverrides, type PolicyDef, type PolicyOverrides } from '../policies/policy.js';
+import type { PolicyOverrides } from '../policies/policy.js';
 
 export interface DecodeOptions {
   policy: string;
@@ -174,9 +174,6 @@ function decoderLinearElements(m: ModelSpec): number {
  * few layers each, extrapolate the steady-state layer to the whole model, and average.
  */
 export function predictDecode(backend: Backend, model: ModelSpec, opts: DecodeOptions): DecodePrediction {
-  const found = POLICIES.find((p) => p.name === opts.policy);
-  const def = found ? withOverrides(found, opts.overrides) : undefined;
-  const support = backend.policies.find((p) => p.policy === opts.policy);
   const sampling = { positions: [] as number[], layersSimulated: 0, layersTotal: model.numLayers };
   const par = parallelismOf(opts);
   const perDevice = residentBytes(model, opts.batch, opts.prompt + opts.decode, opts.weights, par.tp);
@@ -184,9 +181,9 @@ export function predictDecode(backend: Backend, model: ModelSpec, opts: DecodeOp
     status: 'unsupported', reason, tpotMs: NaN, l2HitRate: NaN, hbmReadBytes: NaN, hbmWriteBytes: NaN, fabricReadBytes: NaN, tasksPerLayer: NaN,
     sampling, fencesPerToken: NaN, dispatchesPerToken: NaN, launchesPerToken: NaN, backendMetrics: [], ...par, perDeviceBytes: perDevice,
   });
-  if (!support) return unsupported(`backend ${backend.name} does not declare policy '${opts.policy}'`);
-  if (support.unsupportedReason) return unsupported(support.unsupportedReason);
-  if (!def) return unsupported(`policy '${opts.policy}' is declared by ${backend.name} but has no compiler in @fleet/ops yet`);
+  const resolved = resolvePolicy(backend, opts.policy, opts.overrides);
+  if ('reason' in resolved) return unsupported(resolved.reason);
+  const { def, support } = resolved;
   if (!Number.isInteger(opts.decode) || opts.decode < 1) throw inputError(`--decode must be a positive integer (got ${opts.decode})`);
   if ((model.moe || model.mla) && opts.weights && opts.weights.kind === 'quantized') {
     return unsupported(`quantized weights are modelled for dense layers only; ${model.name} has ${model.moe ? 'expert' : 'latent-attention'} layers`);

@@ -1,9 +1,9 @@
 import { buildMixedGraph, inputError, isMoeLayer, l2HitRate, type Backend, type ModelSpec, type Routing, type SimEvent } from '@fleet/core';
-import { POLICIES, withOverrides, type PolicyOverrides } from '../policies/policy.js';
+import type { PolicyOverrides } from '../policies/policy.js';
 import type { WeightType } from '../quant/weight-type.js';
-import { DEFAULT_MAX_SIM_STEPS, residentBytes } from './decode.js';
+import { DEFAULT_MAX_SIM_STEPS, doesNotFit, residentBytes } from './decode.js';
 import { prefillUnsupported } from './prefill.js';
-import { simulateStep } from './step.js';
+import { resolvePolicy, simulateStep } from './step.js';
 
 export interface MixedOptions {
   policy: string;
@@ -45,24 +45,19 @@ export interface MixedPrediction {
  * waits for its next token while the chunk rides along.
  */
 export function predictMixed(backend: Backend, model: ModelSpec, opts: MixedOptions): MixedPrediction {
-  const found = POLICIES.find((p) => p.name === opts.policy);
-  const def = found ? withOverrides(found, opts.overrides) : undefined;
-  const support = backend.policies.find((p) => p.policy === opts.policy);
   const unsupported = (reason: string): MixedPrediction => ({
     status: 'unsupported', reason, stepMs: NaN, tokensPerSecond: NaN, l2HitRate: NaN, hbmReadBytes: NaN, hbmWriteBytes: NaN, fabricReadBytes: NaN, tasksPerLayer: NaN,
   });
   if (!Number.isInteger(opts.chunk) || opts.chunk < 1) throw inputError(`--chunk must be a positive integer (got ${opts.chunk})`);
-  if (!support) return unsupported(`backend ${backend.name} does not declare policy '${opts.policy}'`);
-  if (support.unsupportedReason) return unsupported(support.unsupportedReason);
-  if (!def) return unsupported(`policy '${opts.policy}' is declared by ${backend.name} but has no compiler in @fleet/ops yet`);
+  const resolved = resolvePolicy(backend, opts.policy, opts.overrides);
+  if ('reason' in resolved) return unsupported(resolved.reason);
+  const { def, support } = resolved;
   const why = prefillUnsupported(def);
   if (why) return unsupported(why);
   const chunkContext = opts.chunkContext ?? 0;
   const need = residentBytes(model, opts.batch, opts.context + 1, opts.weights) + residentBytes(model, 1, chunkContext + opts.chunk, opts.weights) - residentBytes(model, 1, 0, opts.weights);
   const capacity = backend.topology.memory.hbm.capacityBytes;
-  if (need > capacity) {
-    return unsupported(`does not fit: weights and KV cache need ${(need / 1e9).toFixed(1)} GB, ${backend.name} has ${(capacity / 1e9).toFixed(1)} GB of device memory`);
-  }
+  if (need > capacity) return unsupported(doesNotFit(backend.name, need, capacity, 1));
   const S = Math.max(1, Math.min(model.numLayers, opts.layers ?? 3));
   const budget = opts.maxSimSteps ?? DEFAULT_MAX_SIM_STEPS;
   const g = buildMixedGraph(model, { batch: opts.batch, contextLen: opts.context, chunk: opts.chunk, chunkContext , routing: opts.routing });

@@ -1,8 +1,8 @@
 import { addCounters, buildPrefillGraph, inputError, isMoeLayer, l2HitRate, zeroCounters, type Backend, type ModelSpec, type Routing, type SimEvent } from '@fleet/core';
-import { POLICIES, withOverrides, type PolicyOverrides } from '../policies/policy.js';
+import type { PolicyOverrides } from '../policies/policy.js';
 import type { WeightType } from '../quant/weight-type.js';
 import { DEFAULT_MAX_SIM_STEPS, doesNotFit, parallelismOf, parallelismProblem, residentBytes, tensorParallelCompiles } from './decode.js';
-import { simulateStep, type StepResult } from './step.js';
+import { resolvePolicy, simulateStep, type StepResult } from './step.js';
 
 export interface PrefillOptions {
   policy: string;
@@ -64,9 +64,6 @@ export function prefillUnsupported(policy: { style: string; name: string }): str
  * with the context a chunk sees; everything else stays).
  */
 export function predictPrefill(backend: Backend, model: ModelSpec, opts: PrefillOptions): PrefillPrediction {
-  const found = POLICIES.find((p) => p.name === opts.policy);
-  const def = found ? withOverrides(found, opts.overrides) : undefined;
-  const support = backend.policies.find((p) => p.policy === opts.policy);
   const chunk = opts.chunk ?? opts.prompt;
   const nChunks = Math.ceil(opts.prompt / Math.max(1, chunk));
   const S = Math.max(1, Math.min(model.numLayers, opts.layers ?? 3));
@@ -78,9 +75,9 @@ export function predictPrefill(backend: Backend, model: ModelSpec, opts: Prefill
   });
   if (!Number.isInteger(opts.prompt) || opts.prompt < 1) throw inputError(`--prompt must be a positive integer for prefill (got ${opts.prompt})`);
   if (!Number.isInteger(chunk) || chunk < 1) throw inputError(`--chunk must be a positive integer (got ${chunk})`);
-  if (!support) return unsupported(`backend ${backend.name} does not declare policy '${opts.policy}'`);
-  if (support.unsupportedReason) return unsupported(support.unsupportedReason);
-  if (!def) return unsupported(`policy '${opts.policy}' is declared by ${backend.name} but has no compiler in @fleet/ops yet`);
+  const resolved = resolvePolicy(backend, opts.policy, opts.overrides);
+  if ('reason' in resolved) return unsupported(resolved.reason);
+  const { def, support } = resolved;
   const why = prefillUnsupported(def);
   if (why) return unsupported(why);
   const problem = parallelismProblem(backend, model, par);

@@ -15,8 +15,21 @@ import {
   type SimEvent,
 } from '@fleet/core';
 import { compilePolicy } from '../policies/compile.js';
-import type { PolicyDef } from '../policies/policy.js';
+import { POLICIES, withOverrides, type PolicyDef, type PolicyOverrides } from '../policies/policy.js';
 import type { WeightType } from '../quant/weight-type.js';
+
+/**
+ * The policy a prediction runs, with the user's overrides, and the backend's support for it;
+ * or why the backend cannot run it (undeclared, declared unsupported, or not compilable).
+ */
+export function resolvePolicy(backend: Backend, policy: string, overrides?: PolicyOverrides): { def: PolicyDef; support: PolicySupport } | { reason: string } {
+  const found = POLICIES.find((p) => p.name === policy);
+  const support = backend.policies.find((p) => p.policy === policy);
+  if (!support) return { reason: `backend ${backend.name} does not declare policy '${policy}'` };
+  if (support.unsupportedReason) return { reason: support.unsupportedReason };
+  if (!found) return { reason: `policy '${policy}' is declared by ${backend.name} but has no compiler in @fleet/ops yet` };
+  return { def: withOverrides(found, overrides), support };
+}
 
 /** How one forward step is simulated: which layers, in what detail. */
 export interface StepSimulation {
