@@ -24,13 +24,9 @@ const config = {
   title: { fontSize: 14, subtitleFontSize: 11, anchor: 'start' as const, subtitleColor: '#555' },
 };
 
-/** Prefill reports: TTFT and prompt throughput against the prompt length. */
-function prefillCharts(ok: ReportData['rows']): ChartSpec[] {
-  const prompts = [...new Set(ok.map((r) => r.row.promptTokens))].sort((a, b) => a - b);
-  const points = ok.map((r) => ({ series: `${r.series} · b${r.row.batch}`, prompt: r.row.promptTokens, ttftMs: r.row.ttftMs!, tokensPerSecond: r.row.tokensPerSecond! }));
-  const color = { field: 'series', type: 'nominal' as const, title: 'backend · policy · batch', scale: { domain: [...new Set(points.map((p) => p.series))], scheme: 'tableau20' } };
-  const promptAxis = { field: 'prompt', type: 'quantitative' as const, title: 'prompt tokens', scale: { type: 'log' as const, base: 2 }, axis: { values: prompts, format: 'd' } };
-  const chart = (id: string, title: string, caption: string, field: string, axisTitle: string): ChartSpec => ({
+/** A line per series over `x`: the shape of every sweep-style chart of the report. */
+function lineChart(id: string, title: string, caption: string, values: readonly object[], x: object, y: object, color: object): ChartSpec {
+  return {
     id,
     title,
     caption,
@@ -39,11 +35,21 @@ function prefillCharts(ok: ReportData['rows']): ChartSpec[] {
       config,
       width: 520,
       height: 300,
-      data: { values: points },
+      data: { values: [...values] },
       mark: { type: 'line', point: { filled: true, size: 50 }, strokeWidth: 2 },
-      encoding: { x: promptAxis, y: { field, type: 'quantitative', title: axisTitle, scale: { zero: true } }, color },
-    },
-  });
+      encoding: { x, y, color },
+    } as TopLevelSpec,
+  };
+}
+
+/** Prefill reports: TTFT and prompt throughput against the prompt length. */
+function prefillCharts(ok: ReportData['rows']): ChartSpec[] {
+  const prompts = [...new Set(ok.map((r) => r.row.promptTokens))].sort((a, b) => a - b);
+  const points = ok.map((r) => ({ series: `${r.series} · b${r.row.batch}`, prompt: r.row.promptTokens, ttftMs: r.row.ttftMs!, tokensPerSecond: r.row.tokensPerSecond! }));
+  const color = { field: 'series', type: 'nominal' as const, title: 'backend · policy · batch', scale: { domain: [...new Set(points.map((p) => p.series))], scheme: 'tableau20' } };
+  const promptAxis = { field: 'prompt', type: 'quantitative' as const, title: 'prompt tokens', scale: { type: 'log' as const, base: 2 }, axis: { values: prompts, format: 'd' } };
+  const chart = (id: string, title: string, caption: string, field: string, axisTitle: string): ChartSpec =>
+    lineChart(id, title, caption, points, promptAxis, { field, type: 'quantitative', title: axisTitle, scale: { zero: true } }, color);
   return [
     chart('ttft-vs-prompt', 'TTFT vs prompt', 'Time to first token: the whole prompt through the model, the LM head on its last token; lower is better.', 'ttftMs', 'TTFT (ms)'),
     chart('prefill-throughput', 'Prefill throughput vs prompt', 'Prompt tokens processed per second; higher is better.', 'tokensPerSecond', 'tokens / s'),
@@ -75,48 +81,11 @@ function decodeCharts(data: ReportData, ok: ReportData['rows'], kind: 'decode' |
     hbmGB: (r.row.hbmReadBytes! + r.row.hbmWriteBytes!) / 1e9,
   }));
 
-  const tpot: ChartSpec = kind === 'step' ? {
-    id: 'step-vs-batch',
-    title: 'Step time vs decode batch',
-    caption: 'Time of one serving step (the decode batch with a prefill chunk riding along) for each backend and policy; lower is better.',
-    spec: {
-      $schema: SCHEMA,
-      config,
-      width: 520,
-      height: 300,
-      data: { values: points },
-      mark: { type: 'line', point: { filled: true, size: 50 }, strokeWidth: 2 },
-      encoding: { x: batchAxis, y: { field: 'tpotMs', type: 'quantitative', title: 'step (ms)', scale: { zero: true } }, color },
-    },
-  } : {
-    id: 'tpot-vs-batch',
-    title: 'TPOT vs batch',
-    caption: 'Mean decode time per output token for each backend and policy; lower is better.',
-    spec: {
-      $schema: SCHEMA,
-      config,
-      width: 520,
-      height: 300,
-      data: { values: points },
-      mark: { type: 'line', point: { filled: true, size: 50 }, strokeWidth: 2 },
-      encoding: { x: batchAxis, y: { field: 'tpotMs', type: 'quantitative', title: 'TPOT (ms)', scale: { zero: true } }, color },
-    },
-  };
-
-  const l2: ChartSpec = {
-    id: 'l2-hit-vs-batch',
-    title: 'L2 hit rate vs batch',
-    caption: 'Share of all L2 accesses (reads and writes) that hit, per decode token.',
-    spec: {
-      $schema: SCHEMA,
-      config,
-      width: 520,
-      height: 300,
-      data: { values: points },
-      mark: { type: 'line', point: { filled: true, size: 50 }, strokeWidth: 2 },
-      encoding: { x: batchAxis, y: { field: 'l2HitRate', type: 'quantitative', title: 'L2 hit rate', axis: { format: '.0%' }, scale: { zero: true } }, color },
-    },
-  };
+  const tpot =
+    kind === 'step'
+      ? lineChart('step-vs-batch', 'Step time vs decode batch', 'Time of one serving step (the decode batch with a prefill chunk riding along) for each backend and policy; lower is better.', points, batchAxis, { field: 'tpotMs', type: 'quantitative', title: 'step (ms)', scale: { zero: true } }, color)
+      : lineChart('tpot-vs-batch', 'TPOT vs batch', 'Mean decode time per output token for each backend and policy; lower is better.', points, batchAxis, { field: 'tpotMs', type: 'quantitative', title: 'TPOT (ms)', scale: { zero: true } }, color);
+  const l2 = lineChart('l2-hit-vs-batch', 'L2 hit rate vs batch', 'Share of all L2 accesses (reads and writes) that hit, per decode token.', points, batchAxis, { field: 'l2HitRate', type: 'quantitative', title: 'L2 hit rate', axis: { format: '.0%' }, scale: { zero: true } }, color);
 
   const hbm: ChartSpec = {
     id: 'hbm-bytes-per-token',
