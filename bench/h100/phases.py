@@ -170,17 +170,9 @@ class MoeModel:
                                 "router": r(E, h), "wgu": r(E, 2 * I, h).transpose(-2, -1), "wd": r(E, h, I).transpose(-2, -1)})
         self.lnf = one(h)
         self.lm_head = r(v, h)
-        inv = 1.0 / (cfg["ropeTheta"] ** (torch.arange(0, hd, 2, device=DEV, dtype=torch.float32) / hd))
-        fr = torch.outer(torch.arange(cfg["maxPos"], device=DEV, dtype=torch.float32), inv)
-        emb = torch.cat([fr, fr], dim=-1)
-        self.cos = emb.cos().to(torch.bfloat16)
-        self.sin = emb.sin().to(torch.bfloat16)
+        self.cos, self.sin = P.rope_tables(cfg)
 
-    def alloc_kv(self, batch, maxlen):
-        c = self.cfg
-        shape = (c["layers"], batch, c["kvHeads"], maxlen, c["headDim"])
-        self.kc = torch.empty(shape, dtype=torch.bfloat16, device=DEV).normal_()
-        self.vc = torch.empty(shape, dtype=torch.bfloat16, device=DEV).normal_()
+    alloc_kv = P.Model.alloc_kv
 
     def moe(self, x, L):
         c = self.cfg

@@ -287,6 +287,15 @@ def int4():
 
 
 # ---------------------------------------------------------------------------------------------
+def rope_tables(cfg):
+    """Rotate-half RoPE cos/sin tables, bf16 [maxPos, headDim]."""
+    hd = cfg["headDim"]
+    inv = 1.0 / (cfg["ropeTheta"] ** (torch.arange(0, hd, 2, device=DEV, dtype=torch.float32) / hd))
+    fr = torch.outer(torch.arange(cfg["maxPos"], device=DEV, dtype=torch.float32), inv)
+    emb = torch.cat([fr, fr], dim=-1)
+    return emb.cos().to(torch.bfloat16), emb.sin().to(torch.bfloat16)
+
+
 class Model:
     def __init__(self, cfg):
         self.cfg = cfg
@@ -303,11 +312,7 @@ class Model:
             self.layers.append(L)
         self.lnf = one(h)
         self.lm_head = r(v, h)
-        inv = 1.0 / (cfg["ropeTheta"] ** (torch.arange(0, hd, 2, device=DEV, dtype=torch.float32) / hd))
-        fr = torch.outer(torch.arange(cfg["maxPos"], device=DEV, dtype=torch.float32), inv)
-        emb = torch.cat([fr, fr], dim=-1)
-        self.cos = emb.cos().to(torch.bfloat16)
-        self.sin = emb.sin().to(torch.bfloat16)
+        self.cos, self.sin = rope_tables(cfg)
 
     def alloc_kv(self, batch, maxlen):
         c = self.cfg
