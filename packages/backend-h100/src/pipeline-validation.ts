@@ -14,7 +14,7 @@ const QWEN3_SHAPES = new Set(['qkv_proj', 'o_proj', 'gate_up_proj', 'down_proj']
 
 /** Decode-attention kernel time alone (layer 0's attention kernels), µs. */
 function attentionUs(backend: Backend, ops: OpsForValidation, heads: number, kvHeads: number, batch: number, kvLen: number): number {
-  const model = { ...loadModel(kvHeads === heads ? 'llama2-7b' : 'qwen3-8b'), numAttentionHeads: heads, numKeyValueHeads: kvHeads, headDim: 128 };
+  const model = { ...loadModel(kvHeads === heads ? 'llama2-7b' : 'qwen3-8b'), numHeads: heads, numKvHeads: kvHeads, headDim: 128 };
   const def = ops.POLICIES.find((p) => p.name === 'kernel-per-op-graph')!;
   const support = backend.policies.find((p) => p.policy === def.name);
   const g = buildDecodeGraph(model, { batch, contextLen: kvLen - 1 });
