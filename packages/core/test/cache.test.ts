@@ -294,3 +294,33 @@ describe('Cache sectors', () => {
     expect(c.access(2, 0, 'default', 0b10).hitFraction).toBe(0);
   });
 });
+
+describe('Cache sector masks of several words', () => {
+  const mask = (...sectors: number[]) => {
+    const m = new Int32Array(4);
+    for (const s of sectors) m[s >> 5] = m[s >> 5]! | (1 << (s & 31));
+    return m;
+  };
+
+  it('each of 128 sectors is its own valid bit: sectors in other words are not hits', () => {
+    const c = new Cache('t', 4 * 16384, 16384, 4, 128);
+    expect(c.words).toBe(4);
+    expect(c.accessMask(9, 0, false, mask(0, 31)).hit).toBe(false);
+    expect(c.accessMask(9, 0, false, mask(32, 127)).hitFraction).toBe(0);
+    const r = c.accessMask(9, 0, false, mask(0, 31, 32, 64, 127));
+    expect(r.hitFraction).toBeCloseTo(4 / 5);
+    expect(Array.from(r.miss)).toEqual(Array.from(mask(64)));
+    expect(c.residentBytes()).toBe(5 * 128);
+  });
+
+  it('dirty sectors across words are written back exactly once, with their mask', () => {
+    const c = new Cache('t', 16384, 16384, 1, 128);
+    c.accessMask(1, 256, false, mask(3, 100));
+    c.accessMask(1, 256, false, mask(3, 100));
+    expect(c.dirtyBytes).toBe(256);
+    const r = c.accessMask(2, 0, false, c.full); // one way: evicts block 1
+    expect(r.evictedDirtyBytes).toBe(256);
+    expect(Array.from(r.evicted)).toEqual(Array.from(mask(3, 100)));
+  });
+});
+

@@ -51,10 +51,11 @@ describe('MemorySystem structure', () => {
     expect(ms.blockBytes).toBe(128); // the L2 line
   });
 
-  it('tracks blocks of at most 32 lines, so each valid bit is one line', () => {
+  it('tracks blocks of at most 128 lines, so each valid bit is one line', () => {
     const { ms } = system({}, 16 * KiB);
-    expect(ms.blockBytes).toBe(32 * 128);
+    expect(ms.blockBytes).toBe(128 * 128);
     expect(ms.sectorBytes).toBe(128);
+    expect(system({}, 64 * KiB).ms.blockBytes).toBe(128 * 128);
   });
 
   it('a shared L2 is modelled as its halves, each near half of the partitions, with half the capacity', () => {

@@ -3,6 +3,12 @@ import type { AccessPolicy } from '../topology/topology.js';
 /** Stamp of an empty way: older than anything. */
 const EMPTY = -(2 ** 52);
 
+/**
+ * Which sectors of a block an access touches: one bit per sector, 32 sectors per int32 word,
+ * `Cache.words` words (sector i is bit i % 32 of word ⌊i / 32⌋).
+ */
+export type SectorMask = Int32Array;
+
 /** Outcome of one block access. */
 export interface AccessResult {
   /** Every requested sector was present. */
@@ -10,20 +16,20 @@ export interface AccessResult {
   /** Fraction of the requested sectors that were present (0 on a tag miss). */
   hitFraction: number;
   /** The requested sectors that were not present (to fetch from below). */
-  missSectors: number;
+  miss: SectorMask;
   /** Dirty bytes of the block evicted to make room (to be written back), or 0. */
   evictedDirtyBytes: number;
   /** Id of that evicted dirty block (valid when `evictedDirtyBytes` > 0). */
   evictedBlock: number;
-  /** Its dirty sectors. */
-  evictedSectors: number;
+  /** Its dirty sectors (valid when `evictedDirtyBytes` > 0). */
+  evicted: SectorMask;
 }
 
 /**
  * A set-associative LRU cache over fixed-size blocks (the simulation granularity, a
- * multiple of the hardware line), sectored: each block keeps a 32-bit mask of which of its
- * sectors (≥ one line each) hold data, so two accesses to different bytes of one block do
- * not count as reuse. Stored in typed arrays; one access scans one set.
+ * multiple of the hardware line), sectored: each block keeps a mask of which of its sectors
+ * (one line each) hold data, so two accesses to different bytes of one block do not count as
+ * reuse. Stored in typed arrays; one access scans one set.
  *
  * Policies: `default` inserts at the most-recently-used position; `streaming` inserts (and
  * re-touches) a block as if it had been used one cache turnover ago — it is evicted
@@ -33,6 +39,8 @@ export interface AccessResult {
  */
 export class Cache {
   readonly sets: number;
+  /** Int32 words per sector mask. */
+  readonly words: number;
   /** How far back (in accesses) a streaming block is stamped. */
   private readonly streamingAge: number;
   /** Block id per way, -1 when empty (block ids are non-negative 31-bit integers). */
@@ -41,37 +49,53 @@ export class Cache {
   private readonly stamps: Float64Array;
   /** Dirty bytes per block (0 = clean), capped at the block size. */
   private readonly dirty: Float64Array;
-  /** Valid-sector and dirty-sector masks per block. */
-  private readonly valid: Uint32Array;
-  private readonly dirtySectors: Uint32Array;
+  /**
+   * Valid-sector and dirty-sector masks, `words` int32 words per way: V8 keeps int32 values
+   * unboxed, where uint32 masks above 2³¹ would become heap doubles on the hot path.
+   */
+  private readonly valid: Int32Array;
+  private readonly dirtySectors: Int32Array;
   private clock = 1;
   /** Dirty bytes held, in total. */
   dirtyBytes = 0;
-  private readonly result: AccessResult = { hit: false, hitFraction: 0, missSectors: 0, evictedDirtyBytes: 0, evictedBlock: -1, evictedSectors: 0 };
+  private readonly result: AccessResult;
+  /** Every sector of a block. */
+  readonly full: SectorMask;
+  private readonly scratch: SectorMask;
 
   constructor(
     readonly name: string,
     capacityBytes: number,
     readonly blockBytes: number,
     readonly ways: number,
+    /** Sectors per block (≤ 128): one valid bit each. */
+    readonly sectorsPerBlock = 32,
   ) {
+    if (!(Number.isInteger(sectorsPerBlock) && sectorsPerBlock >= 1 && sectorsPerBlock <= 128)) {
+      throw new RangeError(`cache ${name}: sectorsPerBlock must be an integer in 1…128, got ${sectorsPerBlock}`);
+    }
     const blocks = Math.max(ways, Math.floor(capacityBytes / blockBytes));
     this.sets = Math.max(1, Math.floor(blocks / ways));
+    this.words = Math.ceil(sectorsPerBlock / 32);
     this.streamingAge = this.sets * ways;
-    this.tags = new Int32Array(this.sets * ways).fill(-1);
-    this.stamps = new Float64Array(this.sets * ways).fill(EMPTY);
-    this.dirty = new Float64Array(this.sets * ways);
-    this.valid = new Uint32Array(this.sets * ways);
-    this.dirtySectors = new Uint32Array(this.sets * ways);
+    const n = this.sets * ways;
+    this.tags = new Int32Array(n).fill(-1);
+    this.stamps = new Float64Array(n).fill(EMPTY);
+    this.dirty = new Float64Array(n);
+    this.valid = new Int32Array(n * this.words);
+    this.dirtySectors = new Int32Array(n * this.words);
+    this.full = new Int32Array(this.words);
+    for (let w = 0; w < this.words; w++) {
+      const bits = Math.min(32, sectorsPerBlock - 32 * w);
+      this.full[w] = bits >= 32 ? -1 : (1 << bits) - 1;
+    }
+    this.scratch = new Int32Array(this.words);
+    this.result = { hit: false, hitFraction: 0, miss: new Int32Array(this.words), evictedDirtyBytes: 0, evictedBlock: -1, evicted: new Int32Array(this.words) };
   }
 
   /** Capacity actually modelled, bytes. */
   get capacityBytes(): number {
     return this.sets * this.ways * this.blockBytes;
-  }
-
-  private stamp(policy: AccessPolicy): number {
-    return policy === 'streaming' ? this.clock++ - this.streamingAge : this.clock++;
   }
 
   private setOf(block: number): number {
@@ -80,32 +104,58 @@ export class Cache {
     return Math.floor(((Math.imul(block, 0x9e3779b1) >>> 0) / 4294967296) * this.sets) * this.ways;
   }
 
+  /** A mask of the sectors in word 0 only (blocks of ≤ 32 sectors), or every sector for -1. */
+  private maskOf(sectors: number): SectorMask {
+    const m = this.scratch;
+    if (sectors === -1) m.set(this.full);
+    else {
+      m.fill(0);
+      m[0] = sectors;
+    }
+    return m;
+  }
+
   /**
-   * Look up (and on a miss, allocate) the sectors `sectors` of `block`; `writeBytes` > 0
-   * marks them dirty (write-allocate, no fetch), counting `writeBytes` for the sectors that
-   * were not dirty yet (rewriting dirty data adds nothing). The returned object is reused
-   * between calls.
+   * Look up (and on a miss, allocate) sectors of `block`: a `SectorMask`, or a number for the
+   * first 32 sectors (-1: the whole block). `writeBytes` > 0 marks them dirty
+   * (write-allocate, no fetch), counting `writeBytes` for the sectors that were not dirty yet
+   * (rewriting dirty data adds nothing). The returned object is reused between calls.
    */
-  access(block: number, writeBytes: number, policy: AccessPolicy, sectors = 0xffffffff): AccessResult {
+  access(block: number, writeBytes: number, policy: AccessPolicy, sectors: SectorMask | number = -1): AccessResult {
+    return this.accessMask(block, writeBytes, policy === 'streaming', typeof sectors === 'number' ? this.maskOf(sectors) : sectors);
+  }
+
+  /** `access` for the memory system's hot path: a mask of `words` words, the policy as a flag. */
+  accessMask(block: number, writeBytes: number, streaming: boolean, req: SectorMask): AccessResult {
+    const ways = this.ways;
+    const W = this.words;
     const base = this.setOf(block);
+    const end = base + ways;
     const r = this.result;
     const tags = this.tags;
     const stamps = this.stamps;
-    sectors = sectors >>> 0;
+    const valid = this.valid;
+    const stamp = streaming ? this.clock++ - this.streamingAge : this.clock++;
     r.evictedDirtyBytes = 0;
-    r.evictedSectors = 0;
     let victim = base;
     let victimStamp = Infinity;
-    const end = base + this.ways;
     for (let i = base; i < end; i++) {
       if (tags[i] === block) {
-        this.stamps[i] = this.stamp(policy);
-        if (writeBytes > 0) this.markDirty(i, writeBytes, sectors);
-        const present = (this.valid[i]! & sectors) >>> 0;
-        this.valid[i] = (this.valid[i]! | sectors) >>> 0;
-        r.hit = present === sectors;
-        r.hitFraction = r.hit ? 1 : popcount(present) / popcount(sectors);
-        r.missSectors = (sectors & ~present) >>> 0;
+        stamps[i] = stamp;
+        if (writeBytes > 0) this.markDirty(i, writeBytes, req);
+        let present = 0;
+        let asked = 0;
+        const miss = r.miss;
+        for (let w = 0, v = i * W; w < W; w++, v++) {
+          const s = req[w]!;
+          const p = valid[v]! & s;
+          valid[v] = valid[v]! | s;
+          miss[w] = s & ~p;
+          if (p !== 0) present += popcount(p);
+          if (s !== 0) asked += popcount(s);
+        }
+        r.hit = present === asked;
+        r.hitFraction = r.hit ? 1 : present / asked;
         return r;
       }
       const s = stamps[i]!;
@@ -116,27 +166,44 @@ export class Cache {
     }
     r.hit = false;
     r.hitFraction = 0;
-    r.missSectors = sectors;
-    r.evictedDirtyBytes = this.dirty[victim]!;
-    r.evictedBlock = this.tags[victim]!;
-    r.evictedSectors = this.dirtySectors[victim]!;
-    this.dirtyBytes -= this.dirty[victim]!;
-    this.dirty[victim] = 0;
-    this.dirtySectors[victim] = 0;
-    this.tags[victim] = block;
-    this.valid[victim] = sectors;
-    this.stamps[victim] = this.stamp(policy);
-    if (writeBytes > 0) this.markDirty(victim, writeBytes, sectors);
+    const miss = r.miss;
+    for (let w = 0; w < W; w++) miss[w] = req[w]!;
+    const dirty = this.dirty[victim]!;
+    r.evictedBlock = tags[victim]!;
+    const v0 = victim * W;
+    if (dirty > 0) {
+      r.evictedDirtyBytes = dirty;
+      for (let w = 0; w < W; w++) {
+        r.evicted[w] = this.dirtySectors[v0 + w]!;
+        this.dirtySectors[v0 + w] = 0;
+      }
+      this.dirtyBytes -= dirty;
+      this.dirty[victim] = 0;
+    }
+    tags[victim] = block;
+    for (let w = 0; w < W; w++) valid[v0 + w] = req[w]!;
+    stamps[victim] = stamp;
+    if (writeBytes > 0) this.markDirty(victim, writeBytes, req);
     return r;
   }
 
-  private markDirty(i: number, bytes: number, sectors: number): void {
-    const fresh = (sectors & ~this.dirtySectors[i]!) >>> 0;
+  private markDirty(i: number, bytes: number, req: SectorMask): void {
+    const W = this.words;
+    let fresh = 0;
+    let asked = 0;
+    for (let w = 0, v = i * W; w < W; w++, v++) {
+      const s = req[w]!;
+      const f = s & ~this.dirtySectors[v]!;
+      if (f !== 0) {
+        fresh += popcount(f);
+        this.dirtySectors[v] = this.dirtySectors[v]! | f;
+      }
+      if (s !== 0) asked += popcount(s);
+    }
     if (fresh === 0) return;
     const before = this.dirty[i]!;
-    const after = Math.min(this.blockBytes, before + (bytes * popcount(fresh)) / popcount(sectors));
+    const after = Math.min(this.blockBytes, before + (bytes * fresh) / asked);
     this.dirty[i] = after;
-    this.dirtySectors[i] = (this.dirtySectors[i]! | fresh) >>> 0;
     this.dirtyBytes += after - before;
   }
 
@@ -144,20 +211,30 @@ export class Cache {
    * Drop `sectors` of `block` if present (a non-temporal store bypassing this cache makes
    * any copy stale). Dirty bytes in those sectors are dropped: the store supersedes them.
    */
-  invalidate(block: number, sectors = 0xffffffff): void {
+  invalidate(block: number, sectors: SectorMask | number = -1): void {
+    const req = typeof sectors === 'number' ? this.maskOf(sectors) : sectors;
+    const W = this.words;
     const base = this.setOf(block);
     for (let i = base; i < base + this.ways; i++) {
       if (this.tags[i] !== block) continue;
-      const keep = (this.valid[i]! & ~sectors) >>> 0;
-      const dropDirty = (this.dirtySectors[i]! & sectors) >>> 0;
-      if (dropDirty !== 0) {
-        const dropBytes = (this.dirty[i]! * popcount(dropDirty)) / popcount(this.dirtySectors[i]!);
+      let drop = 0;
+      let dirtyAll = 0;
+      let kept = 0;
+      for (let w = 0, v = i * W; w < W; w++, v++) {
+        const d = this.dirtySectors[v]!;
+        if (d !== 0) dirtyAll += popcount(d);
+        const dd = d & req[w]!;
+        if (dd !== 0) drop += popcount(dd);
+        this.dirtySectors[v] = d & ~req[w]!;
+        this.valid[v] = this.valid[v]! & ~req[w]!;
+        kept |= this.valid[v]!;
+      }
+      if (drop !== 0) {
+        const dropBytes = (this.dirty[i]! * drop) / dirtyAll;
         this.dirty[i] = this.dirty[i]! - dropBytes;
         this.dirtyBytes -= dropBytes;
-        this.dirtySectors[i] = (this.dirtySectors[i]! & ~sectors) >>> 0;
       }
-      this.valid[i] = keep;
-      if (keep === 0) {
+      if (kept === 0) {
         this.tags[i] = -1;
         this.stamps[i] = EMPTY;
       }
@@ -169,7 +246,7 @@ export class Cache {
   residentBytes(): number {
     let sectors = 0;
     for (let i = 0; i < this.valid.length; i++) sectors += popcount(this.valid[i]!);
-    return sectors * (this.blockBytes / 32);
+    return sectors * (this.blockBytes / this.sectorsPerBlock);
   }
 
   /** Whether any sector of `block` is present (no state change). */
@@ -181,16 +258,21 @@ export class Cache {
 
   /**
    * Write back every dirty block (they stay cached, clean); `sink` receives each block, its
-   * dirty bytes and dirty sectors. Returns the bytes written.
+   * dirty bytes and dirty sectors (a mask reused between calls). Returns the bytes written.
    */
-  writeBackAll(sink?: (block: number, bytes: number, sectors: number) => void): number {
+  writeBackAll(sink?: (block: number, bytes: number, sectors: SectorMask) => void): number {
     const n = this.dirtyBytes;
     if (n === 0) return 0;
+    const W = this.words;
+    const mask = new Int32Array(W);
     for (let i = 0; i < this.dirty.length; i++) {
       if (this.dirty[i]! > 0) {
-        sink?.(this.tags[i]!, this.dirty[i]!, this.dirtySectors[i]!);
+        for (let w = 0; w < W; w++) {
+          mask[w] = this.dirtySectors[i * W + w]!;
+          this.dirtySectors[i * W + w] = 0;
+        }
+        sink?.(this.tags[i]!, this.dirty[i]!, mask);
         this.dirty[i] = 0;
-        this.dirtySectors[i] = 0;
       }
     }
     this.dirtyBytes = 0;
@@ -208,8 +290,16 @@ export class Cache {
   }
 }
 
-function popcount(x: number): number {
+/** Set bits of a 32-bit mask (int32 or uint32 pattern). */
+export function popcount(x: number): number {
   x = x - ((x >>> 1) & 0x55555555);
   x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-  return (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+  return Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
+}
+
+/** Set bits of a sector mask. */
+export function maskPopcount(m: SectorMask): number {
+  let n = 0;
+  for (let w = 0; w < m.length; w++) if (m[w] !== 0) n += popcount(m[w]!);
+  return n;
 }

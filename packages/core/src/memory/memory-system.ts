@@ -3,7 +3,10 @@ import type { BufferSpec, Region, Tile } from '../graph/task-graph.js';
 import type { LevelCounters } from '../protocol/events.js';
 import type { Topology } from '../topology/topology.js';
 import { BandwidthResource } from './bandwidth-resource.js';
-import { Cache } from './cache.js';
+import { Cache, maskPopcount, type AccessResult, type SectorMask } from './cache.js';
+
+/** Lines per cache block: the valid masks have this many bits. */
+const MAX_SECTORS = 128;
 
 /** Traffic of one tile, resolved against the caches at the moment it starts. */
 export interface TileTraffic {
@@ -80,8 +83,10 @@ export class MemorySystem {
   readonly llcBandwidth: BandwidthResource | null;
   readonly hbmBandwidth: BandwidthResource;
   readonly blockBytes: number;
-  /** Sector size of the valid masks: one L2 line (a block holds at most 32 of them). */
+  /** Sector size of the valid masks: one L2 line (a block holds at most 128 of them). */
   readonly sectorBytes: number;
+  /** The sectors of the block an access touches (reused). */
+  private readonly request: SectorMask;
   private readonly bases: number[];
   private readonly shared: boolean;
   private readonly halves: number;
@@ -97,19 +102,20 @@ export class MemorySystem {
   ) {
     const { l2, llc, hbm } = topology.memory;
     this.partitions = topology.partitions.computeUnits.length;
-    // A block's valid mask has 32 bits. Were a bit to cover several lines, a read of one line
-    // would mark its neighbours present and later reads of them would hit without ever being
-    // fetched (a cold op could read less than its bytes from DRAM), so a block holds at most
-    // 32 lines and each bit is one line.
-    this.blockBytes = Math.max(l2.lineBytes, llc?.lineBytes ?? 0, Math.min(options.granularityBytes, 32 * l2.lineBytes));
-    this.sectorBytes = Math.max(l2.lineBytes, this.blockBytes / 32);
+    // One valid bit per line. Were a bit to cover several lines, a read of one line would mark
+    // its neighbours present and later reads of them would hit without ever being fetched (a
+    // cold op could read less than its bytes from DRAM), so a block holds at most 128 lines.
+    this.blockBytes = Math.max(l2.lineBytes, llc?.lineBytes ?? 0, Math.min(options.granularityBytes, MAX_SECTORS * l2.lineBytes));
+    this.sectorBytes = Math.max(l2.lineBytes, this.blockBytes / MAX_SECTORS);
+    const sectors = this.blockBytes / this.sectorBytes;
     this.shared = l2.organisation === 'shared';
     this.halves = this.shared ? (l2.halves ?? 1) : 1;
     // A shared L2 is modelled as its halves: each holds half the capacity and bandwidth.
     const instances = this.shared ? this.halves : this.partitions;
     const perInstance = this.shared ? l2.capacityBytes / this.halves : l2.capacityBytes;
-    this.l2 = Array.from({ length: instances }, (_, i) => new Cache(`l2.${i}`, perInstance, this.blockBytes, l2.associativity));
-    this.llc = llc ? new Cache('llc', llc.capacityBytes, this.blockBytes, llc.associativity) : null;
+    this.l2 = Array.from({ length: instances }, (_, i) => new Cache(`l2.${i}`, perInstance, this.blockBytes, l2.associativity, sectors));
+    this.llc = llc ? new Cache('llc', llc.capacityBytes, this.blockBytes, llc.associativity, sectors) : null;
+    this.request = new Int32Array(this.l2[0]!.words);
     const cap = topology.computeUnit.maxBandwidthBytesPerNs;
     this.l2Bandwidth = Array.from(
       { length: instances },
@@ -231,17 +237,23 @@ export class MemorySystem {
     }
   }
 
-  /** Sectors covering bytes [lo, hi) of a block. */
-  private sectorMask(lo: number, hi: number): number {
+  /** Sectors covering bytes [lo, hi) of a block, in the reused request mask. */
+  private sectorMask(lo: number, hi: number): SectorMask {
+    const m = this.request;
     const a = (lo / this.sectorBytes) | 0;
-    const n = Math.ceil(hi / this.sectorBytes) - a;
-    return n >= 32 ? 0xffffffff : ((((1 << n) >>> 0) - 1) << a) >>> 0;
+    const b = Math.ceil(hi / this.sectorBytes);
+    for (let w = 0; w < m.length; w++) {
+      const from = Math.max(a - 32 * w, 0);
+      const to = Math.min(b - 32 * w, 32);
+      m[w] = to <= from ? 0 : to - from >= 32 ? -1 : (((1 << (to - from)) - 1) << from) | 0;
+    }
+    return m;
   }
 
   private block(
     block: number,
     bytes: number,
-    sectors: number,
+    sectors: SectorMask,
     write: boolean,
     policy: Region['policy'],
     partition: number,
@@ -262,11 +274,8 @@ export class MemorySystem {
       this.sharedBlock(block, bytes, sectors, write, policy, partition, c, out);
       return;
     }
-    const res = this.l2[this.l2Index(partition)]!.access(block, write ? bytes : 0, policy, sectors);
-    const evicted = res.evictedDirtyBytes;
-    const evictedBlock = res.evictedBlock;
-    const evictedSectors = res.evictedSectors;
-    const missSectors = res.missSectors;
+    const res = this.l2[this.l2Index(partition)]!.accessMask(block, write ? bytes : 0, policy === 'streaming', sectors);
+    const missSectors = res.miss;
     const hitBytes = bytes * res.hitFraction;
     let lat = l2.latencyNs;
     c.l2.hitBytes += hitBytes;
@@ -288,7 +297,7 @@ export class MemorySystem {
   private sharedBlock(
     block: number,
     bytes: number,
-    sectors: number,
+    sectors: SectorMask,
     write: boolean,
     policy: Region['policy'],
     partition: number,
@@ -296,12 +305,13 @@ export class MemorySystem {
     out: TileTraffic,
   ): void {
     const l2 = this.topology.memory.l2;
+    const streaming = policy === 'streaming';
     const near = this.l2Index(partition);
     const home = this.halfOf(block);
     const farLat = l2.latencyNs + (home === near ? 0 : (l2.farExtraLatencyNs ?? 0));
     if (write) {
       for (let h = 0; h < this.l2.length; h++) if (h !== home) this.l2[h]!.invalidate(block, sectors);
-      const res = this.l2[home]!.access(block, bytes, policy, sectors);
+      const res = this.l2[home]!.accessMask(block, bytes, streaming, sectors);
       const hit = bytes * res.hitFraction;
       c.l2.hitBytes += hit;
       c.l2.missBytes += bytes - hit;
@@ -309,18 +319,18 @@ export class MemorySystem {
       if (farLat > out.latencyNs) out.latencyNs = farLat;
       return;
     }
-    const resNear = this.l2[near]!.access(block, 0, policy, sectors);
+    const resNear = this.l2[near]!.accessMask(block, 0, streaming, sectors);
     const nearHit = bytes * resNear.hitFraction;
-    const missSectors = resNear.missSectors;
+    const missSectors = resNear.miss;
     this.writeBackEvicted(resNear, c, out);
     c.l2.hitBytes += nearHit;
     out.readLatencyByteNs += nearHit * l2.latencyNs;
     let lat = l2.latencyNs;
     let rest = bytes - nearHit;
     if (rest > 0 && home !== near) {
-      const resHome = this.l2[home]!.access(block, 0, policy, missSectors);
+      const resHome = this.l2[home]!.accessMask(block, 0, streaming, missSectors);
       const homeHit = rest * resHome.hitFraction;
-      const stillMissing = resHome.missSectors;
+      const stillMissing = resHome.miss;
       this.writeBackEvicted(resHome, c, out);
       c.l2.hitBytes += homeHit;
       out.readLatencyByteNs += homeHit * farLat;
@@ -341,19 +351,19 @@ export class MemorySystem {
    * Bytes a read of `sectors` fetches from below: whole lines, as the hardware does. Counting
    * only the requested bytes would undercount a read of part of a line whose rest later hits.
    */
-  private lineBytesOf(sectors: number): number {
-    return popcount(sectors) * this.sectorBytes;
+  private lineBytesOf(sectors: SectorMask): number {
+    return maskPopcount(sectors) * this.sectorBytes;
   }
 
   /** An access evicted a dirty block: write it back to the memory side. */
-  private writeBackEvicted(res: { evictedDirtyBytes: number; evictedBlock: number; evictedSectors: number }, c: MemoryCounters, out: TileTraffic): void {
+  private writeBackEvicted(res: AccessResult, c: MemoryCounters, out: TileTraffic): void {
     if (res.evictedDirtyBytes <= 0) return;
     c.l2.writeBackBytes += res.evictedDirtyBytes;
-    this.memorySide(res.evictedBlock, res.evictedDirtyBytes, res.evictedSectors, true, c, out);
+    this.memorySide(res.evictedBlock, res.evictedDirtyBytes, res.evicted, true, c, out);
   }
 
   /** A read or write that reaches the memory side (LLC if any, else HBM); returns its latency. */
-  private memorySide(block: number, bytes: number, sectors: number, write: boolean, c: MemoryCounters, out: TileTraffic): number {
+  private memorySide(block: number, bytes: number, sectors: SectorMask, write: boolean, c: MemoryCounters, out: TileTraffic): number {
     const { llc, hbm } = this.topology.memory;
     if (!write) c.fabricReadBytes += bytes;
     if (!this.llc || !llc) {
@@ -367,7 +377,7 @@ export class MemorySystem {
       return hbm.latencyNs;
     }
     out.llcBytes += bytes;
-    const res = this.llc.access(block, write ? bytes : 0, 'default', sectors);
+    const res = this.llc.accessMask(block, write ? bytes : 0, false, sectors);
     if (res.evictedDirtyBytes > 0) {
       c.llc.writeBackBytes += res.evictedDirtyBytes;
       c.hbmWriteBytes += res.evictedDirtyBytes;
@@ -412,10 +422,4 @@ export class MemorySystem {
     out.l2Bytes = bytes;
     return bytes;
   }
-}
-
-function popcount(x: number): number {
-  x = x - ((x >>> 1) & 0x55555555);
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-  return (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
 }
