@@ -70,6 +70,12 @@ export interface CompareRow {
   fabricReadBytes?: number;
   hbmWriteBytes?: number;
   tasksPerLayer?: number;
+  /**
+   * How the layers not simulated were filled in: `none` (all simulated), `proven` (they repeat
+   * a layer shown to start and end in the same machine state: exact), `assumed` (they repeat
+   * the last sampled layers, unproven).
+   */
+  layersExtrapolated?: 'none' | 'proven' | 'assumed';
   fencesPerToken?: number;
   dispatchesPerToken?: number;
   launchesPerToken?: number;
@@ -133,6 +139,7 @@ export function runJob(model: ModelSpec, job: CompareJob, o: CompareOptions): Co
       hbmWriteBytes: Math.round(r.hbmWriteBytes),
       fabricReadBytes: Math.round(r.fabricReadBytes),
       tasksPerLayer: r.tasksPerLayer,
+      layersExtrapolated: r.sampling.layersExtrapolated,
     };
   }
   if (o.phase === 'mixed') {
@@ -177,6 +184,7 @@ export function runJob(model: ModelSpec, job: CompareJob, o: CompareOptions): Co
     fabricReadBytes: Math.round(r.fabricReadBytes),
     hbmWriteBytes: Math.round(r.hbmWriteBytes),
     tasksPerLayer: r.tasksPerLayer,
+    layersExtrapolated: r.sampling.layersExtrapolated,
     fencesPerToken: Math.round(r.fencesPerToken),
     dispatchesPerToken: Math.round(r.dispatchesPerToken),
     launchesPerToken: Math.round(r.launchesPerToken),

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { Engine } from '../src/engine/engine.js';
+import { Engine, TICKS_PER_NS } from '../src/engine/engine.js';
 import { EventQueue } from '../src/engine/event-queue.js';
 import { mulberry32 } from './helpers.js';
 
@@ -198,5 +198,24 @@ describe('Engine watchdog', () => {
       }, 1000),
     ).toThrow('stuck');
     expect(e.eventCount).toBe(3000);
+  });
+});
+
+describe('Engine time grid', () => {
+  it('event times lie on a 2⁻¹⁰ ns grid, so the same delays replay alike at any start time', () => {
+    const relative = (start: number) => {
+      const e = new Engine();
+      const seen: number[] = [];
+      const kind = e.register('k', (n) => {
+        seen.push(e.now - start);
+        if (n > 0) e.after(0.1 + n / 3, kind, n - 1);
+      });
+      e.at(start, kind, 20);
+      e.run();
+      return seen;
+    };
+    const a = relative(0);
+    expect(a.every((t) => Number.isInteger(t * TICKS_PER_NS))).toBe(true);
+    expect(relative(123456789.0009765625)).toEqual(a);
   });
 });

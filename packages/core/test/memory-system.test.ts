@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { Engine } from '../src/engine/engine.js';
-import { MemorySystem, l2HitRate, addCounters, zeroCounters, type TileTraffic } from '../src/memory/memory-system.js';
+import { MemorySystem, l2HitRate, addCounters, layerPeriodicLayout, zeroCounters, type TileTraffic } from '../src/memory/memory-system.js';
 import type { AccessPolicy } from '../src/topology/topology.js';
 import type { BufferSpec, Region, Tile } from '../src/graph/task-graph.js';
 import { KiB, testTopology, type TestTopologyOptions } from './helpers.js';
@@ -412,5 +412,61 @@ describe('MemorySystem latency-weighted reads', () => {
     expect(warm.readLatencyByteNs).toBe(4096 * topology.memory.l2.latencyNs);
     const other = resolve(ms, tile([region(0, 0, 4096)]), 1);
     expect(other.readLatencyByteNs).toBe(4096 * topology.memory.llc!.latencyNs);
+  });
+});
+
+describe('layer-periodic layout and layer-relative state', () => {
+  const layered: BufferSpec[] = [
+    { id: 0, name: 'x', bytes: 3 * G, kind: 'activation' },
+    { id: 1, name: 'L0.w', bytes: 8 * G, kind: 'weight' },
+    { id: 2, name: 'L0.kv', bytes: 2 * G, kind: 'kv-cache' },
+    { id: 3, name: 'L1.w', bytes: 8 * G, kind: 'weight' },
+    { id: 4, name: 'L1.kv', bytes: 2 * G, kind: 'kv-cache' },
+    { id: 5, name: 'head', bytes: G, kind: 'weight' },
+  ];
+
+  it('puts each role at the same offset of every layer slot, the rest in slot 0', () => {
+    const { bases, periodBlocks } = layerPeriodicLayout(layered, G);
+    expect(periodBlocks).toBe(16); // 3 + 8 + 2 + 1 blocks, rounded up to a power of two
+    expect(bases[3]! - bases[1]!).toBe(16 * G);
+    expect(bases[4]! - bases[2]!).toBe(16 * G);
+    expect(bases[0]).toBe(0);
+    expect(bases[5]! / G).toBeLessThan(16);
+    const starts = bases.map((b) => b / G).sort((a, b) => a - b);
+    expect(new Set(starts).size).toBe(layered.length); // no two buffers share a block
+  });
+
+  it('falls back to a sequential layout when the slots would overflow 31-bit block ids', () => {
+    const many: BufferSpec[] = Array.from({ length: 4 }, (_, l) => ({ id: l, name: `L${l * 200}.w`, bytes: 2 ** 24 * G, kind: 'weight' as const }));
+    const { bases, periodBlocks } = layerPeriodicLayout(many, G);
+    expect(periodBlocks).toBeNull();
+    expect(bases).toEqual([0, 2 ** 24 * G, 2 ** 25 * G, 3 * 2 ** 24 * G]);
+  });
+
+  it('the same accesses one layer later leave the same layer-relative state; a different one does not', () => {
+    // Six layers of 40-block weights stream through a 16-block L2 and a 64-block LLC.
+    const six: BufferSpec[] = [{ id: 0, name: 'x', bytes: 3 * G, kind: 'activation' }];
+    for (let l = 0; l < 6; l++) {
+      six.push({ id: 1 + 2 * l, name: `L${l}.w`, bytes: 40 * G, kind: 'weight' }, { id: 2 + 2 * l, name: `L${l}.kv`, bytes: 2 * G, kind: 'kv-cache' });
+    }
+    const run = (odd: number | null) => {
+      const ms = new MemorySystem(new Engine(), testTopology(), six, { granularityBytes: G }, () => {});
+      const states: number[][] = [];
+      for (let l = 0; l < 6; l++) {
+        resolve(ms, tile([region(0, 0, 3 * G), region(1 + 2 * l, 0, 40 * G, 'streaming'), region(2 + 2 * l, 0, 2 * G)], [region(0, 0, G)]), 0);
+        if (l === odd) resolve(ms, tile([region(0, 0, 100, 'streaming')]), 0);
+        states.push(ms.layerRelativeState(l + 1)!);
+      }
+      return states;
+    };
+    const same = run(null);
+    const steady = same.findIndex((s, i) => i > 0 && JSON.stringify(s) === JSON.stringify(same[i - 1]));
+    expect(steady).toBeGreaterThan(0);
+    expect(steady).toBeLessThan(4);
+    for (let i = steady; i < 6; i++) expect(same[i]).toEqual(same[steady]);
+    // One extra access in layer 4: its boundary state differs.
+    const odd = run(4);
+    expect(odd[3]).toEqual(same[3]);
+    expect(odd[4]).not.toEqual(same[4]);
   });
 });

@@ -93,7 +93,9 @@ export async function resolveCompareOptions(o: Record<string, string | undefined
   // A histogram must have one count per expert of this model: refuse it before any simulation.
   if (model.moe) expertPopularity(opts.routing!, model.moe.numExperts, 0);
   const simulated = Math.min(opts.layers, model.numLayers);
-  const layersNote = `${simulated} of ${model.numLayers} layers simulated, the rest repeat the steady-state layer`;
+  const layersNote = simulated < model.numLayers
+    ? `${simulated} of ${model.numLayers} layers simulated, the rest repeat the steady-state layer (exactly where layersExtrapolated is 'proven': the layer started and ended in the same machine state)`
+    : `all ${model.numLayers} layers (kernel-per-op runs stop once a layer provably repeats)`;
   const sampling: CompareSampling = {
     decodePositions: opts.positions,
     layersSimulated: simulated,

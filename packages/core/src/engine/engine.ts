@@ -1,5 +1,8 @@
 import { EventQueue } from './event-queue.js';
 
+/** Event times are multiples of 1/TICKS_PER_NS ns (about a picosecond). */
+export const TICKS_PER_NS = 1024;
+
 /** Handles one kind of event; `arg` is the integer the event was scheduled with. */
 export type Handler = (arg: number) => void;
 
@@ -37,10 +40,14 @@ export class Engine {
     return this.handlers.length - 1;
   }
 
-  /** Schedule `kind` at absolute time `time` (not before now). */
+  /**
+   * Schedule `kind` at absolute time `time` (not before now), rounded to the time grid: on a
+   * grid of 2⁻¹⁰ ns sums of event times are exact, so a schedule shifted in time replays the
+   * same way (no tie between two events flips with the rounding of a larger clock).
+   */
   at(time: number, kind: number, arg = 0): void {
     if (!(time >= this.nowNs)) throw new Error(`engine: event '${this.names[kind]}' scheduled at ${time} ns, before now (${this.nowNs} ns)`);
-    this.queue.push(time, kind, arg);
+    this.queue.push(time === Infinity ? time : Math.round(time * TICKS_PER_NS) / TICKS_PER_NS, kind, arg);
   }
 
   /** Schedule `kind` after `delay` ns. */

@@ -1,4 +1,4 @@
-import type { Engine } from '../engine/engine.js';
+import { TICKS_PER_NS, type Engine } from '../engine/engine.js';
 
 /**
  * A shared bandwidth resource (an HBM interface, an LLC, one L2) modelled as egalitarian
@@ -66,9 +66,16 @@ export class BandwidthResource {
 
   private reschedule(): void {
     this.generation++;
-    if (this.active === 0) return;
+    if (this.active === 0) {
+      // Idle: restart the virtual clock, so an idle resource is in the same state whenever it
+      // went idle (its rounding does not drift with the bytes served so far).
+      this.v = 0;
+      return;
+    }
     const dt = Math.max(0, (this.finish[0]! - this.v) / this.rate());
-    this.engine.after(dt, this.kind, this.generation);
+    // At least one tick of the engine's time grid: a wake-up rounded to now would find the
+    // flow a hair short of done, forever.
+    this.engine.after(dt > 0 ? Math.max(dt, 1 / TICKS_PER_NS) : 0, this.kind, this.generation);
   }
 
   private wake(gen: number): void {

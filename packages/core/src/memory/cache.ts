@@ -39,6 +39,8 @@ export interface AccessResult {
  */
 export class Cache {
   readonly sets: number;
+  /** Bits of a block id that select its set. */
+  private readonly keyMask: number;
   /** Int32 words per sector mask. */
   readonly words: number;
   /** How far back (in accesses) a streaming block is stamped. */
@@ -70,9 +72,18 @@ export class Cache {
     readonly ways: number,
     /** Sectors per block (≤ 128): one valid bit each. */
     readonly sectorsPerBlock = 32,
+    /**
+     * Sets are indexed by the block id modulo this power of two (the address within a layer
+     * slot of a layer-periodic layout); default: the whole id.
+     */
+    setPeriodBlocks: number | null = null,
   ) {
     if (!(Number.isInteger(sectorsPerBlock) && sectorsPerBlock >= 1 && sectorsPerBlock <= 128)) {
       throw new RangeError(`cache ${name}: sectorsPerBlock must be an integer in 1…128, got ${sectorsPerBlock}`);
+    }
+    this.keyMask = setPeriodBlocks === null ? 0x7fffffff : setPeriodBlocks - 1;
+    if (setPeriodBlocks !== null && !(setPeriodBlocks >= 1 && setPeriodBlocks <= 2 ** 31 && (setPeriodBlocks & this.keyMask) === 0)) {
+      throw new RangeError(`cache ${name}: setPeriodBlocks must be a power of two ≤ 2³¹, got ${setPeriodBlocks}`);
     }
     const blocks = Math.max(ways, Math.floor(capacityBytes / blockBytes));
     this.sets = Math.max(1, Math.floor(blocks / ways));
@@ -101,7 +112,7 @@ export class Cache {
   private setOf(block: number): number {
     // Fibonacci hashing: the product's high bits spread strided block ids over the sets, as
     // address hashing does (its low bits would repeat the ids' low bits).
-    return Math.floor(((Math.imul(block, 0x9e3779b1) >>> 0) / 4294967296) * this.sets) * this.ways;
+    return Math.floor(((Math.imul(block & this.keyMask, 0x9e3779b1) >>> 0) / 4294967296) * this.sets) * this.ways;
   }
 
   /** A mask of the sectors in word 0 only (blocks of ≤ 32 sectors), or every sector for -1. */
@@ -137,31 +148,37 @@ export class Cache {
     const valid = this.valid;
     const stamp = streaming ? this.clock++ - this.streamingAge : this.clock++;
     r.evictedDirtyBytes = 0;
-    let victim = base;
-    let victimStamp = Infinity;
-    for (let i = base; i < end; i++) {
-      if (tags[i] === block) {
-        stamps[i] = stamp;
-        if (writeBytes > 0) this.markDirty(i, writeBytes, req);
-        let present = 0;
-        let asked = 0;
-        const miss = r.miss;
-        for (let w = 0, v = i * W; w < W; w++, v++) {
-          const s = req[w]!;
-          const p = valid[v]! & s;
-          valid[v] = valid[v]! | s;
-          miss[w] = s & ~p;
-          if (p !== 0) present += popcount(p);
-          if (s !== 0) asked += popcount(s);
-        }
-        r.hit = present === asked;
-        r.hitFraction = r.hit ? 1 : present / asked;
-        return r;
+    // Tag search first (the common hit path touches only the tags), then the LRU victim.
+    let i = base;
+    while (i < end && tags[i] !== block) i++;
+    if (i < end) {
+      stamps[i] = stamp;
+      if (writeBytes > 0) this.markDirty(i, writeBytes, req);
+      let present = 0;
+      let asked = 0;
+      const miss = r.miss;
+      for (let w = 0, v = i * W; w < W; w++, v++) {
+        const s = req[w]!;
+        const had = valid[v]!;
+        const p = had & s;
+        if (p !== s) valid[v] = had | s;
+        miss[w] = s & ~p;
+        if (s === -1) asked += 32;
+        else if (s !== 0) asked += popcount(s);
+        if (p === -1) present += 32;
+        else if (p !== 0) present += popcount(p);
       }
-      const s = stamps[i]!;
+      r.hit = present === asked;
+      r.hitFraction = r.hit ? 1 : present / asked;
+      return r;
+    }
+    let victim = base;
+    let victimStamp = stamps[base]!;
+    for (let j = base + 1; j < end; j++) {
+      const s = stamps[j]!;
       if (s < victimStamp) {
         victimStamp = s;
-        victim = i;
+        victim = j;
       }
     }
     r.hit = false;
@@ -258,15 +275,21 @@ export class Cache {
 
   /**
    * Write back every dirty block (they stay cached, clean); `sink` receives each block, its
-   * dirty bytes and dirty sectors (a mask reused between calls). Returns the bytes written.
+   * dirty bytes and dirty sectors (a mask reused between calls). Set by set, least recently
+   * used first: the order follows the cache's contents, not which way a block happened to
+   * land in. Returns the bytes written.
    */
   writeBackAll(sink?: (block: number, bytes: number, sectors: SectorMask) => void): number {
     const n = this.dirtyBytes;
     if (n === 0) return 0;
     const W = this.words;
     const mask = new Int32Array(W);
-    for (let i = 0; i < this.dirty.length; i++) {
-      if (this.dirty[i]! > 0) {
+    const order: number[] = [];
+    for (let s = 0; s < this.sets; s++) {
+      order.length = 0;
+      for (let i = s * this.ways; i < (s + 1) * this.ways; i++) if (this.dirty[i]! > 0) order.push(i);
+      if (order.length > 1) order.sort((a, b) => this.stamps[a]! - this.stamps[b]!);
+      for (const i of order) {
         for (let w = 0; w < W; w++) {
           mask[w] = this.dirtySectors[i * W + w]!;
           this.dirtySectors[i * W + w] = 0;
@@ -277,6 +300,26 @@ export class Cache {
     }
     this.dirtyBytes = 0;
     return n;
+  }
+
+  /**
+   * Append this cache's state to `out`, canonically: per set, its blocks from most to least
+   * recently used, each as `label(block)`, its age in accesses, valid mask, dirty bytes and
+   * dirty mask. Equal output means equal behaviour from here on, for blocks named alike.
+   */
+  appendState(label: (block: number) => number, out: number[]): void {
+    const W = this.words;
+    const order: number[] = [];
+    for (let s = 0; s < this.sets; s++) {
+      order.length = 0;
+      for (let i = s * this.ways; i < (s + 1) * this.ways; i++) if (this.tags[i]! >= 0) order.push(i);
+      order.sort((a, b) => this.stamps[b]! - this.stamps[a]!);
+      out.push(order.length);
+      for (const i of order) {
+        out.push(label(this.tags[i]!), this.clock - this.stamps[i]!, this.dirty[i]!);
+        for (let w = 0; w < W; w++) out.push(this.valid[i * W + w]!, this.dirtySectors[i * W + w]!);
+      }
+    }
   }
 
   /** Drop everything (an invalidate); dirty data is lost, so write back first. */

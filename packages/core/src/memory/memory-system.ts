@@ -87,7 +87,7 @@ export class MemorySystem {
   readonly sectorBytes: number;
   /** The sectors of the block an access touches (reused). */
   private readonly request: SectorMask;
-  private readonly bases: number[];
+  private readonly bases: readonly number[];
   private readonly shared: boolean;
   private readonly halves: number;
   private readonly partitions: number;
@@ -113,9 +113,6 @@ export class MemorySystem {
     // A shared L2 is modelled as its halves: each holds half the capacity and bandwidth.
     const instances = this.shared ? this.halves : this.partitions;
     const perInstance = this.shared ? l2.capacityBytes / this.halves : l2.capacityBytes;
-    this.l2 = Array.from({ length: instances }, (_, i) => new Cache(`l2.${i}`, perInstance, this.blockBytes, l2.associativity, sectors));
-    this.llc = llc ? new Cache('llc', llc.capacityBytes, this.blockBytes, llc.associativity, sectors) : null;
-    this.request = new Int32Array(this.l2[0]!.words);
     const cap = topology.computeUnit.maxBandwidthBytesPerNs;
     this.l2Bandwidth = Array.from(
       { length: instances },
@@ -123,13 +120,37 @@ export class MemorySystem {
     );
     this.llcBandwidth = llc ? new BandwidthResource('llc', engine, llc.bandwidthBytesPerNs, cap, onFlowDone) : null;
     this.hbmBandwidth = new BandwidthResource('hbm', engine, hbm.achievableBandwidthBytesPerNs, cap, onFlowDone);
-    // Buffers laid out one after another, each starting on a fresh block.
-    this.bases = [];
-    let addr = 0;
-    for (const b of buffers) {
-      this.bases[b.id] = addr;
-      addr += Math.ceil(Math.max(1, b.bytes) / this.blockBytes) * this.blockBytes;
-    }
+    const layout = layerPeriodicLayout(buffers, this.blockBytes);
+    this.bases = layout.bases;
+    this.periodBlocks = layout.periodBlocks;
+    this.l2 = Array.from({ length: instances }, (_, i) => new Cache(`l2.${i}`, perInstance, this.blockBytes, l2.associativity, sectors, this.periodBlocks));
+    this.llc = llc ? new Cache('llc', llc.capacityBytes, this.blockBytes, llc.associativity, sectors, this.periodBlocks) : null;
+    this.request = new Int32Array(this.l2[0]!.words);
+  }
+
+  /**
+   * Blocks per layer slot of the address layout (a power of two), or null when the layout is
+   * plain sequential (see `layerPeriodicLayout`).
+   */
+  readonly periodBlocks: number | null;
+
+  /**
+   * The caches' contents as seen from the start of decoder layer `layer`, with every block of
+   * a per-layer buffer named by its role, offset and how many layers back it belongs to, and
+   * every stamp relative to its cache's clock: two layer boundaries with equal states are the
+   * same machine state up to the layer translation. Null without a layer-periodic layout.
+   */
+  layerRelativeState(layer: number): number[] | null {
+    const P = this.periodBlocks;
+    if (P === null) return null;
+    const label = (block: number) => {
+      const slot = Math.floor(block / P);
+      const key = block - slot * P;
+      return slot === 0 ? key : key + P * (1 + layer - (slot - 1));
+    };
+    const out: number[] = [];
+    for (const c of [...this.l2, ...(this.llc ? [this.llc] : [])]) c.appendState(label, out);
+    return out;
   }
 
   /** The L2 instance a compute unit of `partition` uses (a shared L2: its near half). */
@@ -400,7 +421,9 @@ export class MemorySystem {
   }
 
   private halfOf(block: number): number {
-    return Math.floor(((block * 0.7548776662466927) % 1) * this.halves);
+    // Like the set index, the home half depends on the address within a layer slot only.
+    const key = this.periodBlocks === null ? block : block % this.periodBlocks;
+    return Math.floor(((key * 0.7548776662466927) % 1) * this.halves);
   }
 
   /**
@@ -423,3 +446,52 @@ export class MemorySystem {
     return bytes;
   }
 }
+
+/** A per-layer buffer's name: `L<layer>.<role>`. */
+const LAYER_BUFFER = /^L(\d+)\.(.+)$/;
+
+/**
+ * Where the buffers live, block-aligned. Layer-periodic: the address space is cut into slots
+ * of a power-of-two number of blocks; slot 0 holds the buffers that belong to no layer, slot
+ * j + 1 those of decoder layer j, each role (`L<j>.w_qkv`, `L<j>.k_cache`…) at the same offset
+ * in every slot. The caches index sets (and Hopper's L2 its home half) by the address within
+ * a slot, as an address hash sees the low bits, so identical layers meet identical set
+ * conflicts and a cache state can be compared across layers. Sequential (period null) when
+ * the slots would not fit 31-bit block ids.
+ */
+export function layerPeriodicLayout(buffers: readonly BufferSpec[], blockBytes: number): { bases: number[]; periodBlocks: number | null } {
+  const blocksOf = (b: BufferSpec) => Math.ceil(Math.max(1, b.bytes) / blockBytes);
+  const roleOf = (b: BufferSpec) => {
+    const m = LAYER_BUFFER.exec(b.name);
+    return m ? { layer: Number(m[1]), role: `L.${m[2]}` } : { layer: -1, role: `#${b.id}` };
+  };
+  const size = new Map<string, number>();
+  let maxLayer = -1;
+  for (const b of buffers) {
+    const { layer, role } = roleOf(b);
+    maxLayer = Math.max(maxLayer, layer);
+    size.set(role, Math.max(size.get(role) ?? 0, blocksOf(b)));
+  }
+  const offset = new Map<string, number>();
+  let total = 0;
+  for (const [role, n] of size) {
+    offset.set(role, total);
+    total += n;
+  }
+  const period = 2 ** Math.ceil(Math.log2(Math.max(1, total)));
+  const bases: number[] = [];
+  if ((maxLayer + 2) * period < 2 ** 31) {
+    for (const b of buffers) {
+      const { layer, role } = roleOf(b);
+      bases[b.id] = ((layer + 1) * period + offset.get(role)!) * blockBytes;
+    }
+    return { bases, periodBlocks: period };
+  }
+  let addr = 0;
+  for (const b of buffers) {
+    bases[b.id] = addr;
+    addr += blocksOf(b) * blockBytes;
+  }
+  return { bases, periodBlocks: null };
+}
+

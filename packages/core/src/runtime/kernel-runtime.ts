@@ -1,5 +1,6 @@
 import type { TaskGraph } from '../graph/task-graph.js';
 import type { Machine } from './machine.js';
+import { SteadyStateProbe } from './steady-state.js';
 
 export interface KernelRuntimeOptions {
   /**
@@ -8,6 +9,13 @@ export interface KernelRuntimeOptions {
    * periods measured with tiny kernels, i.e. the GPU-side gap a kernel boundary costs.
    */
   launchMode: 'eager' | 'graph';
+  /**
+   * Compare the caches at each decoder-layer boundary with the previous one (layer-relative,
+   * see `MemorySystem.layerRelativeState`) and record the first layer that starts and ends in
+   * the same state (`steadyFrom`). Kernel boundaries are quiescent — every transfer done —
+   * so the caches are the whole state a layer inherits.
+   */
+  checkSteadyState?: boolean;
 }
 
 /**
@@ -35,6 +43,14 @@ export class KernelRuntime {
   readonly layerEnd: number[] = [];
   /** When the last kernel (and its barrier) completed, ns. */
   finishedAt = 0;
+  /**
+   * The first decoder layer that began and ended in the same layer-relative machine state
+   * (with `checkSteadyState`), else null: any later layer with the same ops repeats it exactly.
+   */
+  get steadyFrom(): number | null {
+    return this.probe.steadyFrom;
+  }
+  private readonly probe = new SteadyStateProbe();
 
   constructor(
     private readonly m: Machine,
@@ -73,6 +89,7 @@ export class KernelRuntime {
       this.finishedAt = this.m.engine.now;
       return;
     }
+    if (this.opts.checkSteadyState && this.probe.steadyFrom === null && this.kernel > 0) this.checkBoundary();
     const { eagerNs, graphNodeNs } = this.m.cost.launch;
     const now = this.m.engine.now;
     const startAt = now + (this.opts.launchMode === 'eager' ? eagerNs : graphNodeNs);
@@ -80,6 +97,14 @@ export class KernelRuntime {
     this.launches++;
     this.m.bus.emit({ type: 'launch', t: now, kernel: k.id, name: k.name, mode: this.opts.launchMode, costNs: startAt - now });
     this.m.engine.at(startAt, this.launchKind, k.id);
+  }
+
+  /** At the first kernel after a decoder layer: offer the (quiescent) state at the boundary. */
+  private checkBoundary(): void {
+    const ended = this.graph.kernels[this.kernel - 1]!.layer;
+    const next = this.graph.kernels[this.kernel]!.layer;
+    if (ended < 0 || ended === next) return;
+    this.probe.offer(ended + 1, this.m.memory.layerRelativeState(ended + 1));
   }
 
   private startKernel(): void {

@@ -168,6 +168,12 @@ export class Machine {
     return bytes;
   }
 
+  /** How long each L2's write-back path stays busy from now, ns (0 when free): state a layer inherits. */
+  writeBackBusyNs(): number[] {
+    const now = this.engine.now;
+    return Array.from(this.writeBackFree, (t) => Math.max(0, t - now));
+  }
+
   /** A fixed delay on `slot` (an atomic, a poll, a fetch). */
   runDelay(slot: number, ns: number): void {
     this.engine.after(ns, this.doneKind, slot);

@@ -2,6 +2,7 @@ import type { Task, TaskGraph } from '../graph/task-graph.js';
 import { coherenceScope, type CoherenceScope } from '../topology/topology.js';
 import type { Machine } from './machine.js';
 import { EventCounters } from './event-counters.js';
+import { SteadyStateProbe } from './steady-state.js';
 
 /** How a persistent megakernel is organised on the device. */
 export interface PersistentOptions {
@@ -67,6 +68,8 @@ export class PersistentRuntime {
     private readonly m: Machine,
     private readonly graph: TaskGraph,
     private readonly opts: PersistentOptions,
+    /** Offer the state at quiescent layer boundaries to a `SteadyStateProbe` (`steadyFrom`). */
+    private readonly checkSteadyState = false,
   ) {
     const W = m.slots;
     this.completedFlags = new Uint8Array(graph.tasks.length);
@@ -120,6 +123,51 @@ export class PersistentRuntime {
 
   /** The worker whose signal is firing events right now (-1 at launch). */
   private signaller = -1;
+  /** Tasks a scheduler is writing to a queue (dispatched, not delivered yet). */
+  private inDispatch = 0;
+  private readonly probe = new SteadyStateProbe();
+  /** The last layer boundary offered to the probe. */
+  private boundary = 0;
+
+  /** The first decoder layer proven to repeat (with `checkSteadyState`), or null. */
+  get steadyFrom(): number | null {
+    return this.probe.steadyFrom;
+  }
+
+  /**
+   * The first tasks of a later layer (or of the head) became ready: the boundary of that
+   * layer. If every earlier task is done and nothing else is queued, dispatched or running
+   * but the worker whose signal readied them, the state the layer inherits is the caches,
+   * who signalled, the schedulers' cursors and backlogs, and the write-back paths' backlog.
+   */
+  private checkBoundary(ids: readonly number[]): void {
+    const layers = this.graph.layers;
+    let b = 0;
+    for (const id of ids) {
+      const l = this.layerOfTask[id]!;
+      b = Math.max(b, l > layers[layers.length - 1]! ? layers.length : l);
+    }
+    if (b <= this.boundary) return;
+    this.boundary = b;
+    let quiet = this.inDispatch === 0 && this.finished === this.tasksBefore(b);
+    for (let w = 0; quiet && w < this.queues.length; w++) quiet = this.queues[w]!.length === 0 && (w === this.signaller || this.phase[w] === IDLE);
+    if (!quiet) {
+      this.probe.offer(b, null);
+      return;
+    }
+    const memory = this.m.memory.layerRelativeState(b);
+    if (memory === null) return this.probe.offer(b, null);
+    const now = this.m.engine.now;
+    const sched = this.schedWorkers.map((ws, s) => [this.schedCursor[s]! % Math.max(1, ws.length), Math.max(0, this.schedFree[s]! - now)]).flat();
+    this.probe.offer(b, [...memory, this.signaller, ...sched, ...this.m.writeBackBusyNs()]);
+  }
+
+  /** Tasks of the layers before `layer` (the embedding included). */
+  private tasksBefore(layer: number): number {
+    let n = 0;
+    for (let i = 0; i < this.layerOfTask.length; i++) if (this.layerOfTask[i]! < layer) n++;
+    return n;
+  }
 
   /**
    * Ready tasks go to schedulers: chiplet-tasks to their partition's, CU-tasks spread over
@@ -128,6 +176,7 @@ export class PersistentRuntime {
    * small events — a collective's per-slice events — spread over the schedulers.
    */
   private onReady(ids: readonly number[]): void {
+    if (this.checkSteadyState && this.probe.steadyFrom === null) this.checkBoundary(ids);
     const S = this.schedFree.length;
     let k = 0;
     const cuTasks = ids.filter((id) => this.graph.tasks[id]!.partition === null).length;
@@ -142,12 +191,14 @@ export class PersistentRuntime {
       this.schedFree[s] = free;
       this.dispatches++;
       this.schedulerOf[id] = s;
+      this.inDispatch++;
       this.m.engine.at(free, this.dispatchKind, id);
     }
   }
 
   /** The scheduler's queue write becomes visible: enqueue at the worker(s). */
   private deliver(id: number): void {
+    this.inDispatch--;
     const task = this.graph.tasks[id]!;
     const s = this.schedulerOf[id]!;
     let targets: number[];

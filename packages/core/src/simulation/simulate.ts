@@ -20,6 +20,12 @@ export interface SimulationOptions {
   /** Kernel-per-op graphs: eager launches or a replayed graph. */
   launchMode?: 'eager' | 'graph';
   /**
+   * Look for the first decoder layer that starts and ends in the same layer-relative state
+   * (`StepResult.steadyFrom`), comparing states at the layer boundaries where the runtime is
+   * quiescent.
+   */
+  checkSteadyState?: boolean;
+  /**
    * Kernel-per-op graphs: workgroups resident per compute unit (the kernel's occupancy).
    * Each unit gets this many slots, which share its compute. Default 1.
    */
@@ -49,6 +55,11 @@ export interface StepResult {
   engineEvents: number;
   /** Metrics the backend's stream contributions derived. */
   backendMetrics: BackendMetric[];
+  /**
+   * With `checkSteadyState`: the first decoder layer that began and ended in the same
+   * layer-relative state (every later layer with the same ops repeats it exactly), or null.
+   */
+  steadyFrom: number | null;
 }
 
 /** Where persistent workers sit: CDNA's dispatcher deals workgroups round-robin; NVIDIA fills SMs. */
@@ -103,7 +114,7 @@ export function simulateGraph(backend: Backend, graph: TaskGraph, opts: Simulati
     let rt!: PersistentRuntime;
     const pipe = backend.costModel.pipelines?.persistent ?? UNLIMITED_PIPELINE;
     machine = new Machine(engine, backend.topology, backend.costModel, bus, graph, workerPartitions(backend, p.workersPerPartition), granularity, pipe, (s) => rt.opDone(s), undefined, opts.linkBytesPerNs);
-    rt = new PersistentRuntime(machine, graph, p);
+    rt = new PersistentRuntime(machine, graph, p, opts.checkSteadyState ?? false);
     runtime = rt;
   } else {
     let rt!: KernelRuntime;
@@ -113,7 +124,7 @@ export function simulateGraph(backend: Backend, graph: TaskGraph, opts: Simulati
     const slots = unitPartitions(backend, perUnit);
     const units = perUnit > 1 ? slots.map((_, s) => Math.floor(s / perUnit)) : undefined;
     machine = new Machine(engine, backend.topology, backend.costModel, bus, graph, slots, granularity, pipe, (s) => rt.opDone(s), units, opts.linkBytesPerNs);
-    rt = new KernelRuntime(machine, graph, { launchMode: opts.launchMode ?? 'eager' });
+    rt = new KernelRuntime(machine, graph, { launchMode: opts.launchMode ?? 'eager', checkSteadyState: opts.checkSteadyState ?? false });
     runtime = rt;
   }
   bus.emit({
@@ -178,5 +189,6 @@ export function simulateGraph(backend: Backend, graph: TaskGraph, opts: Simulati
     launches: runtime instanceof KernelRuntime ? runtime.launches : 1,
     engineEvents: engine.eventCount,
     backendMetrics: contributed,
+    steadyFrom: runtime.steadyFrom,
   };
 }

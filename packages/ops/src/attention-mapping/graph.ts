@@ -187,7 +187,8 @@ export function runAttentionGraph(backend: Backend, kernel: AttentionKernel, pla
       else if (e.type === 'task-end') end[e.task] = e.t;
     }
   };
-  const r = simulateGraph(sampled, graph, { launchMode: 'eager', workgroupsPerUnit: plan.occupancy, observers: [observe] });
+  // Set sampling shrinks the caches k-fold: 4 KiB blocks keep enough sets in them.
+  const r = simulateGraph(sampled, graph, { launchMode: 'eager', workgroupsPerUnit: plan.occupancy, observers: [observe], granularityBytes: 4096 });
   const scale = X / simulated;
   const all = zeroCounters();
   for (const c of r.counters) if (c) addCounters(all, c, scale);

@@ -20,7 +20,7 @@ import {
   tensorParallelProblem,
   type SimEvent,
 } from '@fleet/core';
-import { resolvePolicy, simulateStep } from './step.js';
+import { PROOF_LAYERS, resolvePolicy, simulateStep, worseExtrapolation, type LayerExtrapolation } from './step.js';
 export { persistentOptionsFor } from './step.js';
 import { STEP_K, TILE_M, TILE_N } from '../decompose/linear.js';
 import { KV_CHUNK } from '../decompose/attention.js';
@@ -110,7 +110,11 @@ export interface DecodePrediction {
   fabricReadBytes: number;
   tasksPerLayer: number;
   /** What was simulated rather than extrapolated. */
-  sampling: { positions: number[]; layersSimulated: number; layersTotal: number };
+  /**
+   * What was simulated: decode positions, decoder layers (of `layersTotal`), and how the
+   * other layers were filled in (`LayerExtrapolation`).
+   */
+  sampling: { positions: number[]; layersSimulated: number; layersTotal: number; layersExtrapolated: LayerExtrapolation };
   fencesPerToken: number;
   dispatchesPerToken: number;
   launchesPerToken: number;
@@ -174,7 +178,7 @@ function decoderLinearElements(m: ModelSpec): number {
  * few layers each, extrapolate the steady-state layer to the whole model, and average.
  */
 export function predictDecode(backend: Backend, model: ModelSpec, opts: DecodeOptions): DecodePrediction {
-  const sampling = { positions: [] as number[], layersSimulated: 0, layersTotal: model.numLayers };
+  const sampling = { positions: [] as number[], layersSimulated: 0, layersTotal: model.numLayers, layersExtrapolated: 'none' as LayerExtrapolation };
   const par = parallelismOf(opts);
   const perDevice = residentBytes(model, opts.batch, opts.prompt + opts.decode, opts.weights, par.tp);
   const unsupported = (reason: string): DecodePrediction => ({
@@ -199,39 +203,42 @@ export function predictDecode(backend: Backend, model: ModelSpec, opts: DecodeOp
   const positions = Array.from({ length: nPos }, (_, i) => opts.prompt + Math.floor(((i + 0.5) * opts.decode) / nPos));
   // MoE models with dense first layers: sample past them, so that two MoE layers are simulated.
   const firstMoe = model.moe ? Array.from({ length: model.numLayers }, (_, l) => l).find((l) => isMoeLayer(model, l)) ?? 0 : 0;
-  const S = Math.max(1, Math.min(model.numLayers, Math.max(opts.layers ?? 3, firstMoe > 0 ? firstMoe + 2 : 0)));
-  const layers = Array.from({ length: S }, (_, i) => i);
-  sampling.positions = positions;
-  sampling.layersSimulated = S;
   const L = model.numLayers;
-
-  let timeNs = 0;
-  let fences = 0;
-  let dispatches = 0;
-  let launches = 0;
-  let tasksPerLayer = 0;
-  let experts = { total: 0, layers: 0 };
-  const total = zeroCounters();
-  const metrics: BackendMetric[] = [];
+  const S = Math.max(1, Math.min(L, Math.max(opts.layers ?? 3, firstMoe > 0 ? firstMoe + 2 : 0)));
+  sampling.positions = positions;
   const budget = opts.maxSimSteps ?? DEFAULT_MAX_SIM_STEPS;
-  for (const pos of positions) {
-    const g = buildDecodeGraph(model, { batch: opts.batch, contextLen: pos, routing: opts.routing, ...(par.tp > 1 ? { tp: par.tp } : {}) });
-    if (pos === positions[0]) experts = activeExpertsOf(g);
-    const estimate = simulationSteps(g, new Set([-1, L, ...layers]));
-    if (estimate > budget) {
-      throw inputError(
-        `simulation too large: ${model.name} at batch ${opts.batch} needs about ${estimate.toExponential(2)} tile steps per decode position (limit ${budget.toExponential(2)}); raise it with --max-sim-steps or simulate fewer layers with --sample-layers`,
-      );
+
+  const simulate = (S: number) => {
+    const layers = Array.from({ length: S }, (_, i) => i);
+    const acc = { timeNs: 0, fences: 0, dispatches: 0, launches: 0, tasksPerLayer: 0, experts: { total: 0, layers: 0 }, total: zeroCounters(), metrics: [] as BackendMetric[], extrapolation: 'none' as LayerExtrapolation };
+    for (const pos of positions) {
+      const g = buildDecodeGraph(model, { batch: opts.batch, contextLen: pos, routing: opts.routing, ...(par.tp > 1 ? { tp: par.tp } : {}) });
+      if (pos === positions[0]) acc.experts = activeExpertsOf(g);
+      const estimate = simulationSteps(g, new Set([-1, L, ...layers]));
+      if (estimate > budget) {
+        throw inputError(
+          `simulation too large: ${model.name} at batch ${opts.batch} needs about ${estimate.toExponential(2)} tile steps per decode position (limit ${budget.toExponential(2)}); raise it with --max-sim-steps or simulate fewer layers with --sample-layers`,
+        );
+      }
+      const r = simulateStep(backend, def, support, g, { layers, weights: opts.weights, granularityBytes: opts.granularityBytes, observers: opts.observers, isMoeLayer: (l) => isMoeLayer(model, l) });
+      acc.tasksPerLayer = r.tasksPerLayer;
+      acc.timeNs += r.timeNs;
+      addCounters(acc.total, r.counters, 1 / nPos);
+      acc.fences += r.fences / nPos;
+      acc.dispatches += r.dispatches / nPos;
+      acc.launches += r.launches / nPos;
+      acc.extrapolation = worseExtrapolation(acc.extrapolation, r.extrapolation);
+      if (pos === positions[0]) acc.metrics.push(...r.backendMetrics);
     }
-    const r = simulateStep(backend, def, support, g, { layers, weights: opts.weights, granularityBytes: opts.granularityBytes, observers: opts.observers, isMoeLayer: (l) => isMoeLayer(model, l) });
-    tasksPerLayer = r.tasksPerLayer;
-    timeNs += r.timeNs;
-    addCounters(total, r.counters, 1 / nPos);
-    fences += r.fences / nPos;
-    dispatches += r.dispatches / nPos;
-    launches += r.launches / nPos;
-    if (pos === positions[0]) metrics.push(...r.backendMetrics);
-  }
+    return { ...acc, layersSimulated: S };
+  };
+  // The whole model asked for: a few layers first, exact when a steady layer is proven
+  // (the rest repeat it); otherwise every layer.
+  let run = S === L && L > PROOF_LAYERS && !opts.observers?.length ? simulate(PROOF_LAYERS) : null;
+  if (!run || run.extrapolation !== 'proven') run = simulate(S);
+  sampling.layersSimulated = run.layersSimulated;
+  sampling.layersExtrapolated = run.extrapolation;
+  const { timeNs, fences, dispatches, launches, tasksPerLayer, experts, total, metrics } = run;
   return {
     status: 'ok',
     tpotMs: timeNs / nPos / 1e6,

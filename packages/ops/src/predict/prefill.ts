@@ -2,7 +2,7 @@ import { addCounters, buildPrefillGraph, inputError, isMoeLayer, l2HitRate, zero
 import type { PolicyOverrides } from '../policies/policy.js';
 import type { WeightType } from '../quant/weight-type.js';
 import { DEFAULT_MAX_SIM_STEPS, doesNotFit, parallelismOf, parallelismProblem, residentBytes, tensorParallelCompiles } from './decode.js';
-import { resolvePolicy, simulateStep, type StepResult } from './step.js';
+import { resolvePolicy, simulateStep, worseExtrapolation, type LayerExtrapolation, type StepResult } from './step.js';
 
 export interface PrefillOptions {
   policy: string;
@@ -42,7 +42,8 @@ export interface PrefillPrediction {
   fabricReadBytes: number;
   tasksPerLayer: number;
   launches: number;
-  sampling: { chunks: number; chunksSimulated: number[]; layersSimulated: number; layersTotal: number };
+  /** What was simulated; `layersExtrapolated` says how the other layers were filled in. */
+  sampling: { chunks: number; chunksSimulated: number[]; layersSimulated: number; layersTotal: number; layersExtrapolated: LayerExtrapolation };
   tp: number;
   ep: number;
   devices: number;
@@ -67,7 +68,7 @@ export function predictPrefill(backend: Backend, model: ModelSpec, opts: Prefill
   const chunk = opts.chunk ?? opts.prompt;
   const nChunks = Math.ceil(opts.prompt / Math.max(1, chunk));
   const S = Math.max(1, Math.min(model.numLayers, opts.layers ?? 3));
-  const sampling = { chunks: nChunks, chunksSimulated: [] as number[], layersSimulated: S, layersTotal: model.numLayers };
+  const sampling = { chunks: nChunks, chunksSimulated: [] as number[], layersSimulated: S, layersTotal: model.numLayers, layersExtrapolated: 'none' as LayerExtrapolation };
   const par = parallelismOf(opts);
   const perDevice = Number.isInteger(opts.prompt) && opts.prompt >= 1 ? residentBytes(model, opts.batch, opts.prompt, opts.weights, par.tp) : NaN;
   const unsupported = (reason: string): PrefillPrediction => ({
@@ -109,6 +110,7 @@ export function predictPrefill(backend: Backend, model: ModelSpec, opts: Prefill
         ),
     });
     results.push({ index: i, r });
+    sampling.layersExtrapolated = worseExtrapolation(sampling.layersExtrapolated, r.extrapolation);
   }
   // Interpolate the chunks not simulated: time and bytes linear in the chunk's index.
   const at = (i: number, f: (r: StepResult) => number): number => {

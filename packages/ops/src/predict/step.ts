@@ -68,9 +68,26 @@ export function collectivesFor(backend: Backend, g: OpGraph): { collective: NonN
   };
 }
 
+/**
+ * How the unsimulated layers were filled in: `none` — every layer was simulated; `proven` — they
+ * repeat a layer that began and ended in the same layer-relative state and has the same ops
+ * (exact, up to rounding); `assumed` — they repeat the last sampled layers, unproven.
+ */
+export type LayerExtrapolation = 'none' | 'proven' | 'assumed';
+
+/** Decoder layers a whole-model prediction simulates first, looking for a provably steady layer. */
+export const PROOF_LAYERS = 4;
+
+/** The less certain of two extrapolations (several positions or chunks). */
+export function worseExtrapolation(a: LayerExtrapolation, b: LayerExtrapolation): LayerExtrapolation {
+  const rank = { none: 0, proven: 1, assumed: 2 } as const;
+  return rank[a] >= rank[b] ? a : b;
+}
+
 /** One simulated forward step, extrapolated to every layer. */
 export interface StepResult {
   timeNs: number;
+  extrapolation: LayerExtrapolation;
   counters: MemoryCounters;
   fences: number;
   dispatches: number;
@@ -122,6 +139,7 @@ export function simulateStep(backend: Backend, def: PolicyDef, support: PolicySu
     launchMode: def.launchMode,
     persistent: def.style === 'persistent' ? persistentOptionsFor(backend, def, support) : undefined,
     observers: sim.observers,
+    checkSteadyState: S < L,
     ...(multi ? { linkBytesPerNs: multi.linkBytesPerNs } : {}),
   });
   // Bucket b = layer + 1: 0 embedding, 1..S sampled layers, S+1 the head (layer L).
@@ -136,19 +154,23 @@ export function simulateStep(backend: Backend, def: PolicyDef, support: PolicySu
     return pool.length > 0 ? pool : [sim.layers[S - 1]!];
   };
   const rest = Array.from({ length: L - S }, (_, i) => S + i);
+  // Proven: the steady layer and every unsimulated one have the same ops (a dense stack).
+  const steady = r.steadyFrom;
+  const proven = steady !== null && sim.layers.includes(steady) && rest.every((l) => sameLayerOps(g, steady, l));
   const counters = zeroCounters();
   r.counters.forEach((bucket) => addCounters(counters, bucket));
   let restNs = 0;
   for (const moe of [false, true]) {
     const n = rest.filter((l) => kind(l) === moe).length;
     if (n === 0) continue;
-    const pool = steadyOf(moe);
+    const pool = proven ? sim.layers.filter((l) => l >= steady!) : steadyOf(moe);
     restNs += (n * pool.reduce((a, l) => a + layerNs(l), 0)) / pool.length;
     for (const l of pool) addCounters(counters, r.counters[l + 1] ?? zeroCounters(), n / pool.length);
   }
   const scale = L / S;
   return {
     timeNs: r.timeNs + restNs,
+    extrapolation: rest.length === 0 ? 'none' : proven ? 'proven' : 'assumed',
     counters,
     fences: r.fences * scale,
     dispatches: r.dispatches * scale,
@@ -157,3 +179,24 @@ export function simulateStep(backend: Backend, def: PolicyDef, support: PolicySu
     backendMetrics: r.backendMetrics,
   };
 }
+
+/** Whether decoder layers `a` and `b` run the same ops on the same shapes (per-layer names aside). */
+export function sameLayerOps(g: OpGraph, a: number, b: number): boolean {
+  return layerSignature(g, a) === layerSignature(g, b);
+}
+
+const signatures = new WeakMap<OpGraph, Map<number, string>>();
+
+function layerSignature(g: OpGraph, layer: number): string {
+  let cache = signatures.get(g);
+  if (!cache) signatures.set(g, (cache = new Map()));
+  let sig = cache.get(layer);
+  if (sig === undefined) {
+    const prefix = new RegExp(`^L${layer}\\.`);
+    const strip = (v: unknown) => (typeof v === 'string' ? v.replace(prefix, 'L.') : Array.isArray(v) ? v.map((x) => (typeof x === 'string' ? x.replace(prefix, 'L.') : x)) : v);
+    sig = JSON.stringify(g.ops.filter((o) => o.layer === layer).map((o) => Object.entries(o).filter(([k]) => k !== 'layer').map(([k, v]) => [k, strip(v)])));
+    cache.set(layer, sig);
+  }
+  return sig;
+}
+
