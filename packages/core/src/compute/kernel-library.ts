@@ -28,6 +28,11 @@ export interface DecodeAttentionKernel {
   /** Workgroups per (request, KV head): the KV length is split over them; > 1 adds a combine kernel. */
   splits: number;
   pipeline: TilePipeline;
+  /**
+   * Time a workgroup spends outside its KV loop (loading Q, filling the pipeline, the final
+   * normalisation and store), ns, once per workgroup; default 0.
+   */
+  tileFixedNs?: number;
 }
 
 /** A prefill (causal, many-query) attention kernel: FlashAttention-2/3 style tiles. */

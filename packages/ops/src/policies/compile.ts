@@ -16,6 +16,7 @@ import {
   type Task,
   type TaskGraph,
   type TaskLevel,
+  type DecodeAttentionKernel,
   type TilePipeline,
   type Tile,
   type Topology,
@@ -459,11 +460,11 @@ class Decomposer {
       return this.prefillAttention(op, b);
     }
     const kernel = this.library?.decodeAttention({ batch: op.batch, heads: op.heads, kvHeads: op.kvHeads, kvLen: op.kvLen, headDim: op.headDim });
-    if (kernel && kernel.splits > 1 && prologue.length === 0) return this.splitAttention(op, b, kernel.splits, kernel.pipeline);
+    if (kernel && kernel.splits > 1 && prologue.length === 0) return this.splitAttention(op, b, kernel);
     for (let r = 0; r < op.batch; r++) {
       for (let h = 0; h < op.kvHeads; h++) {
         const chunks = attentionTiles(op, b, r, h);
-        const tiles = kernel ? [streamChunks(chunks, kernel.pipeline)] : chunks;
+        const tiles = kernel ? [withFixed(streamChunks(chunks, kernel.pipeline), kernel.tileFixedNs)] : chunks;
         if (prologue.length > 0) {
           // q/k norm, RoPE and the KV append of this group, fused ahead of the attention.
           const row = (((op.rowOffset ?? 0) + r) * qkvCols + h * group * op.headDim) * EL;
@@ -495,7 +496,8 @@ class Decomposer {
    * over `splits` workgroups by whole KV chunks; each writes its partial output and softmax
    * statistics (fp32) to a workspace, and a combine kernel merges them into the output.
    */
-  private splitAttention(op: AttentionOp, b: { qkv: number; k: number; v: number; out: number }, splits: number, pipeline: TilePipeline): Draft[] {
+  private splitAttention(op: AttentionOp, b: { qkv: number; k: number; v: number; out: number }, kernel: DecodeAttentionKernel): Draft[] {
+    const { splits, pipeline } = kernel;
     const d = op.headDim;
     const group = op.heads / op.kvHeads;
     const partialBytes = group * (d + 1) * 4;
@@ -509,7 +511,7 @@ class Decomposer {
         for (let s = 0; s < splits; s++) {
           const part = tiles.slice(Math.floor((tiles.length * s) / splits), Math.floor((tiles.length * (s + 1)) / splits));
           if (part.length === 0) continue;
-          const stream = streamChunks(part, pipeline);
+          const stream = withFixed(streamChunks(part, pipeline), kernel.tileFixedNs);
           stream.writes = [{ buffer: ws, offset: (unit + s) * partialBytes, bytes: partialBytes, policy: 'default' as const }];
           drafts.push({ name: `${op.id}.r${r}h${h}s${s}`, level: 'cu', partition: null, tiles: [stream] });
         }
@@ -807,3 +809,9 @@ const MOE_KINDS: ReadonlySet<OpKind> = new Set(['moe-topk', 'moe-dispatch', 'moe
 function mainKind(s: Stage): Task['kind'] {
   return (s.ops.find((o) => o.kind === 'linear' || o.kind === 'attention' || o.kind === 'grouped-linear') ?? s.ops[0]!).kind;
 }
+
+/** A workgroup's tile with the kernel's fixed time outside its loop, if it has one. */
+function withFixed(tile: Tile, fixedNs: number | undefined): Tile {
+  return fixedNs ? { ...tile, fixedNs: (tile.fixedNs ?? 0) + fixedNs } : tile;
+}
+
