@@ -9,6 +9,9 @@ One kernel, two kinds of CTA, run together:
     loads outstanding (issued together, consumed together), so the nominal bytes in flight are
     W = S x 256 x U x 16. Their achieved bandwidth X (bytes over their own globaltimer window)
     and Little's law give the streams' own latency W / X.
+  - or, mode "tile", the CTAs stream a skinny GEMM's weights as its TMA boxes do: rows of 8 KiB
+    (K = 4096 bf16), a box of U x threads/8 rows x 128 B per K-step, so each 128 B request
+    opens a different DRAM row (the sequential streams read whole rows).
 Sweeping S and U walks the utilisation X / (device read bandwidth) from ~0 to saturation. The
 chase gives the latency a lone dependent read sees at that utilisation (the loaded latency
 curve), Little's law the latency the streams see; both are recorded.
@@ -74,8 +77,32 @@ __device__ void stream(const uint4* __restrict__ buf, uint64_t nvec, int iters, 
   if (acc == 0x12345678u) sink[0] = acc;
 }
 
+// The weight stream of a skinny GEMM (a TMA box of U x threads/8 rows x 128 B per K-step): rows of
+// 8 KiB (K = 4096 bf16), each CTA walks its block of rows 128 B of K at a time, then takes the
+// block `ctas` further on. Every 128 B request lands in a different DRAM row.
 template <int U>
-__global__ void loaded(const uint64_t* __restrict__ chase, uint64_t start, int hops, const uint4* __restrict__ buf, uint64_t nvec, int iters,
+__device__ void tile(const uint4* __restrict__ buf, uint64_t nvec, int iters, int cta, int ctas, uint64_t* times, uint32_t* sink) {
+  const uint64_t rowVec = 8192 / 16, lanesRows = blockDim.x / 8, rows = U * lanesRows;
+  const uint64_t r = threadIdx.x / 8, chunk = threadIdx.x % 8;
+  uint32_t acc = 0;
+  __syncthreads();
+  uint64_t t0 = gtimer();
+  for (int it = 0; it < iters; it++) {
+    const uint64_t kstep = it % 64, block = (uint64_t)(it / 64) * ctas + cta;
+    uint4 v[U];
+#pragma unroll
+    for (int j = 0; j < U; j++) v[j] = ld_cg(buf + (((block * rows + r + j * lanesRows) * rowVec + kstep * 8 + chunk) & (nvec - 1)));
+#pragma unroll
+    for (int j = 0; j < U; j++) acc ^= v[j].x ^ v[j].y ^ v[j].z ^ v[j].w;
+  }
+  __syncthreads();
+  uint64_t t1 = gtimer();
+  if (threadIdx.x == 0) { times[2 * cta] = t0; times[2 * cta + 1] = t1; }
+  if (acc == 0x12345678u) sink[0] = acc;
+}
+
+template <int U>
+__global__ void loaded(int mode, const uint64_t* __restrict__ chase, uint64_t start, int hops, const uint4* __restrict__ buf, uint64_t nvec, int iters,
                        uint64_t* times, uint64_t* chaseOut, uint32_t* sink) {
   if (blockIdx.x == 0) {
     if (threadIdx.x != 0) return;
@@ -94,10 +121,11 @@ __global__ void loaded(const uint64_t* __restrict__ chase, uint64_t start, int h
     chaseOut[4] = p;
     return;
   }
-  if (gridDim.x > 1) stream<U>(buf, nvec, iters, blockIdx.x - 1, gridDim.x - 1, times, sink);
+  if (gridDim.x > 1 && mode == 0) stream<U>(buf, nvec, iters, blockIdx.x - 1, gridDim.x - 1, times, sink);
+  if (gridDim.x > 1 && mode == 1) tile<U>(buf, nvec, iters, blockIdx.x - 1, gridDim.x - 1, times, sink);
 }
 
-void run(torch::Tensor chase, int64_t start, int64_t hops, torch::Tensor buf, int64_t ctas, int64_t threads, int64_t u, int64_t iters,
+void run(int64_t mode, torch::Tensor chase, int64_t start, int64_t hops, torch::Tensor buf, int64_t ctas, int64_t threads, int64_t u, int64_t iters,
          torch::Tensor times, torch::Tensor chaseOut, torch::Tensor sink) {
   const uint64_t* c = (const uint64_t*)chase.data_ptr();
   const uint4* b = (const uint4*)buf.data_ptr();
@@ -107,17 +135,15 @@ void run(torch::Tensor chase, int64_t start, int64_t hops, torch::Tensor buf, in
   uint32_t* s = (uint32_t*)sink.data_ptr();
   dim3 grid(1 + ctas), block(threads);
   switch (u) {
-    case 1: loaded<1><<<grid, block>>>(c, start, hops, b, nvec, iters, t, co, s); break;
-    case 2: loaded<2><<<grid, block>>>(c, start, hops, b, nvec, iters, t, co, s); break;
-    case 4: loaded<4><<<grid, block>>>(c, start, hops, b, nvec, iters, t, co, s); break;
-    case 8: loaded<8><<<grid, block>>>(c, start, hops, b, nvec, iters, t, co, s); break;
-    case 16: loaded<16><<<grid, block>>>(c, start, hops, b, nvec, iters, t, co, s); break;
-    default: TORCH_CHECK(false, "u must be 1, 2, 4, 8 or 16");
+    case 1: loaded<1><<<grid, block>>>((int)mode, c, start, hops, b, nvec, iters, t, co, s); break;
+    case 2: loaded<2><<<grid, block>>>((int)mode, c, start, hops, b, nvec, iters, t, co, s); break;
+    case 4: loaded<4><<<grid, block>>>((int)mode, c, start, hops, b, nvec, iters, t, co, s); break;
+    default: TORCH_CHECK(false, "u must be 1, 2 or 4");
   }
   C10_CUDA_KERNEL_LAUNCH_CHECK();
 }
 """
-CPP_SRC = "void run(torch::Tensor chase, int64_t start, int64_t hops, torch::Tensor buf, int64_t ctas, int64_t threads, int64_t u, int64_t iters, torch::Tensor times, torch::Tensor chaseOut, torch::Tensor sink);"
+CPP_SRC = "void run(int64_t mode, torch::Tensor chase, int64_t start, int64_t hops, torch::Tensor buf, int64_t ctas, int64_t threads, int64_t u, int64_t iters, torch::Tensor times, torch::Tensor chaseOut, torch::Tensor sink);"
 
 
 def main():
@@ -161,17 +187,16 @@ def main():
     sink = torch.zeros(4, dtype=torch.int32, device="cuda")
     chase_out = torch.zeros(8, dtype=torch.int64, device="cuda")
     sms = p.multi_processor_count
-    threads = 256
     hops = 1000 if not QUICK else 200
     cursor = [0]
 
-    def once(ctas, u, iters):
+    def once(ctas, u, iters, threads=256, mode=0):
         flush.fill_(cursor[0] & 0xFF)
         times = torch.zeros(2 * max(1, ctas), dtype=torch.int64, device="cuda")
         start = int(perm[(cursor[0] * 9973) % lines])
         cursor[0] += 1
         torch.cuda.synchronize()
-        ext.run(chase, start, hops, buf, ctas, threads, u, iters, times, chase_out, sink)
+        ext.run(mode, chase, start, hops, buf, ctas, threads, u, iters, times, chase_out, sink)
         torch.cuda.synchronize()
         co = chase_out.cpu().tolist()
         row = {"chaseNs": co[0] / hops, "chaseCycles": co[1] / hops}
@@ -191,27 +216,33 @@ def main():
                           "note": "one thread, dependent 8 B loads at random 128 B lines of a 256 MiB buffer, L2 flushed first"}
     log("unloaded", result["unloaded"])
 
-    ctas_list = [1, 2, 4, 8, 16, 32, 48, 66, 96, sms - 1] if not QUICK else [4, 32, sms - 1]
-    us = [1, 2, 4, 8, 16] if not QUICK else [1, 8]
+    # 256-thread CTAs, one per SM; then wider CTAs and two per SM, whose extra warps keep more
+    # bytes in flight per SM (one 256-thread CTA per SM tops out near 21 B/ns on an H100, short
+    # of what an HBM3e part needs to saturate).
+    # mode "stream": sequential 16 B loads; mode "tile": a skinny GEMM's weight-tile pattern.
+    base = [(c, 256, u) for c in [1, 4, 16, 32, 48, 66, 96, sms - 1] for u in [1, 2, 4]]
+    base += [(c, 512, u) for c in [66, 96, sms - 1] for u in [1, 2, 4]] + [(sms - 1, 1024, u) for u in [1, 2, 4]] + [(2 * sms - 1, 512, u) for u in [1, 2, 4]]
+    configs = [("stream",) + c for c in base] + [("tile",) + c for c in base]
+    if QUICK:
+        configs = [("stream", 4, 256, 1), ("tile", sms - 1, 256, 2), ("stream", sms - 1, 1024, 2)]
     reps = 3 if not QUICK else 1
     rows = []
-    for ctas in ctas_list:
-        for u in us:
-            w = ctas * threads * u * 16
-            # long enough that the chase (~hops x 1 us at worst) lies inside the streams' window
-            est = min(4.5e3, w / 500.0)  # bytes/ns at an assumed 500 ns latency, capped at the HBM
-            iters = max(4, int(min(8e9, est * 3.0e6) / w))
-            rs = [once(ctas, u, iters) for _ in range(reps)]
-            row = {"streamCtas": ctas, "threadsPerCta": threads, "loadsPerThread": u, "bytesPerLoad": 16, "nominalInFlightBytes": w, "iters": iters,
-                   "streamTBps": statistics.median(r["streamTBps"] for r in rs), "chaseNs": statistics.median(r["chaseNs"] for r in rs),
-                   "chaseCycles": statistics.median(r["chaseCycles"] for r in rs), "chaseInsideStream": all(r["chaseInsideStream"] for r in rs)}
-            row["littleNs"] = w / (row["streamTBps"] * 1e3)
-            row["utilisation"] = row["streamTBps"] / result["env"]["sumReadTBps"]
-            rows.append(row)
-            log(f"S={ctas:3d} U={u:2d} W={w / 1024:8.0f} KiB  {row['streamTBps']:.3f} TB/s  util {row['utilisation']:.3f}  little {row['littleNs']:7.1f} ns  chase {row['chaseNs']:7.1f} ns  inside {row['chaseInsideStream']}")
-            result["sweep"] = rows
-            with open(os.path.join(OUT, "loaded_latency.json"), "w") as f:
-                json.dump(result, f, indent=1)
+    for mode, ctas, threads, u in configs:
+        w = ctas * threads * u * 16
+        # long enough that the chase (~hops x 1 us at worst) lies inside the streams' window
+        est = min(4.5e3, w / 500.0)  # bytes/ns at an assumed 500 ns latency, capped at the HBM
+        iters = max(4, int(min(8e9, est * 3.0e6) / w))
+        rs = [once(ctas, u, iters, threads, 0 if mode == "stream" else 1) for _ in range(reps)]
+        row = {"mode": mode, "streamCtas": ctas, "threadsPerCta": threads, "loadsPerThread": u, "bytesPerLoad": 16, "nominalInFlightBytes": w, "iters": iters,
+               "streamTBps": statistics.median(r["streamTBps"] for r in rs), "chaseNs": statistics.median(r["chaseNs"] for r in rs),
+               "chaseCycles": statistics.median(r["chaseCycles"] for r in rs), "chaseInsideStream": all(r["chaseInsideStream"] for r in rs)}
+        row["littleNs"] = w / (row["streamTBps"] * 1e3)
+        row["utilisation"] = row["streamTBps"] / result["env"]["sumReadTBps"]
+        rows.append(row)
+        log(f"{mode:6s} S={ctas:3d} T={threads:4d} U={u:2d} W={w / 1024:8.0f} KiB  {row['streamTBps']:.3f} TB/s  util {row['utilisation']:.3f}  little {row['littleNs']:7.1f} ns  chase {row['chaseNs']:7.1f} ns  inside {row['chaseInsideStream']}")
+        result["sweep"] = rows
+        with open(os.path.join(OUT, "loaded_latency.json"), "w") as f:
+            json.dump(result, f, indent=1)
     result["seconds"] = time.time() - T0
     with open(os.path.join(OUT, "loaded_latency.json"), "w") as f:
         json.dump(result, f, indent=1)
