@@ -2,8 +2,9 @@
  * NVIDIA H200 SXM 141 GB as a Fleet topology: the H100 SXM5's GH100 die (132 SMs in 8 GPCs,
  * the same clocks, latencies, coherence and cluster hardware) with six stacks of HBM3e.
  * What differs, and why:
- * - HBM: 141 GB at 4.8 TB/s peak (datasheet); achievable read bandwidth 4.29 TB/s, our one
- *   calibration point for this part (bench/h100/pipeline.py `env.sumReadTBps` on an H200).
+ * - HBM: 141 GB at 4.8 TB/s peak (datasheet); achievable read bandwidth 4.29 TB/s (our
+ *   bench/h100/pipeline.py `env.sumReadTBps` on an H200) and its latency under load (our
+ *   bench/h100/loaded_latency.py on an H200): the only calibration points for this part.
  * - L2: the device reports 60 MiB (cudaDeviceProp.l2CacheSize 62914560 in both of our H200
  *   runs) where the H100 SXM5 reports 50 MiB: more of the GH100's L2 slices are enabled.
  * Everything else is the H100 topology object itself, so a change there carries over.
