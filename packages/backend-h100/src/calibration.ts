@@ -6,11 +6,17 @@
 import cal from './calibration/h100-microbench-ours.json' with { type: 'json' };
 import prior from './calibration/h100-microbench-prior.json' with { type: 'json' };
 import pipeline from './calibration/h100-pipeline-ours.json' with { type: 'json' };
+import loadedLatency from './calibration/h100-loaded-latency-ours.json' with { type: 'json' };
 
 /** Our 2026-11-21 microbenchmarks: clusters, DSMEM, L2 halves, atomics, fences, launches, GEMV at M = 1. */
 export const OURS = cal;
 /** Our 2026-11-24 kernel microbenchmarks (bench/h100/pipeline.py): the large-GEMM peak, the GEMV and decode-attention streams, the nvjet tile menu. */
 export const PIPELINE = pipeline;
+/**
+ * Our 2026-11-24 loaded-latency sweep (bench/h100/loaded_latency.py, fitted by
+ * bench/h100/fit_loaded_latency.py): a pointer chase timed while other SMs stream at known rates.
+ */
+export const LOADED_LATENCY = loadedLatency;
 /** The earlier reference set (/work/shared/reference/h100-microbench.json): HBM, launch, latencies, GEMV at M = 1. */
 export const PRIOR = prior;
 

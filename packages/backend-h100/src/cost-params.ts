@@ -2,7 +2,7 @@
  * H100 parameters of core's `RooflineCostModel`. "ours" = our own measurements on one
  * H100 80GB HBM3 (SXM), /work/shared/reference/h100-microbench.json [CAL].
  */
-import type { RooflineParams } from '@fleet/core';
+import { loadedDramLatencyNs, type RooflineParams } from '@fleet/core';
 import { OURS, PIPELINE, PRIOR } from './calibration.js';
 import { H100_CLOCK_GHZ, H100_LATENCY_CYCLES as LAT, topology } from './topology.js';
 
@@ -15,12 +15,13 @@ const ns = (cycles: number) => Math.round((cycles / H100_CLOCK_GHZ) * 10) / 10;
 
 /**
  * Bytes one SM keeps in flight in a vendor kernel (Little's law), from the GEMV calibration:
- * the QKV GEMV at M = 1 (prior, 22.4 µs) runs 96 CTAs (one per SM, its grid in our profile)
- * well below the HBM limit, so each SM streams 6144 × 4096 × 2 / 96 B in 22.4 µs = 23.4 B/ns
- * against the HBM latency (658 cycles): 23.4 × 332 ≈ 7.8 KB.
+ * the QKV GEMV at M = 1 (prior, 22.4 µs) runs 96 CTAs (one per SM, its grid in our profile),
+ * so each SM streams 6144 × 4096 × 2 / 96 B in 22.4 µs = 23.4 B/ns against the DRAM latency at
+ * the kernel's 2.2 TB/s (topology.memory.hbm.loadedLatency; 658 cycles unloaded): ≈ 9 KB.
  */
 export const BYTES_IN_FLIGHT_PER_SM = Math.round(
-  ((6144 * 4096 * 2) / 96 / (PRIOR.gemvBf16ColdUs.qkv_proj_N6144_K4096 * 1000)) * (LAT.hbm / H100_CLOCK_GHZ),
+  ((6144 * 4096 * 2) / 96 / (PRIOR.gemvBf16ColdUs.qkv_proj_N6144_K4096 * 1000)) *
+    loadedDramLatencyNs(topology.memory.hbm, (6144 * 4096 * 2) / (PRIOR.gemvBf16ColdUs.qkv_proj_N6144_K4096 * 1000)),
 );
 
 /**

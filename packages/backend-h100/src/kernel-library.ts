@@ -7,6 +7,7 @@
  * in `fleet validate --suite h100-pipeline`.
  */
 import {
+  loadedDramLatencyNs,
   occupancy,
   type ComputeResources,
   type DecodeAttentionKernel,
@@ -40,6 +41,17 @@ const HBM_NS = LAT.hbm / H100_CLOCK_GHZ;
 const L2_NS = LAT.l2 / H100_CLOCK_GHZ;
 
 /**
+ * Little's law over a calibration kernel: bytes one CTA keeps outstanding at the DRAM, given
+ * the bytes it streamed in `ns` while `ctas` like it streamed beside it. The latency is the
+ * DRAM's at the whole kernel's bandwidth (topology.memory.hbm.loadedLatency): a kernel
+ * measured near saturation waited in queues, and the unloaded latency would undercount the
+ * bytes it had in flight.
+ */
+function ctaInFlight(bytes: number, ns: number, ctas: number): number {
+  return (bytes / ns) * loadedDramLatencyNs(topology.memory.hbm, (ctas * bytes) / ns);
+}
+
+/**
  * DER from the tile menu: every nvjet tile's stage count in our sweep is
  * min(16, ⌊budget / ((tileCols + tileRows) × 64 × 2 B)⌋) for a budget in [215040, 221184) B:
  * 227 KB of shared memory per CTA less the epilogue and barriers. 216 KiB taken.
@@ -51,13 +63,25 @@ const NVJET_K_TILE = 64;
  * DER from CAL `gemvStream`: an nvjet CTA keeps this many bytes of DRAM reads outstanding.
  * At M = 1 each of 96 CTAs streams 64 × 4096 × 2 B of weights in the measured time (its 16
  * stages of 9 KiB are not all in flight at the DRAM: the producer's TMA issue is the limit);
- * Little's law at the HBM latency gives the bytes. The same CTAs stream L2 hits through
- * their full stage ring.
+ * Little's law at the DRAM latency under that kernel's own load (2.2 TB/s, ~2/3 of the H100's
+ * saturation) gives the bytes. The same CTAs stream L2 hits through their full stage ring.
  */
-export const NVJET_DRAM_IN_FLIGHT = Math.round((((64 * PIPELINE.gemvStream.k * 2) / (PIPELINE.gemvStream.us * 1000)) * HBM_NS));
+export const NVJET_DRAM_IN_FLIGHT = Math.round(ctaInFlight(64 * PIPELINE.gemvStream.k * 2, PIPELINE.gemvStream.us * 1000, PIPELINE.gemvStream.ctas));
+
+/**
+ * The DRAM latency nvjet's selection objective charges: the one its in-flight bytes were
+ * derived at. cuBLASLt's heuristic is the library's, not the device's — it picks the same
+ * kernels on an H200 — so the objective stays the H100-calibrated one whatever the memory.
+ */
+const NVJET_SELECTION_HBM_NS = loadedDramLatencyNs(
+  topology.memory.hbm,
+  (PIPELINE.gemvStream.ctas * 64 * PIPELINE.gemvStream.k * 2) / (PIPELINE.gemvStream.us * 1000),
+);
 
 /** DER from CAL `sdpaDecodeStream`: a cuDNN decode-attention CTA's outstanding DRAM reads, the same way. */
-export const CUDNN_SDPA_DRAM_IN_FLIGHT = Math.round(((2 * PIPELINE.sdpaDecodeStream.kvLen * 128 * 2) / (PIPELINE.sdpaDecodeStream.us * 1000)) * HBM_NS);
+export const CUDNN_SDPA_DRAM_IN_FLIGHT = Math.round(
+  ctaInFlight(2 * PIPELINE.sdpaDecodeStream.kvLen * 128 * 2, PIPELINE.sdpaDecodeStream.us * 1000, PIPELINE.sdpaDecodeStream.ctas),
+);
 
 /** wgmma's N (the batch rows, PyTorch's operands swapped) comes in multiples of 8. */
 export const WGMMA_ROW_GRANULARITY = 8;
@@ -96,7 +120,7 @@ function estimateNs(s: GemmShape, cols: number, rows: number, splitK: number): n
   // the CTAs of a cluster sharing the tile (TMA multicast) each fetch their share of it.
   const dram = (cols * k * s.weightBytes) / multicast(rowTiles);
   const onChip = rows * k * 2;
-  const memNs = Math.max((dram * HBM_NS) / pipe.dramInFlightBytes!, (onChip * L2_NS) / pipe.inFlightBytes, (dram + onChip) / topology.computeUnit.maxBandwidthBytesPerNs);
+  const memNs = Math.max((dram * NVJET_SELECTION_HBM_NS) / pipe.dramInFlightBytes!, (onChip * L2_NS) / pipe.inFlightBytes, (dram + onChip) / topology.computeUnit.maxBandwidthBytesPerNs);
   const computeNs = (2 * cols * rows * k) / (topology.computeUnit.matrixFlopsPerNs.bf16 * WGMMA_EFFICIENCY);
   const waves = Math.ceil(ctas / SMS);
   const reduceNs = splitK > 1 ? 2 * GRAPH_GAP_NS + (s.m * s.n * 4 * splitK) / topology.memory.hbm.achievableBandwidthBytesPerNs : 0;
@@ -120,9 +144,9 @@ export const TINYGEMM = { tileRows: 16, tileCols: 8, threads: PIPELINE.int4Strea
  * DER from CAL `int4Stream`: the bytes an SM running tinygemm CTAs keeps in flight. Its warps
  * load codes, scales and activations straight into registers (no shared-memory stages), so
  * one limit covers all of its reads. Little's law over the measured kernel, as the machine
- * runs it: each SM's CTAs stream their DRAM bytes (codes + scale/zero pairs) at the HBM
- * latency and their activation row at the L2's, after one first access and the per-tile
- * overheads that the resident CTAs do not hide.
+ * runs it: each SM's CTAs stream their DRAM bytes (codes + scale/zero pairs) at the DRAM
+ * latency under the kernel's own load and their activation row at the L2's, after one first
+ * access and the per-tile overheads that the resident CTAs do not hide.
  */
 export const TINYGEMM_IN_FLIGHT = (() => {
   const c = PIPELINE.int4Stream;
@@ -130,7 +154,8 @@ export const TINYGEMM_IN_FLIGHT = (() => {
   const dram = TINYGEMM.tileCols * c.k * 0.5 + (c.k / c.group) * TINYGEMM.tileCols * 2 * 2;
   const act = c.m * c.k * 2;
   const fixedNs = (perSm * (HBM_NS + TILE_OVERHEAD_NS)) / tinygemmResident();
-  return Math.round((perSm * (dram * HBM_NS + act * L2_NS)) / (c.kernelUs * 1000 - fixedNs));
+  const dramNs = loadedDramLatencyNs(topology.memory.hbm, (c.ctas * dram) / (c.kernelUs * 1000));
+  return Math.round((perSm * (dram * dramNs + act * L2_NS)) / (c.kernelUs * 1000 - fixedNs));
 })();
 
 function tinygemmResident(): number {

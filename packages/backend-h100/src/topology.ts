@@ -10,6 +10,7 @@
  * /work/shared/reference/h100-microbench.json, "ours" below), UNC. S-ids are hardware.md §6.
  */
 import type { Topology } from '@fleet/core';
+import { LOADED_LATENCY } from './calibration.js';
 
 /** Max boost SM clock, GHz (S37 deviceQuery; ours: maxSmClockMHz 1980). */
 export const H100_CLOCK_GHZ = 1.98;
@@ -95,6 +96,7 @@ export const topology: Topology = {
       peakBandwidthBytesPerNs: 3350,
       achievableBandwidthBytesPerNs: 3036,
       latencyNs: ns(LAT.hbm),
+      loadedLatency: { queueNs: LOADED_LATENCY.fit.queueNs, saturationBytesPerNs: LOADED_LATENCY.fit.saturationBytesPerNs },
     },
   },
   coherence: [
@@ -174,6 +176,8 @@ export const topology: Topology = {
     '/memory/hbm/peakBandwidthBytesPerNs': 'DS S37/S33: 5 stacks, 5120 bit × 2619 MHz DDR = 3.35 TB/s',
     '/memory/hbm/achievableBandwidthBytesPerNs': 'CAL ours: read-only kernel 3.036 TB/s (copy 3.006 TB/s read+write), 91% of peak',
     '/memory/hbm/latencyNs': `CAL ours: globalPointerChaseHbm256MB ${LAT.hbm} cycles at ${CLK} GHz (MEAS* S7: 620–690)`,
+    '/memory/hbm/loadedLatency/queueNs': `CAL ours (bench/h100/loaded_latency.py, calibration/h100-loaded-latency-ours.json): a pointer chase beside SMs streaming at known rates rises from ${Math.round(LOADED_LATENCY.unloaded.chaseNs)} ns unloaded as L0 + q·X/(Xs − X); least squares over ${LOADED_LATENCY.fit.rows} sequential-stream rows gives q = ${LOADED_LATENCY.fit.queueNs} ns (rms ${(LOADED_LATENCY.fit.rmsRelativeError * 100).toFixed(1)}%; a skinny GEMM's weight-tile pattern fits within ${(LOADED_LATENCY.fit.tilePatternRmsRelativeErrorBelow80PercentSaturation * 100).toFixed(1)}% below 80% of saturation)`,
+    '/memory/hbm/loadedLatency/saturationBytesPerNs': `CAL ours: the same fit, Xs = ${LOADED_LATENCY.fit.saturationBytesPerNs} B/ns (streams reached ${LOADED_LATENCY.fit.largestBandwidthBytesPerNs} B/ns; the DS peak is 3350)`,
     '/coherence/0/atomicLatencyNs': `UNC a shared-memory atomic assumed to cost a shared load: CAL ours sharedLocalCluster1 ${LAT.shared} cycles`,
     '/coherence/0/release/fixedNs': 'UNC warp scope (__syncwarp) needs no memory fence, counted as 0',
     '/coherence/0/acquire/fixedNs': 'UNC warp scope needs no memory fence, counted as 0',

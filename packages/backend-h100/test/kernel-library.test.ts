@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { nvjetStages, selectDecodeAttention, selectGemm } from '../src/index.js';
+import { dramLatencyAtInFlight, loadedDramLatencyNs } from '@fleet/core';
+import { CUDNN_SDPA_DRAM_IN_FLIGHT, NVJET_DRAM_IN_FLIGHT, PIPELINE, nvjetStages, selectDecodeAttention, selectGemm, topology } from '../src/index.js';
 
 describe('H100 kernel library', () => {
   it('the GEMM tile follows M: batch rows grow with the batch, split-K only where the grid would leave SMs idle', () => {
@@ -27,5 +28,21 @@ describe('H100 kernel library', () => {
     expect(selectDecodeAttention({ batch: 1, heads: 32, kvHeads: 8, kvLen: 32768, headDim: 128 }).splits).toBe(1);
     expect(selectDecodeAttention({ batch: 1, heads: 32, kvHeads: 32, kvLen: 8192, headDim: 128 }).splits).toBe(8);
     expect(selectDecodeAttention({ batch: 4, heads: 32, kvHeads: 32, kvLen: 8192, headDim: 128 }).splits).toBe(1);
+  });
+
+  it('derives DRAM bytes in flight at the load of the calibration kernel itself, not at the unloaded latency', () => {
+    const hbm = topology.memory.hbm;
+    const g = PIPELINE.gemvStream;
+    const rate = (64 * g.k * 2) / (g.us * 1000); // one CTA's weight stream, B/ns
+    // 96 CTAs at 2.2 TB/s queue at the DRAM: more bytes in flight than the unloaded latency gives
+    expect(NVJET_DRAM_IN_FLIGHT).toBeGreaterThan(1.1 * rate * hbm.latencyNs);
+    expect(NVJET_DRAM_IN_FLIGHT).toBeCloseTo(rate * loadedDramLatencyNs(hbm, g.ctas * rate), -1);
+    // closing the loop: those CTAs in the closed system X · L(X) = W get the calibration's rate back
+    expect(NVJET_DRAM_IN_FLIGHT / dramLatencyAtInFlight(hbm, g.ctas * NVJET_DRAM_IN_FLIGHT)).toBeCloseTo(rate, 1);
+    // 8 attention CTAs barely load the memory: next to no correction
+    const a = PIPELINE.sdpaDecodeStream;
+    const aRate = (2 * a.kvLen * 128 * 2) / (a.us * 1000);
+    expect(CUDNN_SDPA_DRAM_IN_FLIGHT).toBeGreaterThanOrEqual(Math.floor(aRate * hbm.latencyNs));
+    expect(CUDNN_SDPA_DRAM_IN_FLIGHT).toBeLessThan(1.05 * aRate * hbm.latencyNs);
   });
 });

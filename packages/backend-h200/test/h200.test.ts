@@ -1,9 +1,10 @@
-import { loadBackend } from '@fleet/core';
+import { dramBandwidthAtInFlight, loadBackend } from '@fleet/core';
 import { runConformanceSuite } from '@fleet/core/conformance';
-import h100 from '@fleet/backend-h100';
+import h100, { NVJET_DRAM_IN_FLIGHT } from '@fleet/backend-h100';
 import { describe, expect, it } from 'vitest';
 import descriptor from '../src/index.js';
 import sweep from '../src/measured/h200-pipeline-ours.json' with { type: 'json' };
+import loaded from '../src/calibration/h200-loaded-latency-ours.json' with { type: 'json' };
 
 runConformanceSuite(descriptor);
 
@@ -24,6 +25,25 @@ describe('h200 descriptor', () => {
   it('takes its achievable HBM bandwidth from the one calibration point of the sweep, and nothing from the decode numbers', () => {
     expect(b.topology.memory.hbm.achievableBandwidthBytesPerNs).toBe(Math.round(sweep.env.sumReadTBps * 1000));
     expect(b.topology.memory.l2.capacityBytes).toBe(sweep.env.l2Bytes);
+  });
+
+  it('queues less at the DRAM than the H100, as its own loaded-latency sweep measured', () => {
+    const q = b.topology.memory.hbm.loadedLatency!;
+    expect(q).toEqual({ queueNs: loaded.fit.queueNs, saturationBytesPerNs: loaded.fit.saturationBytesPerNs });
+    expect(loaded.env.gpu).toContain('H200');
+    expect(q.saturationBytesPerNs).toBeGreaterThan(ref.topology.memory.hbm.loadedLatency!.saturationBytesPerNs);
+    // the fit describes the sweep it came from
+    expect(loaded.fit.rmsRelativeError).toBeLessThan(0.03);
+  });
+
+  it('the same GEMV CTAs (same SMs, same bytes in flight) get more bandwidth from HBM3e than from the H100 HBM3', () => {
+    // 128 nvjet CTAs of the gate_up GEMV at M = 1, each with its DRAM bytes in flight. Under a
+    // constant latency both devices would give them the same bandwidth.
+    const w = 128 * NVJET_DRAM_IN_FLIGHT;
+    const onH200 = dramBandwidthAtInFlight(b.topology.memory.hbm, w);
+    const onH100 = dramBandwidthAtInFlight(ref.topology.memory.hbm, w);
+    expect(onH200).toBeGreaterThan(1.1 * onH100);
+    expect(onH200).toBeLessThan(b.topology.memory.hbm.loadedLatency!.saturationBytesPerNs);
   });
 
   it('ships in an HGX H200 node with NVLink through NVSwitch', () => {

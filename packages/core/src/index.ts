@@ -42,6 +42,7 @@ export { EventQueue } from './engine/event-queue.js';
 export { Cache, type AccessResult } from './memory/cache.js';
 export { BandwidthResource } from './memory/bandwidth-resource.js';
 export * from './memory/memory-system.js';
+export * from './memory/loaded-latency.js';
 export { EventBus } from './protocol/event-bus.js';
 export { EventCounters, checkTaskGraph } from './runtime/event-counters.js';
 export { PersistentRuntime, type PersistentOptions } from './runtime/persistent-runtime.js';

@@ -3,6 +3,7 @@ import type { Task, TaskGraph, Tile } from '../graph/task-graph.js';
 import { MemorySystem, type TileTraffic } from '../memory/memory-system.js';
 import { BandwidthResource } from '../memory/bandwidth-resource.js';
 import { exposedStallNs, latencyBoundNs, type TilePipeline } from '../compute/tile-pipeline.js';
+import { dramLatencyAtInFlight } from '../memory/loaded-latency.js';
 import type { CostModel } from '../plugin/contract.js';
 import type { EventBus } from '../protocol/event-bus.js';
 import type { Topology } from '../topology/topology.js';
@@ -43,6 +44,12 @@ export class Machine {
   /** Slots of each unit running a tile. */
   private readonly unitBusy: Int32Array;
   private readonly inTile: Uint8Array;
+  /**
+   * DRAM bytes each slot's current operation keeps outstanding, and their sum over the device:
+   * the load that sets the DRAM latency (memory/loaded-latency.ts) when a step starts.
+   */
+  private readonly slotDramInFlight: Float64Array;
+  private dramInFlight = 0;
 
   constructor(
     readonly engine: Engine,
@@ -74,6 +81,7 @@ export class Machine {
     this.unitOf = slotUnits ? Int32Array.from(slotUnits) : null;
     this.unitBusy = new Int32Array(slotUnits ? Math.max(0, ...slotUnits) + 1 : 0);
     this.inTile = new Uint8Array(n);
+    this.slotDramInFlight = new Float64Array(n);
     this.pending = new Int32Array(n);
     this.stepTile = new Array<Tile | null>(n).fill(null);
     this.stepTask = new Array<Task | null>(n).fill(null);
@@ -127,6 +135,11 @@ export class Machine {
   }
 
   private stepDone(slot: number): void {
+    const held = this.slotDramInFlight[slot]!;
+    if (held > 0) {
+      this.slotDramInFlight[slot] = 0;
+      this.dramInFlight = Math.max(0, this.dramInFlight - held);
+    }
     const tile = this.stepTile[slot];
     if (tile) {
       const steps = tile.steps ?? 1;
@@ -181,6 +194,7 @@ export class Machine {
 
   private startOp(slot: number, t: TileTraffic, computeNs: number, overheadNs: number, pipe: TilePipeline): void {
     const now = this.engine.now;
+    this.loadDramLatency(slot, t, pipe, computeNs);
     // Compute and the latency-bound read time overlap each other and the transfers, except
     // for the share the pipeline's contexts cannot hide.
     const memoryNs = latencyBoundNs(t.readLatencyByteNs, t.dramReadLatencyByteNs, pipe);
@@ -204,6 +218,29 @@ export class Machine {
     if (t.llcBytes > 0 && m.llcBandwidth) m.llcBandwidth.start(t.llcBytes, slot);
     if (t.hbmBytes > 0) m.hbmBandwidth.start(t.hbmBytes, slot);
     if (link > 0) this.link!.start(link, slot);
+  }
+
+  /**
+   * Charge the operation's DRAM reads the latency of the DRAM as loaded now. Its outstanding
+   * DRAM bytes join those of every operation in progress, and Little's law over that total
+   * (X · L(X) = W) gives the latency all of them see. W counts bytes, not rates, so it
+   * follows from who is in flight without iterating. An operation holds its pipeline's DRAM
+   * in-flight bytes (at most what it reads) for the share of its time its DRAM stream takes:
+   * one bound by compute or by on-chip hits issues its DRAM reads more sparsely.
+   */
+  private loadDramLatency(slot: number, t: TileTraffic, pipe: TilePipeline, computeNs: number): void {
+    const hbm = this.topology.memory.hbm;
+    if (!hbm.loadedLatency || t.dramReadLatencyByteNs <= 0) return;
+    const dramLimit = pipe.dramInFlightBytes ?? pipe.inFlightBytes;
+    const dramNs = t.dramReadLatencyByteNs / dramLimit;
+    const busyNs = Math.max(computeNs, latencyBoundNs(t.readLatencyByteNs, t.dramReadLatencyByteNs, pipe));
+    const duty = busyNs > 0 ? Math.min(1, dramNs / busyNs) : 1;
+    const own = Math.min(t.dramReadLatencyByteNs / hbm.latencyNs, dramLimit) * duty;
+    this.slotDramInFlight[slot] = own;
+    this.dramInFlight += own;
+    const extra = t.dramReadLatencyByteNs * (dramLatencyAtInFlight(hbm, this.dramInFlight) / hbm.latencyNs - 1);
+    t.readLatencyByteNs += extra;
+    t.dramReadLatencyByteNs += extra;
   }
 
   private flowDone(slot: number): void {

@@ -98,6 +98,12 @@ export const topologySchema = {
             peakBandwidthBytesPerNs: rate,
             achievableBandwidthBytesPerNs: rate,
             latencyNs: latency,
+            loadedLatency: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['queueNs', 'saturationBytesPerNs'],
+              properties: { queueNs: latency, saturationBytesPerNs: rate },
+            },
           },
         },
       },

@@ -51,7 +51,20 @@ export interface HbmSpec {
   peakBandwidthBytesPerNs: number;
   /** What a streaming kernel achieves; the simulator's bandwidth resource uses this. */
   achievableBandwidthBytesPerNs: number;
+  /** Unloaded read latency (a lone dependent read), ns. */
   latencyNs: number;
+  /**
+   * How the latency grows with load (memory/loaded-latency.ts): latencyNs + queueNs · ρ/(1 − ρ)
+   * at ρ = delivered bandwidth / saturationBytesPerNs. Omitted: the latency is constant.
+   */
+  loadedLatency?: LoadedLatencySpec;
+}
+
+export interface LoadedLatencySpec {
+  /** Queueing delay at half the saturation bandwidth, ns. */
+  queueNs: number;
+  /** Bandwidth at which the queue diverges, bytes/ns (a fit parameter, at or above what streams achieve). */
+  saturationBytesPerNs: number;
 }
 
 export interface ComputeUnitSpec {

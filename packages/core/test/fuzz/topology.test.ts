@@ -92,7 +92,7 @@ function checkSimulatable(t: Topology): void {
 function mayBeAbsent(name: string, p: Place): boolean {
   const t = BASES[name]!;
   if (p.path[0] === 'sources' && p.path.length === 2) return true;
-  if (p.pointer === '/memory/llc' || p.pointer === '/computeUnit/matrixFlopsPerNs/fp8' || p.pointer === '/levels/chiplet/maxSize') return true;
+  if (p.pointer === '/memory/llc' || p.pointer === '/memory/hbm/loadedLatency' || p.pointer === '/computeUnit/matrixFlopsPerNs/fp8' || p.pointer === '/levels/chiplet/maxSize') return true;
   if ((p.key === 'halves' || p.key === 'farExtraLatencyNs') && p.parent === '/memory/l2') return t.memory.l2.organisation === 'per-partition';
   if (p.parent === '/partitions/computeUnits') return t.partitions.computeUnits.length > 1;
   if (p.parent === '/coherence') return !['chiplet', 'device'].includes(t.coherence[Number(p.key)]!.scope);
