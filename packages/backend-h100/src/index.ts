@@ -19,7 +19,7 @@ export {
   OFF_CHIP_ROUND_FIXED_NS,
 } from './collectives.js';
 export { OURS, PRIOR, PIPELINE, LOADED_LATENCY } from './calibration.js';
-export { kernelLibrary, selectGemm, selectDecodeAttention, selectPrefillAttention, selectGroupedGemm, SOFTMAX_FLOPS_PER_SCORE, TINYGEMM, TINYGEMM_IN_FLIGHT, CUTLASS_GROUPED, CUTLASS_GROUPED_DRAM_IN_FLIGHT, nvjetPipeline, nvjetStages, H100_SM, NVJET_DRAM_IN_FLIGHT, CUDNN_SDPA_DRAM_IN_FLIGHT } from './kernel-library.js';
+export { kernelLibrary, selectGemm, selectDecodeAttention, selectPrefillAttention, selectGroupedGemm, SOFTMAX_FLOPS_PER_SCORE, TINYGEMM, TINYGEMM_IN_FLIGHT, CUTLASS_GROUPED, CUTLASS_GROUPED_DRAM_IN_FLIGHT, nvjetPipeline, nvjetStages, H100_SM, NVJET_DRAM_IN_FLIGHT, CUDNN_FLASH_DRAM_BYTES_PER_NS, CUDNN_FLASH_TILE_FIXED_NS } from './kernel-library.js';
 export { module } from './module.js';
 export { node, hgxH100, ncclHopper, NVLINK4_LINKS, NVLINK4_LINK_GBPS, NCCL_SM90_NVLINK_GBPS } from './node.js';
 

@@ -61,12 +61,15 @@ const NVJET_K_TILE = 64;
 
 /**
  * DER from CAL `gemvStream`: an nvjet CTA keeps this many bytes of DRAM reads outstanding.
- * At M = 1 each of 96 CTAs streams 64 × 4096 × 2 B of weights in the measured time (its 16
- * stages of 9 KiB are not all in flight at the DRAM: the producer's TMA issue is the limit);
- * Little's law at the DRAM latency under that kernel's own load (2.2 TB/s, ~2/3 of the H100's
+ * At M = 1 each of 96 CTAs streams 64 × 4096 × 2 B of weights in the measured time less what
+ * the simulation charges apart — the graph gap, the first access and the per-tile overhead —
+ * (its 16 stages of 9 KiB are not all in flight at the DRAM: the producer's TMA issue is the
+ * limit); Little's law at the DRAM latency under that kernel's own load (~2/3 of the H100's
  * saturation) gives the bytes. The same CTAs stream L2 hits through their full stage ring.
  */
-export const NVJET_DRAM_IN_FLIGHT = Math.round(ctaInFlight(64 * PIPELINE.gemvStream.k * 2, PIPELINE.gemvStream.us * 1000, PIPELINE.gemvStream.ctas));
+export const NVJET_DRAM_IN_FLIGHT = Math.round(
+  ctaInFlight(64 * PIPELINE.gemvStream.k * 2, PIPELINE.gemvStream.us * 1000 - GRAPH_GAP_NS - HBM_NS - TILE_OVERHEAD_NS, PIPELINE.gemvStream.ctas),
+);
 
 /**
  * The DRAM latency nvjet's selection objective charges: the one its in-flight bytes were
@@ -76,11 +79,6 @@ export const NVJET_DRAM_IN_FLIGHT = Math.round(ctaInFlight(64 * PIPELINE.gemvStr
 const NVJET_SELECTION_HBM_NS = loadedDramLatencyNs(
   topology.memory.hbm,
   (PIPELINE.gemvStream.ctas * 64 * PIPELINE.gemvStream.k * 2) / (PIPELINE.gemvStream.us * 1000),
-);
-
-/** DER from CAL `sdpaDecodeStream`: a cuDNN decode-attention CTA's outstanding DRAM reads, the same way. */
-export const CUDNN_SDPA_DRAM_IN_FLIGHT = Math.round(
-  ctaInFlight(2 * PIPELINE.sdpaDecodeStream.kvLen * 128 * 2, PIPELINE.sdpaDecodeStream.us * 1000, PIPELINE.sdpaDecodeStream.ctas),
 );
 
 /** wgmma's N (the batch rows, PyTorch's operands swapped) comes in multiples of 8. */
@@ -225,8 +223,9 @@ function selectNvjet(s: GemmShape): GemmKernel {
 export function selectDecodeAttention(s: DecodeAttentionShape): DecodeAttentionKernel {
   const group = s.heads / s.kvHeads;
   // K and V tiles of 128 tokens, double-buffered; two consumer warpgroups.
-  const pipeline: TilePipeline = { inFlightBytes: 2 * 2 * 128 * s.headDim * 2, dramInFlightBytes: CUDNN_SDPA_DRAM_IN_FLIGHT, overlap: 4 };
-  if (group > 1) return { name: 'cudnn_sm90_flash_fprop', splits: 1, pipeline };
+  const pipeline: TilePipeline = { inFlightBytes: 2 * 2 * 128 * s.headDim * 2, dramBytesPerNs: CUDNN_FLASH_DRAM_BYTES_PER_NS, overlap: 4 };
+  // The same sm90 flash kernel as prefill's: the same time outside its KV loop per CTA.
+  if (group > 1) return { name: 'cudnn_sm90_flash_fprop', splits: 1, pipeline, tileFixedNs: CUDNN_FLASH_TILE_FIXED_NS, persistentWorkgroups: Math.min(s.batch * s.kvHeads, SMS) };
   const ctas = s.batch * s.kvHeads;
   const splits = ctas * 8 <= 2 * SMS && s.kvLen >= 1024 ? 8 : 1;
   return { name: splits > 1 ? 'cudnn_sm80_flash_fprop+lean_reduction' : 'cudnn_sm80_flash_fprop', splits, pipeline };
@@ -261,7 +260,7 @@ export function selectPrefillAttention(s: PrefillAttentionShape): PrefillAttenti
     l2SectionBytes: FLASH_L2_SECTION_BYTES,
     softmaxFlopsPerScore: SOFTMAX_FLOPS_PER_SCORE,
     tileFixedNs: CUDNN_FLASH_TILE_FIXED_NS,
-    pipeline: { inFlightBytes: 2 * 2 * FLASH_BLOCK * s.headDim * 2, dramInFlightBytes: CUDNN_SDPA_DRAM_IN_FLIGHT, overlap: 4, vectorUnderMatrix: true },
+    pipeline: { inFlightBytes: 2 * 2 * FLASH_BLOCK * s.headDim * 2, dramBytesPerNs: CUDNN_FLASH_DRAM_BYTES_PER_NS, overlap: 4, vectorUnderMatrix: true },
   };
 }
 
@@ -283,6 +282,19 @@ export const CUDNN_FLASH_TILE_FIXED_NS = (() => {
   const vectorNs = (SOFTMAX_FLOPS_PER_SCORE * FLASH_BLOCK * FLASH_BLOCK) / (topology.computeUnit.vectorFlopsPerNs * VECTOR_EFFICIENCY);
   const blocks = c.promptLen / FLASH_BLOCK;
   return Math.round(c.kernelUs * 1000 - blocks * Math.max(matrixNs, vectorNs) - HBM_NS - TILE_OVERHEAD_NS);
+})();
+
+/**
+ * DER from CAL `sdpaDecodeStream`: one cuDNN flash CTA's DRAM rate, bytes/ns. Each of the 8
+ * CTAs streams 2 × 32768 × 128 × 2 B of K/V in the per-call time less the graph gap, the
+ * first access, the per-tile overhead and the tile's fixed time. The stream is issue-limited
+ * (its producer warp's TMA), not latency-limited: in our sweep the per-CTA rate is the same
+ * with 64 CTAs loading the HBM to 0.87 of saturation as with these 8 (0.11), where Little's
+ * law at the loaded latency would give the 64 a third less.
+ */
+export const CUDNN_FLASH_DRAM_BYTES_PER_NS = (() => {
+  const a = PIPELINE.sdpaDecodeStream;
+  return (2 * a.kvLen * 128 * 2) / (a.us * 1000 - GRAPH_GAP_NS - HBM_NS - TILE_OVERHEAD_NS - CUDNN_FLASH_TILE_FIXED_NS);
 })();
 
 /**

@@ -37,4 +37,13 @@ describe('tile pipeline', () => {
     expect(latencyBoundNs(1000, 600, { inFlightBytes: 100, dramInFlightBytes: 6, overlap: 1 })).toBe(100);
     expect(latencyBoundNs(1000, 600, { inFlightBytes: 1, dramInFlightBytes: 600, overlap: 1 })).toBe(400);
   });
+
+  it('an issue-limited DRAM stream takes its bytes over its rate, whatever their latency', () => {
+    const pipe = { inFlightBytes: 100, dramBytesPerNs: 2, overlap: 1 };
+    // 3 DRAM bytes (600 byte·ns at a 200 ns latency): 1.5 ns at 2 B/ns; on-chip 400 / 100 = 4 ns
+    expect(latencyBoundNs(1000, 600, pipe, 3)).toBe(4);
+    expect(latencyBoundNs(1000, 600, pipe, 30)).toBe(15);
+    // a slower memory (twice the byte·ns) does not slow it
+    expect(latencyBoundNs(1600, 1200, pipe, 30)).toBe(15);
+  });
 });

@@ -33,6 +33,12 @@ export interface DecodeAttentionKernel {
    * normalisation and store), ns, once per workgroup; default 0.
    */
   tileFixedNs?: number;
+  /**
+   * A persistent grid of this many workgroups, each looping over (request, KV head) pairs:
+   * the next pair's loads stream under the previous one's epilogue, so the fixed time is paid
+   * once per workgroup, not per pair. Omitted: one workgroup per pair (or split).
+   */
+  persistentWorkgroups?: number;
 }
 
 /** A prefill (causal, many-query) attention kernel: FlashAttention-2/3 style tiles. */

@@ -18,6 +18,13 @@ export interface TilePipeline {
    * `inFlightBytes` and DRAM reads at this, concurrently; omitted: one limit for all reads.
    */
   dramInFlightBytes?: number;
+  /**
+   * A DRAM stream limited by the rate the kernel issues it, bytes/ns per unit, rather than by
+   * its bytes in flight (a kernel whose measured per-unit DRAM rate stays the same whatever
+   * the memory's load): DRAM reads take at least bytes / this, and the memory's loaded latency
+   * does not slow them. Omitted: Little's law over `dramInFlightBytes`.
+   */
+  dramBytesPerNs?: number;
   /** Independent contexts that overlap compute with memory: 1 = serial, Infinity = perfect overlap. */
   overlap: number;
   /**
@@ -38,8 +45,12 @@ export interface TilePipeline {
 /** A pipeline without limits: bandwidth-bound reads, compute fully overlapped. */
 export const UNLIMITED_PIPELINE: TilePipeline = { inFlightBytes: Infinity, overlap: Infinity };
 
-/** The Little's-law time of a tile step's reads under `pipe`, ns. */
-export function latencyBoundNs(readLatencyByteNs: number, dramReadLatencyByteNs: number, pipe: TilePipeline): number {
+/**
+ * The Little's-law time of a tile step's reads under `pipe`, ns; `dramReadBytes` (the DRAM
+ * bytes behind `dramReadLatencyByteNs`) bounds an issue-limited DRAM stream.
+ */
+export function latencyBoundNs(readLatencyByteNs: number, dramReadLatencyByteNs: number, pipe: TilePipeline, dramReadBytes = 0): number {
+  if (pipe.dramBytesPerNs !== undefined) return Math.max((readLatencyByteNs - dramReadLatencyByteNs) / pipe.inFlightBytes, dramReadBytes / pipe.dramBytesPerNs);
   if (pipe.dramInFlightBytes === undefined) return readLatencyByteNs / pipe.inFlightBytes;
   return Math.max((readLatencyByteNs - dramReadLatencyByteNs) / pipe.inFlightBytes, dramReadLatencyByteNs / pipe.dramInFlightBytes);
 }

@@ -50,6 +50,7 @@ export class Machine {
    */
   private readonly slotDramInFlight: Float64Array;
   private dramInFlight = 0;
+  private dramHolders = 0;
 
   constructor(
     readonly engine: Engine,
@@ -138,7 +139,9 @@ export class Machine {
     const held = this.slotDramInFlight[slot]!;
     if (held > 0) {
       this.slotDramInFlight[slot] = 0;
-      this.dramInFlight = Math.max(0, this.dramInFlight - held);
+      // Exactly 0 once nobody holds any: no rounding residue carries into the next layer.
+      this.dramHolders--;
+      this.dramInFlight = this.dramHolders === 0 ? 0 : Math.max(0, this.dramInFlight - held);
     }
     const tile = this.stepTile[slot];
     if (tile) {
@@ -194,10 +197,11 @@ export class Machine {
 
   private startOp(slot: number, t: TileTraffic, computeNs: number, overheadNs: number, pipe: TilePipeline): void {
     const now = this.engine.now;
-    this.loadDramLatency(slot, t, pipe, computeNs);
+    const dramReadBytes = t.dramReadLatencyByteNs / this.topology.memory.hbm.latencyNs;
+    this.loadDramLatency(slot, t, pipe, computeNs, dramReadBytes);
     // Compute and the latency-bound read time overlap each other and the transfers, except
     // for the share the pipeline's contexts cannot hide.
-    const memoryNs = latencyBoundNs(t.readLatencyByteNs, t.dramReadLatencyByteNs, pipe);
+    const memoryNs = latencyBoundNs(t.readLatencyByteNs, t.dramReadLatencyByteNs, pipe, dramReadBytes);
     this.computeEnd[slot] = now + Math.max(computeNs, memoryNs);
     this.extra[slot] = t.latencyNs + overheadNs + exposedStallNs(computeNs, memoryNs, pipe.overlap);
     const m = this.memory;
@@ -228,16 +232,22 @@ export class Machine {
    * in-flight bytes (at most what it reads) for the share of its time its DRAM stream takes:
    * one bound by compute or by on-chip hits issues its DRAM reads more sparsely.
    */
-  private loadDramLatency(slot: number, t: TileTraffic, pipe: TilePipeline, computeNs: number): void {
+  private loadDramLatency(slot: number, t: TileTraffic, pipe: TilePipeline, computeNs: number, dramReadBytes: number): void {
     const hbm = this.topology.memory.hbm;
     if (!hbm.loadedLatency || t.dramReadLatencyByteNs <= 0) return;
-    const dramLimit = pipe.dramInFlightBytes ?? pipe.inFlightBytes;
+    // An issue-limited stream keeps its rate × latency outstanding and is not slowed by the load.
+    const issued = pipe.dramBytesPerNs !== undefined;
+    const dramLimit = issued ? pipe.dramBytesPerNs! * hbm.latencyNs : (pipe.dramInFlightBytes ?? pipe.inFlightBytes);
     const dramNs = t.dramReadLatencyByteNs / dramLimit;
-    const busyNs = Math.max(computeNs, latencyBoundNs(t.readLatencyByteNs, t.dramReadLatencyByteNs, pipe));
+    const busyNs = Math.max(computeNs, latencyBoundNs(t.readLatencyByteNs, t.dramReadLatencyByteNs, pipe, dramReadBytes));
     const duty = busyNs > 0 ? Math.min(1, dramNs / busyNs) : 1;
-    const own = Math.min(t.dramReadLatencyByteNs / hbm.latencyNs, dramLimit) * duty;
-    this.slotDramInFlight[slot] = own;
-    this.dramInFlight += own;
+    const own = Math.min(dramReadBytes, dramLimit) * duty;
+    if (own > 0) {
+      this.slotDramInFlight[slot] = own;
+      this.dramHolders++;
+      this.dramInFlight += own;
+    }
+    if (issued) return;
     const extra = t.dramReadLatencyByteNs * (dramLatencyAtInFlight(hbm, this.dramInFlight) / hbm.latencyNs - 1);
     t.readLatencyByteNs += extra;
     t.dramReadLatencyByteNs += extra;

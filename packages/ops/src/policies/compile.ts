@@ -461,10 +461,13 @@ class Decomposer {
     }
     const kernel = this.library?.decodeAttention({ batch: op.batch, heads: op.heads, kvHeads: op.kvHeads, kvLen: op.kvLen, headDim: op.headDim });
     if (kernel && kernel.splits > 1 && prologue.length === 0) return this.splitAttention(op, b, kernel);
+    // A persistent grid pays the fixed time once per workgroup, spread over the pairs it loops over.
+    const pairs = op.batch * op.kvHeads;
+    const fixedPerPair = kernel?.tileFixedNs ? kernel.tileFixedNs * Math.min(1, (kernel.persistentWorkgroups ?? pairs) / pairs) : 0;
     for (let r = 0; r < op.batch; r++) {
       for (let h = 0; h < op.kvHeads; h++) {
         const chunks = attentionTiles(op, b, r, h);
-        const tiles = kernel ? [withFixed(streamChunks(chunks, kernel.pipeline), kernel.tileFixedNs)] : chunks;
+        const tiles = kernel ? [withFixed(streamChunks(chunks, kernel.pipeline), fixedPerPair)] : chunks;
         if (prologue.length > 0) {
           // q/k norm, RoPE and the KV append of this group, fused ahead of the attention.
           const row = (((op.rowOffset ?? 0) + r) * qkvCols + h * group * op.headDim) * EL;
