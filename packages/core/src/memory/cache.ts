@@ -9,6 +9,16 @@ const EMPTY = -(2 ** 52);
  */
 export type SectorMask = Int32Array;
 
+/** A copy of a cache's contents at one moment (`Cache.snapshot`). */
+export interface CacheSnapshot {
+  tags: Int32Array;
+  stamps: Float64Array;
+  dirty: Float64Array;
+  valid: Int32Array;
+  dirtySectors: Int32Array;
+  clock: number;
+}
+
 /** Outcome of one block access. */
 export interface AccessResult {
   /** Every requested sector was present. */
@@ -302,22 +312,27 @@ export class Cache {
     return n;
   }
 
+  /** A copy of the cache's contents (typed-array copies: cheap), for `appendState` later. */
+  snapshot(): CacheSnapshot {
+    return { tags: this.tags.slice(), stamps: this.stamps.slice(), dirty: this.dirty.slice(), valid: this.valid.slice(), dirtySectors: this.dirtySectors.slice(), clock: this.clock };
+  }
+
   /**
-   * Append this cache's state to `out`, canonically: per set, its blocks from most to least
+   * Append a snapshot's state to `out`, canonically: per set, its blocks from most to least
    * recently used, each as `label(block)`, its age in accesses, valid mask, dirty bytes and
-   * dirty mask. Equal output means equal behaviour from here on, for blocks named alike.
+   * dirty mask. Equal output means equal behaviour from there on, for blocks named alike.
    */
-  appendState(label: (block: number) => number, out: number[]): void {
+  appendState(label: (block: number) => number, out: number[], snap: CacheSnapshot = this.snapshot()): void {
     const W = this.words;
     const order: number[] = [];
     for (let s = 0; s < this.sets; s++) {
       order.length = 0;
-      for (let i = s * this.ways; i < (s + 1) * this.ways; i++) if (this.tags[i]! >= 0) order.push(i);
-      order.sort((a, b) => this.stamps[b]! - this.stamps[a]!);
+      for (let i = s * this.ways; i < (s + 1) * this.ways; i++) if (snap.tags[i]! >= 0) order.push(i);
+      order.sort((a, b) => snap.stamps[b]! - snap.stamps[a]!);
       out.push(order.length);
       for (const i of order) {
-        out.push(label(this.tags[i]!), this.clock - this.stamps[i]!, this.dirty[i]!);
-        for (let w = 0; w < W; w++) out.push(this.valid[i * W + w]!, this.dirtySectors[i * W + w]!);
+        out.push(label(snap.tags[i]!), snap.clock - snap.stamps[i]!, snap.dirty[i]!);
+        for (let w = 0; w < W; w++) out.push(snap.valid[i * W + w]!, snap.dirtySectors[i * W + w]!);
       }
     }
   }

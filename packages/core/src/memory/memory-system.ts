@@ -138,19 +138,25 @@ export class MemorySystem {
    * The caches' contents as seen from the start of decoder layer `layer`, with every block of
    * a per-layer buffer named by its role, offset and how many layers back it belongs to, and
    * every stamp relative to its cache's clock: two layer boundaries with equal states are the
-   * same machine state up to the layer translation. Null without a layer-periodic layout.
+   * same machine state up to the layer translation. Copied now, put in canonical form when
+   * the returned function is called (only if the cheaper parts of two states already agree).
+   * Null without a layer-periodic layout.
    */
-  layerRelativeState(layer: number): number[] | null {
+  layerRelativeState(layer: number): (() => number[]) | null {
     const P = this.periodBlocks;
     if (P === null) return null;
+    const caches = [...this.l2, ...(this.llc ? [this.llc] : [])];
+    const snaps = caches.map((c) => c.snapshot());
     const label = (block: number) => {
       const slot = Math.floor(block / P);
       const key = block - slot * P;
       return slot === 0 ? key : key + P * (1 + layer - (slot - 1));
     };
-    const out: number[] = [];
-    for (const c of [...this.l2, ...(this.llc ? [this.llc] : [])]) c.appendState(label, out);
-    return out;
+    return () => {
+      const out: number[] = [];
+      caches.forEach((c, i) => c.appendState(label, out, snaps[i]));
+      return out;
+    };
   }
 
   /** The L2 instance a compute unit of `partition` uses (a shared L2: its near half). */

@@ -104,7 +104,8 @@ export class KernelRuntime {
     const ended = this.graph.kernels[this.kernel - 1]!.layer;
     const next = this.graph.kernels[this.kernel]!.layer;
     if (ended < 0 || ended === next) return;
-    this.probe.offer(ended + 1, this.m.memory.layerRelativeState(ended + 1));
+    const memory = this.m.memory.layerRelativeState(ended + 1);
+    this.probe.offer(ended + 1, memory && { runtime: [], memory });
   }
 
   private startKernel(): void {

@@ -159,7 +159,7 @@ export class PersistentRuntime {
     if (memory === null) return this.probe.offer(b, null);
     const now = this.m.engine.now;
     const sched = this.schedWorkers.map((ws, s) => [this.schedCursor[s]! % Math.max(1, ws.length), Math.max(0, this.schedFree[s]! - now)]).flat();
-    this.probe.offer(b, [...memory, this.signaller, ...sched, ...this.m.writeBackBusyNs()]);
+    this.probe.offer(b, { runtime: [this.signaller, ...sched, ...this.m.writeBackBusyNs()], memory });
   }
 
   /** Tasks of the layers before `layer` (the embedding included). */

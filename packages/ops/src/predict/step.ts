@@ -76,7 +76,7 @@ export function collectivesFor(backend: Backend, g: OpGraph): { collective: NonN
 export type LayerExtrapolation = 'none' | 'proven' | 'assumed';
 
 /** Decoder layers a whole-model prediction simulates first, looking for a provably steady layer. */
-export const PROOF_LAYERS = 4;
+export const PROOF_LAYERS = 6;
 
 /** The less certain of two extrapolations (several positions or chunks). */
 export function worseExtrapolation(a: LayerExtrapolation, b: LayerExtrapolation): LayerExtrapolation {
