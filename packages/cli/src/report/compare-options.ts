@@ -19,7 +19,7 @@ export function addCompareOptions(cmd: Command): Command {
     .option('--chunk <n>', 'prefill: tokens per chunk (chunked prefill; default the whole prompt in one step); mixed: the chunk in the step (default 512)')
     .option('--decode <n>', 'decode tokens; TPOT is their mean', '1024')
     .option('--positions <n>', 'decode positions (or prefill chunks) simulated, evenly spaced; the rest are interpolated', '1')
-    .option('--sample-layers <n>', 'decoder layers simulated; the rest repeat the steady-state layer', '3')
+    .option('--sample-layers <n>', "decoder layers simulated; the rest repeat the steady-state layer (exactly where results say layersExtrapolated: proven). The model's layer count asks for every layer: a few run, and all of them only when no repeat is proven", '3')
     .option('--max-sim-steps <n>', 'refuse runs whose GEMM and attention tiles exceed this many simulated steps per decode position', '10000000')
     .option('--tp <list>', 'tensor-parallel degrees, comma-separated (devices of the backend\'s node; heads, FFN and vocabulary split, all-reduce after O and down, logits all-gathered)', '1')
     .option('--ep <n>', 'expert-parallel degree for mixture-of-experts models (ep groups of tp devices)', '1')
