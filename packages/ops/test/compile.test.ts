@@ -80,3 +80,28 @@ describe('cooperative tiling, isolated GEMM (analytic oracle)', () => {
     expect(c.hbmReadBytes).toBeGreaterThan(0.95 * 8192 * 4096 * 2);
   });
 });
+
+describe('library decode attention', () => {
+  // The MI350's own library, with a decode kernel that has a fixed time outside its KV loop.
+  const withFixed = (persistentWorkgroups?: number) => ({
+    ...backend.kernelLibrary!,
+    decodeAttention: (s: Parameters<NonNullable<typeof backend.kernelLibrary>['decodeAttention']>[0]) => ({
+      ...backend.kernelLibrary!.decodeAttention(s),
+      splits: 1,
+      tileFixedNs: 1000,
+      ...(persistentWorkgroups ? { persistentWorkgroups } : {}),
+    }),
+  });
+  const fixedOf = (persistentWorkgroups?: number) => {
+    const g = compilePolicy(buildDecodeGraph(qwen, { batch: 8, contextLen: 256 }), policy('kernel-per-op-graph'), backend.topology, { layers: [0], library: withFixed(persistentWorkgroups) });
+    const attn = g.tasks.filter((t) => t.layer === 0 && t.kind === 'attention');
+    return attn.map((t) => t.tiles.reduce((a, tile) => a + (tile.fixedNs ?? 0), 0));
+  };
+
+  it('pays the fixed time once per workgroup: per pair, or spread over the pairs a persistent workgroup loops over', () => {
+    // batch 8 × 8 KV heads = 64 (request, head) pairs
+    expect(fixedOf()).toEqual(Array(64).fill(1000));
+    expect(fixedOf(16)).toEqual(Array(64).fill(250));
+    expect(fixedOf(132)).toEqual(Array(64).fill(1000)); // more workgroups than pairs: one each
+  });
+});
