@@ -2,7 +2,7 @@
  * H100 parameters of core's `RooflineCostModel`. "ours" = our own measurements on one
  * H100 80GB HBM3 (SXM), /work/shared/reference/h100-microbench.json [CAL].
  */
-import { loadedDramLatencyNs, type RooflineParams } from '@fleet/core';
+import { inFlightFromRate, type RooflineParams } from '@fleet/core';
 import { OURS, PIPELINE, PRIOR } from './calibration.js';
 import { H100_CLOCK_GHZ, H100_LATENCY_CYCLES as LAT, topology } from './topology.js';
 
@@ -19,10 +19,8 @@ const ns = (cycles: number) => Math.round((cycles / H100_CLOCK_GHZ) * 10) / 10;
  * so each SM streams 6144 × 4096 × 2 / 96 B in 22.4 µs = 23.4 B/ns against the DRAM latency at
  * the kernel's 2.2 TB/s (topology.memory.hbm.loadedLatency; 658 cycles unloaded): ≈ 9 KB.
  */
-export const BYTES_IN_FLIGHT_PER_SM = Math.round(
-  ((6144 * 4096 * 2) / 96 / (PRIOR.gemvBf16ColdUs.qkv_proj_N6144_K4096 * 1000)) *
-    loadedDramLatencyNs(topology.memory.hbm, (6144 * 4096 * 2) / (PRIOR.gemvBf16ColdUs.qkv_proj_N6144_K4096 * 1000)),
-);
+const PRIOR_QKV_BYTES_PER_NS = (6144 * 4096 * 2) / (PRIOR.gemvBf16ColdUs.qkv_proj_N6144_K4096 * 1000);
+export const BYTES_IN_FLIGHT_PER_SM = Math.round(inFlightFromRate(topology.memory.hbm, PRIOR_QKV_BYTES_PER_NS / 96, PRIOR_QKV_BYTES_PER_NS));
 
 /**
  * DER from CAL ours `gemmPeak` (bench/h100/pipeline.py): the matrix pipe's issue efficiency

@@ -7,6 +7,7 @@
  * in `fleet validate --suite h100-pipeline`.
  */
 import {
+  inFlightFromRate,
   loadedDramLatencyNs,
   occupancy,
   type ComputeResources,
@@ -48,7 +49,7 @@ const L2_NS = LAT.l2 / H100_CLOCK_GHZ;
  * bytes it had in flight.
  */
 function ctaInFlight(bytes: number, ns: number, ctas: number): number {
-  return (bytes / ns) * loadedDramLatencyNs(topology.memory.hbm, (ctas * bytes) / ns);
+  return inFlightFromRate(topology.memory.hbm, bytes / ns, (ctas * bytes) / ns);
 }
 
 /**
@@ -67,19 +68,18 @@ const NVJET_K_TILE = 64;
  * limit); Little's law at the DRAM latency under that kernel's own load (~2/3 of the H100's
  * saturation) gives the bytes. The same CTAs stream L2 hits through their full stage ring.
  */
-export const NVJET_DRAM_IN_FLIGHT = Math.round(
-  ctaInFlight(64 * PIPELINE.gemvStream.k * 2, PIPELINE.gemvStream.us * 1000 - GRAPH_GAP_NS - HBM_NS - TILE_OVERHEAD_NS, PIPELINE.gemvStream.ctas),
-);
+const GEMV_CTA_BYTES = 64 * PIPELINE.gemvStream.k * 2;
+const GEMV_STREAM_NS = PIPELINE.gemvStream.us * 1000 - GRAPH_GAP_NS - HBM_NS - TILE_OVERHEAD_NS;
+export const NVJET_DRAM_IN_FLIGHT = Math.round(ctaInFlight(GEMV_CTA_BYTES, GEMV_STREAM_NS, PIPELINE.gemvStream.ctas));
 
 /**
- * The DRAM latency nvjet's selection objective charges: the one its in-flight bytes were
- * derived at. cuBLASLt's heuristic is the library's, not the device's — it picks the same
- * kernels on an H200 — so the objective stays the H100-calibrated one whatever the memory.
+ * The DRAM latency nvjet's selection objective charges: the calibration kernel's, at its load
+ * over the whole per-call time (the in-flight bytes above take the load over the streaming
+ * time alone, a slightly higher one). cuBLASLt's heuristic is the library's, not the
+ * device's — it picks the same kernels on an H200 — so the objective stays the
+ * H100-calibrated one whatever the memory.
  */
-const NVJET_SELECTION_HBM_NS = loadedDramLatencyNs(
-  topology.memory.hbm,
-  (PIPELINE.gemvStream.ctas * 64 * PIPELINE.gemvStream.k * 2) / (PIPELINE.gemvStream.us * 1000),
-);
+const NVJET_SELECTION_HBM_NS = loadedDramLatencyNs(topology.memory.hbm, (PIPELINE.gemvStream.ctas * GEMV_CTA_BYTES) / (PIPELINE.gemvStream.us * 1000));
 
 /** wgmma's N (the batch rows, PyTorch's operands swapped) comes in multiples of 8. */
 export const WGMMA_ROW_GRANULARITY = 8;

@@ -18,6 +18,17 @@ export interface TensorSpec {
   dtype: DType;
 }
 
+/**
+ * A decoder layer's own tensor (and op) `L<layer>.<role>`, e.g. `L3.w_qkv`: its layer and its
+ * role, the same in every layer; null for a name that belongs to no layer (`h`, `w_lm_head`).
+ */
+export function parseLayerName(name: string): { layer: number; role: string } | null {
+  const m = LAYER_NAME.exec(name);
+  return m ? { layer: Number(m[1]), role: m[2]! } : null;
+}
+
+const LAYER_NAME = /^L(\d+)\.(.+)$/;
+
 export type OpKind =
   | 'embedding'
   | 'rmsnorm'

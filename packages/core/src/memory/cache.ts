@@ -217,19 +217,16 @@ export class Cache {
   private markDirty(i: number, bytes: number, req: SectorMask): void {
     const W = this.words;
     let fresh = 0;
-    let asked = 0;
     for (let w = 0, v = i * W; w < W; w++, v++) {
-      const s = req[w]!;
-      const f = s & ~this.dirtySectors[v]!;
+      const f = req[w]! & ~this.dirtySectors[v]!;
       if (f !== 0) {
         fresh += popcount(f);
         this.dirtySectors[v] = this.dirtySectors[v]! | f;
       }
-      if (s !== 0) asked += popcount(s);
     }
     if (fresh === 0) return;
     const before = this.dirty[i]!;
-    const after = Math.min(this.blockBytes, before + (bytes * fresh) / asked);
+    const after = Math.min(this.blockBytes, before + (bytes * fresh) / maskPopcount(req));
     this.dirty[i] = after;
     this.dirtyBytes += after - before;
   }
@@ -296,10 +293,7 @@ export class Cache {
     const mask = new Int32Array(W);
     const order: number[] = [];
     for (let s = 0; s < this.sets; s++) {
-      order.length = 0;
-      for (let i = s * this.ways; i < (s + 1) * this.ways; i++) if (this.dirty[i]! > 0) order.push(i);
-      if (order.length > 1) order.sort((a, b) => this.stamps[a]! - this.stamps[b]!);
-      for (const i of order) {
+      for (const i of this.waysByAge(s, this.stamps, (i) => this.dirty[i]! > 0, order)) {
         for (let w = 0; w < W; w++) {
           mask[w] = this.dirtySectors[i * W + w]!;
           this.dirtySectors[i * W + w] = 0;
@@ -322,19 +316,26 @@ export class Cache {
    * recently used, each as `label(block)`, its age in accesses, valid mask, dirty bytes and
    * dirty mask. Equal output means equal behaviour from there on, for blocks named alike.
    */
-  appendState(label: (block: number) => number, out: number[], snap: CacheSnapshot = this.snapshot()): void {
+  appendState(label: (block: number) => number, out: number[], snap: CacheSnapshot): void {
     const W = this.words;
     const order: number[] = [];
     for (let s = 0; s < this.sets; s++) {
-      order.length = 0;
-      for (let i = s * this.ways; i < (s + 1) * this.ways; i++) if (snap.tags[i]! >= 0) order.push(i);
-      order.sort((a, b) => snap.stamps[b]! - snap.stamps[a]!);
+      this.waysByAge(s, snap.stamps, (i) => snap.tags[i]! >= 0, order);
       out.push(order.length);
-      for (const i of order) {
+      for (let k = order.length - 1; k >= 0; k--) {
+        const i = order[k]!;
         out.push(label(snap.tags[i]!), snap.clock - snap.stamps[i]!, snap.dirty[i]!);
         for (let w = 0; w < W; w++) out.push(snap.valid[i * W + w]!, snap.dirtySectors[i * W + w]!);
       }
     }
+  }
+
+  /** The ways of set `s` that `keep` accepts, into `order`, least recently used first. */
+  private waysByAge(s: number, stamps: Float64Array, keep: (way: number) => boolean, order: number[]): number[] {
+    order.length = 0;
+    for (let i = s * this.ways; i < (s + 1) * this.ways; i++) if (keep(i)) order.push(i);
+    if (order.length > 1) order.sort((a, b) => stamps[a]! - stamps[b]!);
+    return order;
   }
 
   /** Drop everything (an invalidate); dirty data is lost, so write back first. */

@@ -1,4 +1,5 @@
 import type { Engine } from '../engine/engine.js';
+import { parseLayerName } from '../graph/op-graph.js';
 import type { BufferSpec, Region, Tile } from '../graph/task-graph.js';
 import type { LevelCounters } from '../protocol/events.js';
 import type { Topology } from '../topology/topology.js';
@@ -453,9 +454,6 @@ export class MemorySystem {
   }
 }
 
-/** A per-layer buffer's name: `L<layer>.<role>`. */
-const LAYER_BUFFER = /^L(\d+)\.(.+)$/;
-
 /**
  * Where the buffers live, block-aligned. Layer-periodic: the address space is cut into slots
  * of a power-of-two number of blocks; slot 0 holds the buffers that belong to no layer, slot
@@ -468,8 +466,8 @@ const LAYER_BUFFER = /^L(\d+)\.(.+)$/;
 export function layerPeriodicLayout(buffers: readonly BufferSpec[], blockBytes: number): { bases: number[]; periodBlocks: number | null } {
   const blocksOf = (b: BufferSpec) => Math.ceil(Math.max(1, b.bytes) / blockBytes);
   const roleOf = (b: BufferSpec) => {
-    const m = LAYER_BUFFER.exec(b.name);
-    return m ? { layer: Number(m[1]), role: `L.${m[2]}` } : { layer: -1, role: `#${b.id}` };
+    const n = parseLayerName(b.name);
+    return n ? { layer: n.layer, role: `L.${n.role}` } : { layer: -1, role: `#${b.id}` };
   };
   const size = new Map<string, number>();
   let maxLayer = -1;

@@ -4,6 +4,7 @@ import {
   DTYPE_BYTES,
   groupBytesPerNs,
   inputError,
+  parseLayerName,
   simulateGraph,
   zeroCounters,
   type Backend,
@@ -192,8 +193,11 @@ function layerSignature(g: OpGraph, layer: number): string {
   if (!cache) signatures.set(g, (cache = new Map()));
   let sig = cache.get(layer);
   if (sig === undefined) {
-    const prefix = new RegExp(`^L${layer}\\.`);
-    const strip = (v: unknown) => (typeof v === 'string' ? v.replace(prefix, 'L.') : Array.isArray(v) ? v.map((x) => (typeof x === 'string' ? x.replace(prefix, 'L.') : x)) : v);
+    const name = (x: unknown) => {
+      const n = typeof x === 'string' ? parseLayerName(x) : null;
+      return n && n.layer === layer ? `L.${n.role}` : x;
+    };
+    const strip = (v: unknown) => (Array.isArray(v) ? v.map(name) : name(v));
     sig = JSON.stringify(g.ops.filter((o) => o.layer === layer).map((o) => Object.entries(o).filter(([k]) => k !== 'layer').map(([k, v]) => [k, strip(v)])));
     cache.set(layer, sig);
   }
