@@ -15,7 +15,7 @@ export { compilePolicy, type CompileOptions } from './policies/compile.js';
 export * from './predict/decode.js';
 export * from './predict/prefill.js';
 export * from './predict/mixed.js';
-export { simulateStep, compiledSteps, collectivesFor, resolvePolicy, sameLayerOps, worseExtrapolation, PROOF_LAYERS, type LayerExtrapolation, type StepResult, type StepSimulation } from './predict/step.js';
+export { simulateStep, compiledSteps, collectivesFor, resolvePolicy, sameLayerOps, worseExtrapolation, PROOF_LAYERS, type LayerExtrapolation, type StepOptions, type StepResult, type StepSimulation } from './predict/step.js';
 export { linearOpGraph } from './predict/single-op.js';
 export * from './attention-mapping/index.js';
 export * from './numerics/random.js';

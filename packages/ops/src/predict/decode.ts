@@ -16,43 +16,23 @@ import {
   activeExpertsOf,
   isMoeLayer,
   kvElementsPerToken,
-  type Routing,
   tensorParallelProblem,
-  type SimEvent,
 } from '@fleet/core';
-import { PROOF_LAYERS, resolvePolicy, simulateStep, worseExtrapolation, type LayerExtrapolation } from './step.js';
+import { PROOF_LAYERS, resolvePolicy, simulateStep, worseExtrapolation, type LayerExtrapolation, type StepOptions } from './step.js';
 export { persistentOptionsFor } from './step.js';
 import { STEP_K, TILE_M, TILE_N } from '../decompose/linear.js';
 import { KV_CHUNK } from '../decompose/attention.js';
 import { decoderLinearBytes } from '../quant/cost.js';
 import { DENSE_BF16 } from '../quant/weight-type.js';
 import type { WeightType } from '../quant/weight-type.js';
-import type { PolicyOverrides } from '../policies/policy.js';
 
-export interface DecodeOptions {
-  policy: string;
-  batch: number;
+export interface DecodeOptions extends StepOptions {
   /** Prompt tokens already in the KV cache when decoding starts. */
   prompt: number;
   /** Tokens generated; TPOT is the mean over these positions. */
   decode: number;
   /** Decode positions simulated (evenly spaced); the rest interpolate. Default 2. */
   positions?: number;
-  /** Decoder layers simulated; the others repeat the steady-state layer. Default 3. */
-  layers?: number;
-  granularityBytes?: number;
-  /** Type of the decoder layers' linear weights (default bf16). */
-  weights?: WeightType;
-  /**
-   * Refuse a configuration whose GEMM tiles would take more simulated steps than this per
-   * decode position (time and memory budget; default 50 million).
-   */
-  maxSimSteps?: number;
-  /** Schedule knobs overriding the policy's own (cache policies, SiLU fusion, traversal…). */
-  overrides?: PolicyOverrides;
-  /** MoE models: which experts each step's tokens go to (default uniform). */
-  routing?: Routing;
-  observers?: ((events: readonly SimEvent[]) => void)[];
   /** Tensor-parallel degree: the step runs on `tp` devices of the backend's node, one rank simulated (they are symmetric). Default 1. */
   tp?: number;
   /**

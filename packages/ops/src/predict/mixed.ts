@@ -1,28 +1,15 @@
-import { buildMixedGraph, inputError, isMoeLayer, l2HitRate, type Backend, type ModelSpec, type Routing, type SimEvent } from '@fleet/core';
-import type { PolicyOverrides } from '../policies/policy.js';
-import type { WeightType } from '../quant/weight-type.js';
+import { buildMixedGraph, inputError, isMoeLayer, l2HitRate, type Backend, type ModelSpec } from '@fleet/core';
 import { DEFAULT_MAX_SIM_STEPS, doesNotFit, residentBytes } from './decode.js';
 import { prefillUnsupported } from './prefill.js';
-import { resolvePolicy, simulateStep } from './step.js';
+import { resolvePolicy, simulateStep, type StepOptions } from './step.js';
 
-export interface MixedOptions {
-  policy: string;
-  /** Decode requests in the step. */
-  batch: number;
-  /** Tokens each decode request has cached. */
+export interface MixedOptions extends StepOptions {
+  /** Tokens each decode request (`batch` of them) has cached. */
   context: number;
   /** Prompt tokens of the chunk riding along. */
   chunk: number;
   /** Tokens of that prompt cached by earlier chunks. Default 0. */
   chunkContext?: number;
-  layers?: number;
-  granularityBytes?: number;
-  weights?: WeightType;
-  maxSimSteps?: number;
-  overrides?: PolicyOverrides;
-  /** MoE models: expert routing (default uniform). */
-  routing?: Routing;
-  observers?: ((events: readonly SimEvent[]) => void)[];
 }
 
 export interface MixedPrediction {

@@ -1,28 +1,14 @@
-import { addCounters, buildPrefillGraph, inputError, isMoeLayer, l2HitRate, zeroCounters, type Backend, type ModelSpec, type Routing, type SimEvent } from '@fleet/core';
-import type { PolicyOverrides } from '../policies/policy.js';
-import type { WeightType } from '../quant/weight-type.js';
+import { addCounters, buildPrefillGraph, inputError, isMoeLayer, l2HitRate, zeroCounters, type Backend, type ModelSpec } from '@fleet/core';
 import { DEFAULT_MAX_SIM_STEPS, doesNotFit, parallelismOf, parallelismProblem, residentBytes, tensorParallelCompiles } from './decode.js';
-import { resolvePolicy, simulateStep, worseExtrapolation, type LayerExtrapolation, type StepResult } from './step.js';
+import { resolvePolicy, simulateStep, worseExtrapolation, type LayerExtrapolation, type StepOptions, type StepResult } from './step.js';
 
-export interface PrefillOptions {
-  policy: string;
-  batch: number;
+export interface PrefillOptions extends StepOptions {
   /** Prompt tokens per request. */
   prompt: number;
   /** Chunked prefill: tokens per step (default: the whole prompt in one step). */
   chunk?: number;
   /** Chunks simulated (evenly spaced, at least the first and the last); the others are interpolated. Default 2. */
   chunksSimulated?: number;
-  /** Decoder layers simulated; the others repeat the steady-state layer. Default 3. */
-  layers?: number;
-  granularityBytes?: number;
-  weights?: WeightType;
-  /** Refuse a chunk whose compiled tiles take more simulated steps than this. */
-  maxSimSteps?: number;
-  overrides?: PolicyOverrides;
-  /** MoE models: expert routing (default uniform). */
-  routing?: Routing;
-  observers?: ((events: readonly SimEvent[]) => void)[];
   /** Tensor-parallel degree (as `DecodeOptions.tp`). */
   tp?: number;
   /** Expert-parallel degree (as `DecodeOptions.ep`). */

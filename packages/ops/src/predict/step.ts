@@ -13,6 +13,7 @@ import {
   type OpGraph,
   type PersistentOptions,
   type PolicySupport,
+  type Routing,
   type SimEvent,
 } from '@fleet/core';
 import { compilePolicy } from '../policies/compile.js';
@@ -30,6 +31,29 @@ export function resolvePolicy(backend: Backend, policy: string, overrides?: Poli
   if (support.unsupportedReason) return { reason: support.unsupportedReason };
   if (!found) return { reason: `policy '${policy}' is declared by ${backend.name} but has no compiler in @fleet/ops yet` };
   return { def: withOverrides(found, overrides), support };
+}
+
+/** What every prediction (decode, prefill, a mixed step) is asked: the policy, the batch, and how to simulate. */
+export interface StepOptions {
+  policy: string;
+  batch: number;
+  /**
+   * Decoder layers simulated; the others repeat the steady-state layer. Default 3. Decode: the
+   * model's layer count asks for every layer (a few run; all only when no repeat is proven).
+   */
+  layers?: number;
+  /** Cache block size the memory model tracks, bytes (see `SimulationOptions.granularityBytes`). */
+  granularityBytes?: number;
+  /** Type of the decoder layers' linear weights (default bf16). */
+  weights?: WeightType;
+  /** Refuse a step whose compiled tiles would take more simulated steps than this (time and memory budget). */
+  maxSimSteps?: number;
+  /** Schedule knobs overriding the policy's own (cache policies, SiLU fusion, traversal…). */
+  overrides?: PolicyOverrides;
+  /** MoE models: which experts each step's tokens go to (default uniform). */
+  routing?: Routing;
+  /** Subscribers to the simulation's event stream (every layer is then simulated). */
+  observers?: ((events: readonly SimEvent[]) => void)[];
 }
 
 /** How one forward step is simulated: which layers, in what detail. */
