@@ -271,14 +271,14 @@ function fusedTasks(
 }
 
 /**
- * ClusterFusion needs Hopper's thread-block clusters: a chiplet level that is a cluster of
- * blocks sharing distributed shared memory, and the backend's DSMEM collectives.
+ * ClusterFusion needs thread-block clusters: a chiplet level of blocks that share distributed
+ * shared memory (its collectives are priced by the backend's `cluster-*` models when it has
+ * them, else from the chiplet coherence scope).
  */
 function needsClusters(backend: Backend): string | null {
-  const levels = backend.topology.levels;
-  const dsmem = backend.collectives.some((c) => c.name === 'cluster-reduce') && backend.collectives.some((c) => c.name === 'cluster-gather');
-  if (levels.chiplet.unit === 'cluster' && dsmem) return null;
-  return `${backend.name} has no thread-block clusters with distributed shared memory (chiplet level: ${levels.chiplet.unit}${dsmem ? '' : '; no cluster-reduce/cluster-gather collectives'}); ClusterFusion's ClusterReduce/ClusterGather need them`;
+  const unit = backend.topology.levels.chiplet.unit;
+  if (unit === 'cluster') return null;
+  return `${backend.name} has no thread-block clusters with distributed shared memory (its chiplet level is the ${unit}); ClusterFusion's ClusterReduce/ClusterGather need them`;
 }
 
 /** ClusterFusion as a policy: the cluster block per layer over kernel-per-op-graph kernels, one graph. */

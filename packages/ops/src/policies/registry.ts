@@ -3,7 +3,8 @@
  * `TOKENS.Policy` in its module (discovered as backends are). One resolver decides whether a
  * backend runs a policy: the backend's explicit refusal, else the policy's own requirements.
  */
-import { inputError, TOKENS, type Backend, type BackendRegistry } from '@fleet/core';
+import { inputError, TOKENS, type Backend, type BackendRegistry, type OpGraph, type TaskGraph } from '@fleet/core';
+import type { CompileOptions } from '../compile/lowering.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { withOverrides, type PolicyOverrides, type Schedule } from '../compile/schedule.js';
 import { CLUSTERFUSION } from './clusterfusion.js';
@@ -123,4 +124,12 @@ export function resolvePolicy(backend: Backend, policy: string | Policy, overrid
 /** The names of Fleet's own policies (help texts; plugins may add more). */
 export function policyNames(): string[] {
   return builtin.names();
+}
+
+/**
+ * Compile `graph` under `policy` on `backend` with exactly `opts` (no tuning added) and the
+ * policy's schedule with `overrides`: for experiments on one policy's task graph.
+ */
+export function compilePolicy(graph: OpGraph, policy: Policy, backend: Backend, opts: CompileOptions, overrides?: PolicyOverrides): TaskGraph {
+  return policy.compile(graph, backend, withOverrides(policy.schedule, overrides), opts);
 }
