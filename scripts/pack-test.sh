@@ -103,6 +103,8 @@ node --input-type=module -e '
   if (!backends.every((b) => b.policies.some((p) => p.policy === "fleet-nmajor"))) throw new Error("backends: fleet-nmajor not listed");
   console.error(`  mi350 fleet-nmajor b32 L2 hit ${nmajor.l2HitRate} (fleet-mtile ${mtile.l2HitRate})`);
 '
+"$fleet" report --backends mi350 --policies fleet-mtile,fleet-nmajor --batch 32 --decode 8 --sample-layers 1 --out report >/dev/null
+[[ -s report/charts/traversal-l2.svg ]] && grep -q 'chart-traversal-l2' report/index.html || fail "fleet report: the installed package's section (traversal-l2) is missing"
 
 step "a bad flag is one line and exit code 2"
 set +e
