@@ -58,7 +58,7 @@ describe('installing the B200 backend', () => {
 
 describe('author mistakes through the CLI: one line on stderr, exit code 2', () => {
   const expected: Record<string, RegExp> = {
-    'api-version': /^fleet: package @acme\/backend-b200-next: apiVersion 2\.0 is not supported; this Fleet supports 1\.0–1\.1$/,
+    'api-version': /^fleet: package @acme\/backend-b200-next: apiVersion 3\.0 is not supported; this Fleet supports 2\.0–2\.0$/,
     'topology-schema': /^fleet: invalid topology from backend b200: \/memory\/l2\/organisation: must be equal to one of the allowed values \(allowed: per-partition, shared\)$/,
     'missing-binding': /^fleet: backend b200 \(@acme\/backend-b200-no-cost\): missing required binding TOKENS\.CostModel$/,
     'duplicate-name': /^fleet: duplicate backend name 'b200': from @fleet-examples\/backend-b200 and @acme\/backend-b200-copy$/,

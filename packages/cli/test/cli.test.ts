@@ -101,7 +101,7 @@ describe('fleet backends / models', () => {
     const r = await run(['backends', '--json']);
     expect(r.code).toBe(0);
     const names = JSON.parse(r.out).backends.map((b: { name: string; apiVersion: string }) => `${b.name}@${b.apiVersion}`);
-    expect(names).toEqual(expect.arrayContaining(['mi350@1.1', 'mi300x@1.1', 'h100@1.1']));
+    expect(names).toEqual(expect.arrayContaining(['mi350@2.0', 'mi300x@2.0', 'h100@2.0']));
   });
 
   it('lists model presets', async () => {

@@ -29,14 +29,15 @@ describe('third-party backends from fleet.config.json', () => {
     const cmp = await runIn(dir, ['compare', '--json', '--backends', 'toy', '--batch', '1', '--model', 'llama2-7b', '--sample-layers', '1', '--decode', '8']);
     expect(cmp.code).toBe(0);
     const rows = JSON.parse(cmp.out).results;
-    expect(rows.map((r: { policy: string }) => r.policy)).toEqual(['kernel-per-op', 'kernel-per-op-graph', 'mirage']);
-    expect(rows.every((r: { status: string }) => r.status === 'ok')).toBe(true);
+    // Every installed policy; each decides from the toy's topology (its chiplet level is the die, not a cluster).
+    expect(rows.map((r: { policy: string }) => r.policy)).toEqual(['kernel-per-op', 'kernel-per-op-graph', 'mirage', 'fleet-mtile', 'fleet-msplit', 'clusterfusion']);
+    expect(rows.filter((r: { status: string }) => r.status !== 'ok').map((r: { policy: string }) => r.policy)).toEqual(['clusterfusion']);
   });
 
   it('a plugin with an unsupported apiVersion is refused with the supported versions', async () => {
     const r = await runIn(configDir([join(fixtures, 'backend-future')]), ['backends']);
     expect(r.code).toBe(2);
-    expect(r.err).toMatch(/apiVersion 2\.0 is not supported; this Fleet supports 1\.0/);
+    expect(r.err).toMatch(/apiVersion 3\.0 is not supported; this Fleet supports 2\.0/);
     expect(r.err.trim().split('\n')).toHaveLength(1);
   });
 
