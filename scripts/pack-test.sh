@@ -17,10 +17,12 @@ cleanup() {
 trap cleanup EXIT
 export npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
 
-# The CLI needs core, ops and the built-in backends; the B200 example is the third-party backend,
-# the N-major example the third-party policy (an extension: not a workspace, so the repository's
-# own comparisons stay Fleet's policies).
-PACKAGES=(packages/core packages/ops packages/backend-mi300x packages/backend-mi350 packages/backend-h100 packages/backend-h200 packages/cli examples/backend-b200 examples/policy-nmajor)
+# Every package under packages/ (the CLI needs them all); the B200 example is the third-party
+# backend, the N-major example the third-party policy (an extension: not a workspace, so the
+# repository's own comparisons stay Fleet's policies).
+PACKAGES=()
+for d in "$ROOT"/packages/*/; do PACKAGES+=("packages/$(basename "$d")"); done
+PACKAGES+=(examples/backend-b200 examples/policy-nmajor)
 
 step() { printf '\n== pack test: %s\n' "$*" >&2; }
 fail() { printf 'pack test FAILED: %s\n' "$*" >&2; exit 1; }
@@ -51,7 +53,9 @@ mkdir "$WORK/project"
 cd "$WORK/project"
 printf '{ "name": "fleet-pack-test", "version": "0.0.0", "private": true, "type": "module" }\n' >package.json
 npm install --no-audit --no-fund --prefer-offline --loglevel=error "$WORK"/tarballs/*.tgz
-for p in core ops backend-mi300x backend-mi350 backend-h100 backend-h200 cli; do
+for p in "${PACKAGES[@]}"; do
+  [[ $p == packages/* ]] || continue
+  p="${p#packages/}"
   [[ -d "node_modules/@fleet/$p" && ! -L "node_modules/@fleet/$p" ]] || fail "@fleet/$p is not installed from its tarball"
 done
 [[ "$(find node_modules -path '*/@fleet/core/package.json' | wc -l)" -eq 1 ]] || fail "more than one copy of @fleet/core"
@@ -118,7 +122,7 @@ node --input-type=module -e '
   const core = await import("@fleet/core");
   const b200 = (await import("@fleet-examples/backend-b200")).default;
   if (core.loadBackend(b200, "pack-test").name !== "b200") throw new Error("b200 does not load");
-  for (const s of ["@fleet/core/conformance", "@fleet/core/package.json", "@fleet/cli/package.json", "@fleet/ops"]) import.meta.resolve(s);
+  for (const s of ["@fleet/core/conformance", "@fleet/core/package.json", "@fleet/cli/package.json", "@fleet/ops", "@fleet/attention-study"]) import.meta.resolve(s);
 '
 cat >check.ts <<'EOF'
 import { loadBackend, type Backend, type Topology } from '@fleet/core';

@@ -40,6 +40,7 @@ export { ContainerModule, Container, inject, injectable, multiInject, optional }
 export { Engine, TICKS_PER_NS, type Handler } from './engine/engine.js';
 export { EventQueue } from './engine/event-queue.js';
 export { Cache, type AccessResult } from './memory/cache.js';
+export { setIndex, homeHalf, lruVictim } from './memory/placement.js';
 export { BandwidthResource } from './memory/bandwidth-resource.js';
 export * from './memory/memory-system.js';
 export * from './memory/loaded-latency.js';

@@ -24,7 +24,6 @@ export * from './predict/prefill.js';
 export * from './predict/mixed.js';
 export { simulateStep, compiledSteps, collectivesFor, backendCompileOptions, sameLayerOps, worseExtrapolation, PROOF_LAYERS, type LayerExtrapolation, type StepOptions, type StepResult, type StepSimulation } from './predict/step.js';
 export { linearOpGraph } from './predict/single-op.js';
-export * from './attention-mapping/index.js';
 export * from './numerics/random.js';
 export * from './numerics/float-format.js';
 export * from './numerics/dtype.js';

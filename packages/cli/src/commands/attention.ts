@@ -12,7 +12,7 @@ import {
   type AttentionShape,
   type AttentionStudyOptions,
   type SweepPoint,
-} from '@fleet/ops';
+} from '@fleet/attention-study';
 import { loadBackends } from '../backends.js';
 import { parseInt1 } from '../compare.js';
 import type { Io } from '../io.js';
@@ -48,7 +48,6 @@ export function registerAttention(program: Command, io: Io): void {
     .addOption(new Option('--pass <pass>', 'forward or backward kernel').choices(['fwd', 'bwd']).default('fwd'))
     .option('--sweep', "the paper's grid: N_CTX 8K/32K/128K × batch 1-8 × MHA 8-128 heads, GQA (8 KV heads), DeepSeek-V3 (128 heads, d 56)")
     .option('--exact', 'no sampling: look up every step and simulate every workgroup (slow for large grids)')
-    .addOption(new Option('--engine <engine>', "core: core's memory system and kernel runtime; private: the study's own fast cache simulator (same sampling)").choices(['core', 'private']).default('core'))
     .option('--json', 'machine-readable output')
     .action(async (o) => {
       const registry = await loadBackends(io.cwd);
@@ -56,7 +55,7 @@ export function registerAttention(program: Command, io: Io): void {
       const mappings = parseMappings(o.mapping);
       const pass = o.pass as AttentionPass;
       const shapes: (AttentionShape & { family?: SweepPoint['family'] })[] = o.sweep ? paperSweep(pass) : [singleShape(o, pass)];
-      const study: AttentionStudyOptions = { engine: o.engine, ...(o.exact ? { stepSample: 1, prefix: Number.MAX_SAFE_INTEGER, partitions: Number.MAX_SAFE_INTEGER } : {}) };
+      const study: AttentionStudyOptions = o.exact ? { stepSample: 1, prefix: Number.MAX_SAFE_INTEGER, partitions: Number.MAX_SAFE_INTEGER } : {};
       const bar = progress(io, shapes.length);
       const rows: Row[] = [];
       for (const s of shapes) {

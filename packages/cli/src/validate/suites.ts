@@ -2,7 +2,7 @@ import type { BackendRegistry, ValidationRow } from '@fleet/core';
 import { fleetMi350Jobs, fleetMi350Validation } from './fleet-mi350.js';
 import { gemvMi300xValidation } from './gemv-mi300x.js';
 import * as ops from '@fleet/ops';
-import { attentionValidation, attentionValidationPoints } from '@fleet/ops';
+import { attentionValidation, attentionValidationPoints } from '@fleet/attention-study';
 import { h200PipelineValidation, h200PipelineValidationPoints, h200PrefillValidation, h200PrefillValidationPoints } from '@fleet/backend-h200';
 import { clusterFusionClaimPoints, clusterFusionTableValidation, clusterFusionValidation, h100MoeValidation, h100PipelineValidation, h100PrefillValidation, h100Validation, moeValidationPoints, pipelineValidationPoints, prefillValidationPoints } from '@fleet/backend-h100';
 

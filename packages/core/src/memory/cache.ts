@@ -1,4 +1,5 @@
 import type { AccessPolicy } from '../topology/topology.js';
+import { lruVictim, setIndex } from './placement.js';
 
 /** Stamp of an empty way: older than anything. */
 const EMPTY = -(2 ** 52);
@@ -119,10 +120,9 @@ export class Cache {
     return this.sets * this.ways * this.blockBytes;
   }
 
+  /** First way of the block's set (the set hash is core's one, `setIndex`). */
   private setOf(block: number): number {
-    // Fibonacci hashing: the product's high bits spread strided block ids over the sets, as
-    // address hashing does (its low bits would repeat the ids' low bits).
-    return Math.floor(((Math.imul(block & this.keyMask, 0x9e3779b1) >>> 0) / 4294967296) * this.sets) * this.ways;
+    return setIndex(block & this.keyMask, this.sets) * this.ways;
   }
 
   /** A mask of the sectors in word 0 only (blocks of ≤ 32 sectors), or every sector for -1. */
@@ -182,15 +182,7 @@ export class Cache {
       r.hitFraction = r.hit ? 1 : present / asked;
       return r;
     }
-    let victim = base;
-    let victimStamp = stamps[base]!;
-    for (let j = base + 1; j < end; j++) {
-      const s = stamps[j]!;
-      if (s < victimStamp) {
-        victimStamp = s;
-        victim = j;
-      }
-    }
+    const victim = lruVictim(stamps, base, ways);
     r.hit = false;
     r.hitFraction = 0;
     const miss = r.miss;

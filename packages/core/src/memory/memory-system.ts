@@ -5,6 +5,7 @@ import type { LevelCounters } from '../protocol/events.js';
 import type { Topology } from '../topology/topology.js';
 import { BandwidthResource } from './bandwidth-resource.js';
 import { Cache, maskPopcount, type AccessResult, type SectorMask } from './cache.js';
+import { homeHalf } from './placement.js';
 
 /** Lines per cache block: the valid masks have this many bits. */
 const MAX_SECTORS = 128;
@@ -430,7 +431,7 @@ export class MemorySystem {
   private halfOf(block: number): number {
     // Like the set index, the home half depends on the address within a layer slot only.
     const key = this.periodBlocks === null ? block : block % this.periodBlocks;
-    return Math.floor(((key * 0.7548776662466927) % 1) * this.halves);
+    return homeHalf(key, this.halves);
   }
 
   /**

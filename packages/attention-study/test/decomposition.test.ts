@@ -4,8 +4,8 @@ import mi300x from '@fleet/backend-mi300x';
 import mi350 from '@fleet/backend-mi350';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { attentionFlops, attentionOccupancy, fa2Backward, fa2Forward, stepBytes, type AttentionShape } from '../../src/attention-mapping/decomposition.js';
-import { gridSize } from '../../src/attention-mapping/mappings.js';
+import { attentionFlops, attentionOccupancy, fa2Backward, fa2Forward, stepBytes, type AttentionShape } from '../src/decomposition.js';
+import { gridSize } from '../src/mappings.js';
 
 const shapes = fc.record({
   seq: fc.integer({ min: 64, max: 1 << 17 }),

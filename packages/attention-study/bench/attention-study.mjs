@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
- * Benchmarks of the attention mapping study (run after `npx tsc -b packages/ops`):
- *   node packages/ops/bench/attention-mapping.mjs [--quick]
+ * Benchmarks of the attention mapping study (run after `npx tsc -b packages/attention-study`):
+ *   node packages/attention-study/bench/attention-study.mjs [--quick]
  *
  * 1. one 128K-context, 128-head, batch-8 point, all four mappings (goal: < 5 s);
  * 2. the paper's whole grid on MI300X, all mappings (goal: < 60 s on one core);

@@ -1,13 +1,13 @@
 /**
  * The attention mapping study: predict L2 hit rate and kernel time of FA2 forward or
  * backward under each workgroup mapping on a backend, for one configuration or the paper's
- * grid, and say what was sampled.
+ * grid, and say what was sampled. Every prediction runs on core's memory system and kernel
+ * runtime (`graph.ts`).
  */
 import { inputError, type Backend } from '@fleet/core';
 import { attentionFlops, attentionKernel, attentionOccupancy, stepBytes, type AttentionKernel, type AttentionPass, type AttentionShape } from './decomposition.js';
 import { ATTENTION_MAPPINGS, REFERENCE_MAPPING, gridSize, groupSize, logicalCoords, mapWorkgroup, type AttentionGrid, type AttentionMapping } from './mappings.js';
 import { runAttentionGraph } from './graph.js';
-import { AttentionSimulator } from './simulator.js';
 
 export interface AttentionStudyOptions {
   /** Workgroups per compute unit (default: what LDS and registers allow, see `attentionOccupancy`). */
@@ -20,12 +20,6 @@ export interface AttentionStudyOptions {
   prefix?: number;
   /** Partitions simulated (default: two when no owner is shared across partitions, else all). */
   partitions?: number;
-  /**
-   * `core` (default): a task graph simulated by core's `simulateGraph`, so core's memory
-   * system decides every L2 hit. `private`: the study's own specialised simulator
-   * (`AttentionSimulator`), same sampling, hit rates within ~1 point of core's, ~6× faster.
-   */
-  engine?: 'core' | 'private';
 }
 
 /** What was simulated and what was extrapolated, for the output. */
@@ -234,7 +228,8 @@ export function simulateAttention(backend: Backend, shape: AttentionShape, mappi
   checkShape(shape);
   const kernel = attentionKernel(shape);
   const plan = planSimulation(backend, kernel, mapping, o);
-  const r = o.engine === 'private' ? new AttentionSimulator(backend.topology, backend.costModel, kernel, { mapping, ...plan }).run() : runAttentionGraph(backend, kernel, { mapping, ...plan });
+  // Core's simulation decides every hit and its timing: the study keeps no cache model of its own.
+  const r = runAttentionGraph(backend, kernel, { mapping, ...plan });
   const l2 = r.l2HitBytes + r.l2MissBytes;
   const llcLookups = r.llcHitBytes + r.llcMissBytes;
   const X = backend.topology.partitions.computeUnits.length;

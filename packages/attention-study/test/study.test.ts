@@ -3,9 +3,9 @@ import h100 from '@fleet/backend-h100';
 import mi300x from '@fleet/backend-mi300x';
 import mi350 from '@fleet/backend-mi350';
 import { describe, expect, it } from 'vitest';
-import { attentionFlops, attentionKernel, type AttentionShape } from '../../src/attention-mapping/decomposition.js';
-import { ATTENTION_MAPPINGS } from '../../src/attention-mapping/mappings.js';
-import { checkShape, compareMappings, planSimulation, simulateAttention } from '../../src/attention-mapping/study.js';
+import { attentionFlops, attentionKernel, type AttentionShape } from '../src/decomposition.js';
+import { ATTENTION_MAPPINGS } from '../src/mappings.js';
+import { checkShape, compareMappings, planSimulation, simulateAttention } from '../src/study.js';
 
 const MI300X: Backend = loadBackend(mi300x, 'test');
 const MI350: Backend = loadBackend(mi350, 'test');
@@ -15,7 +15,7 @@ const shape = (seq: number, batch: number, heads: number, kvHeads = heads, headD
 /** No sampling, no extrapolation, every partition: the reference the shortcuts are checked against. */
 const EXACT = { stepSample: 1, prefix: Number.MAX_SAFE_INTEGER, partitions: 8 };
 
-describe('attention simulator', () => {
+describe('attention study', () => {
   it('is deterministic', () => {
     const a = simulateAttention(MI300X, shape(8192, 2, 32), 'naive-head-first');
     const b = simulateAttention(MI300X, shape(8192, 2, 32), 'naive-head-first');

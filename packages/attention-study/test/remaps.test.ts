@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { balancedRemap, chunkedRemap, simpleRemap } from '../../src/attention-mapping/remaps.js';
+import { balancedRemap, chunkedRemap, simpleRemap } from '../src/remaps.js';
 
 /** The first two launch ids a remap sends to the same work, or null when it is a permutation of [0, n). */
 function collision(remap: (id: number) => number, n: number): [number, number] | null {

@@ -4,10 +4,10 @@ import { fileURLToPath } from 'node:url';
 import { loadBackend } from '@fleet/core';
 import h100 from '@fleet/backend-h100';
 import { describe, expect, it } from 'vitest';
-import { NUMA_ATTENTION_CLAIMS, attentionValidation, attentionValidationPoints } from '../../src/attention-mapping/validation.js';
+import { NUMA_ATTENTION_CLAIMS, attentionValidation, attentionValidationPoints } from '../src/validation.js';
 
 /** The published claims as the study's dataset states them, when the dataset is beside the repository. */
-const DATASET = join(dirname(fileURLToPath(import.meta.url)), '../../../../../shared/reference/numa-attention-mi300x.json');
+const DATASET = join(dirname(fileURLToPath(import.meta.url)), '../../../../shared/reference/numa-attention-mi300x.json');
 
 describe('attention validation', () => {
   it.skipIf(!existsSync(DATASET))('checks every claim of the published dataset, in its order', () => {

@@ -8,7 +8,7 @@ import {
   mapWorkgroup,
   type AttentionGrid,
   type AttentionMapping,
-} from '../../src/attention-mapping/mappings.js';
+} from '../src/mappings.js';
 
 const grids = fc
   .record({
