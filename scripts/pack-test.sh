@@ -17,8 +17,10 @@ cleanup() {
 trap cleanup EXIT
 export npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
 
-# The CLI needs core, ops and the built-in backends; the B200 example is the third-party backend.
-PACKAGES=(packages/core packages/ops packages/backend-mi300x packages/backend-mi350 packages/backend-h100 packages/backend-h200 packages/cli examples/backend-b200)
+# Every package of the workspace (what the CLI needs and the device families they build on);
+# the B200 example is the third-party backend.
+PACKAGES=(packages/*/ examples/backend-b200)
+PACKAGES=("${PACKAGES[@]%/}")
 
 step() { printf '\n== pack test: %s\n' "$*" >&2; }
 fail() { printf 'pack test FAILED: %s\n' "$*" >&2; exit 1; }
@@ -28,7 +30,7 @@ step "lockfile: every optional platform binary locked; npm ci --dry-run accepts 
 node "$ROOT/scripts/check-lockfile.mjs" --npm || fail "npm ci would reject package-lock.json"
 
 step "build"
-(cd "$ROOT" && npx --no-install tsc -b packages/cli examples/backend-b200)
+(cd "$ROOT" && node scripts/build.mjs)
 
 step "pack ${#PACKAGES[@]} packages"
 mkdir -p "$WORK/tarballs"
@@ -49,8 +51,10 @@ mkdir "$WORK/project"
 cd "$WORK/project"
 printf '{ "name": "fleet-pack-test", "version": "0.0.0", "private": true, "type": "module" }\n' >package.json
 npm install --no-audit --no-fund --prefer-offline --loglevel=error "$WORK"/tarballs/*.tgz
-for p in core ops backend-mi300x backend-mi350 backend-h100 backend-h200 cli; do
-  [[ -d "node_modules/@fleet/$p" && ! -L "node_modules/@fleet/$p" ]] || fail "@fleet/$p is not installed from its tarball"
+for p in "${PACKAGES[@]}"; do
+  [[ $p == packages/* ]] || continue
+  name="$(node -p "require('$ROOT/$p/package.json').name")"
+  [[ -d "node_modules/$name" && ! -L "node_modules/$name" ]] || fail "$name is not installed from its tarball"
 done
 [[ "$(find node_modules -path '*/@fleet/core/package.json' | wc -l)" -eq 1 ]] || fail "more than one copy of @fleet/core"
 # The installed bin itself (npx may add its own warnings to stderr).

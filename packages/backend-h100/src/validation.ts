@@ -26,9 +26,7 @@ import {
   type ValidationRow,
 } from '@fleet/core';
 import measured from './measured/h100-e2e-ours.json' with { type: 'json' };
-import { OURS, PRIOR } from './calibration.js';
-import { CLUSTER_DOMAINS, CLUSTERFUSION_CTAS_PER_SM, dsmem, maxActiveClusters } from './clusters.js';
-import { CLUSTERFUSION_BENCH, clusterFusionBenchKernel } from './collectives.js';
+import { CLUSTER_DOMAINS, CLUSTERFUSION_BENCH, CLUSTERFUSION_CTAS_PER_SM, OURS, PRIOR, clusterFusionBenchKernel, dsmem, maxActiveClusters } from '@fleet/family-hopper';
 import reference from './measured/clusterfusion-table1.json' with { type: 'json' };
 
 /** A scheduling policy as `@fleet/ops` describes it (only what is used here). */

@@ -1,6 +1,7 @@
 import { loadBackend } from '@fleet/core';
 import { runConformanceSuite } from '@fleet/core/conformance';
 import { describe, expect, it } from 'vitest';
+import { collectives } from '@fleet/family-hopper';
 import descriptor from '../src/index.js';
 
 runConformanceSuite(descriptor);
@@ -13,5 +14,11 @@ describe('h100 descriptor', () => {
     expect(b.policies.map((p) => p.policy).sort()).toEqual(
       ['clusterfusion', 'fleet-msplit', 'fleet-mtile', 'kernel-per-op', 'kernel-per-op-graph', 'mirage'],
     );
+  });
+
+  it('binds four collectives under TOKENS.Collective: reduce and gather, on and off chip', () => {
+    const b = loadBackend(descriptor, 'test');
+    expect(b.collectives.map((c) => `${c.name}:${c.onChip}`).sort()).toEqual(collectives.map((c) => `${c.name}:${c.onChip}`).sort());
+    expect(b.collectives.filter((c) => c.onChip)).toHaveLength(2);
   });
 });

@@ -1,6 +1,7 @@
 import { coherenceScope, dramLatencyAtInFlight, loadBackend, partitionCount, totalComputeUnits, validateTopology } from '@fleet/core';
 import { describe, expect, it } from 'vitest';
-import descriptor, { params, policies, topology } from '../src/index.js';
+import { params, policies } from '@fleet/family-hopper';
+import descriptor, { topology } from '../src/index.js';
 import { numericLeafPointers, PROVENANCE_TAG as TAG, resolvePointer } from '@fleet/core/conformance';
 
 const relErr = (a: number, b: number) => Math.abs(a - b) / b;

@@ -1,6 +1,6 @@
 import { coherenceScope, loadBackend, partitionCount, totalComputeUnits, validateTopology } from '@fleet/core';
 import { describe, expect, it } from 'vitest';
-import descriptor, { cdnaPolicies, params, policies, topology } from '../src/index.js';
+import descriptor, { params, policies, topology } from '../src/index.js';
 import { numericLeafPointers, PROVENANCE_TAG as TAG, resolvePointer } from '@fleet/core/conformance';
 
 const relErr = (a: number, b: number) => Math.abs(a - b) / b;
@@ -68,10 +68,6 @@ describe('mi300x policies and costs', () => {
     }
     expect(policies.find((p) => p.policy === 'mirage')!.signalScope).toBe('device');
     expect(policies.find((p) => p.policy === 'clusterfusion')!.unsupportedReason).toMatch(/cluster/i);
-  });
-
-  it('rejects a nonsensical worker count', () => {
-    expect(() => cdnaPolicies(0)).toThrow(RangeError);
   });
 
   it('exposes the cost parameters through the loaded cost model', () => {

@@ -3,7 +3,7 @@
  * seeds §1, FLEET python/mirage/utils.py default per seedcode §5, CAL fleet-mi350-qwen3-8b.json
  * workersPerXcd 31).
  */
-import { cdnaPolicies } from '@fleet/backend-mi300x';
+import { cdnaPolicies } from '@fleet/family-cdna';
 import type { PolicySupport } from '@fleet/core';
 
 export const WORKERS_PER_XCD = 31;

@@ -1,5 +1,5 @@
 import { loadBackend, loadModel, occupancy, simulateGraph } from '@fleet/core';
-import { CDNA4_CU, hipblasltResources, selectCdnaGemm } from '@fleet/backend-mi300x';
+import { CDNA4_CU, hipblasltResources, selectCdnaGemm } from '@fleet/family-cdna';
 // @fleet/ops depends on this package (for its own tests), so it cannot be a dependency here:
 // the simulation tests read its source, and the H100 backend's likewise (no backend depends
 // on another vendor's).

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import * as ops from '@fleet/ops';
 import { loadBackend, loadModel } from '@fleet/core';
-import h100, { h100PipelineValidation, h100PrefillValidation, linearOpUs, selectDecodeAttention } from '@fleet/backend-h100';
+import h100, { h100PipelineValidation, h100PrefillValidation, linearOpUs } from '@fleet/backend-h100';
+import { selectDecodeAttention } from '@fleet/family-hopper';
 
 describe('H100 tile pipeline against our sweep', () => {
   it('quick pipeline suite: GEMMs, decode attention and TPOT within their tolerances', { timeout: 120_000 }, () => {

@@ -1,12 +1,17 @@
 /**
- * Our own H100 microbenchmarks (bench/h100/microbench.cu, bench/h100/e2e.py), as JSON with
- * their provenance beside the parameters they set. Only `calibration/` may set parameters;
- * `measured/` (end-to-end, collectives, GEMMs at M > 1) is for validation only.
+ * The Hopper reference calibration: our own microbenchmarks on one H100 SXM5 80 GB
+ * (bench/h100/microbench.cu, bench/h100/pipeline.py, bench/h100/loaded_latency.py), as JSON with
+ * their provenance beside the parameters they set. The H100 SXM5 is the only Hopper part whose
+ * die and libraries we measured, so every Hopper device's cluster, collective, launch and
+ * kernel-library parameters come from here: the H100's as its own measurement, the H200's as
+ * measurements "taken on an H100" (same GH100 die, clocks and software stack), which its
+ * package says where it passes them. End-to-end measurements that only check predictions are
+ * not here: they are validation data (@fleet/validation).
  */
-import cal from './calibration/h100-microbench-ours.json' with { type: 'json' };
-import prior from './calibration/h100-microbench-prior.json' with { type: 'json' };
-import pipeline from './calibration/h100-pipeline-ours.json' with { type: 'json' };
-import loadedLatency from './calibration/h100-loaded-latency-ours.json' with { type: 'json' };
+import cal from './h100-microbench-ours.json' with { type: 'json' };
+import prior from './h100-microbench-prior.json' with { type: 'json' };
+import pipeline from './h100-pipeline-ours.json' with { type: 'json' };
+import loadedLatency from './h100-loaded-latency-ours.json' with { type: 'json' };
 
 /** Our 2026-11-21 microbenchmarks: clusters, DSMEM, L2 halves, atomics, fences, launches, GEMV at M = 1. */
 export const OURS = cal;

@@ -2,7 +2,7 @@
  * The kernels PyTorch 2.11 launches on an H100 for decode, as the libraries pick them:
  * cuBLASLt 13.0's nvjet GEMMs and cuDNN 9.19's SDPA. Selection follows the libraries'
  * objective — the fewest waves of the slowest tile over the 132 SMs, split-K when the grid
- * would leave SMs idle — over the tile menu we saw them use (calibration/h100-pipeline-ours.json);
+ * would leave SMs idle — over the tile menu we saw them use (reference/h100-pipeline-ours.json);
  * which tile wins at which M is predicted, and compared with the kernels they really chose
  * in `fleet validate --suite h100-pipeline`.
  */
@@ -22,9 +22,9 @@ import {
   type PrefillAttentionShape,
   type TilePipeline,
 } from '@fleet/core';
-import { PIPELINE } from './calibration.js';
+import { PIPELINE } from './reference/calibration.js';
 import { GRAPH_GAP_NS, TILE_OVERHEAD_NS, VECTOR_EFFICIENCY, WGMMA_EFFICIENCY } from './cost-params.js';
-import { H100_CLOCK_GHZ, H100_LATENCY_CYCLES as LAT, topology } from './topology.js';
+import { H100_CLOCK_GHZ, H100_LATENCY_CYCLES as LAT, H100_SXM5 as topology } from './reference/topology.js';
 
 /** DS (CUDA C programming guide, compute capability 9.0): per-SM limits. */
 export const H100_SM: ComputeResources = {

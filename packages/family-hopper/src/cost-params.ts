@@ -3,8 +3,8 @@
  * H100 80GB HBM3 (SXM), /work/shared/reference/h100-microbench.json [CAL].
  */
 import { inFlightFromRate, type RooflineParams } from '@fleet/core';
-import { OURS, PIPELINE, PRIOR } from './calibration.js';
-import { H100_CLOCK_GHZ, H100_LATENCY_CYCLES as LAT, topology } from './topology.js';
+import { OURS, PIPELINE, PRIOR } from './reference/calibration.js';
+import { H100_CLOCK_GHZ, H100_LATENCY_CYCLES as LAT, H100_SXM5 as topology } from './reference/topology.js';
 
 /** CAL ours: launch.graphPerNodeUs 1.20 — the whole gap between dependent kernels in a CUDA graph, ns. */
 export const GRAPH_GAP_NS = 1200;

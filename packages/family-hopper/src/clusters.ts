@@ -1,10 +1,11 @@
 /**
- * Thread-block clusters on H100: where they can be placed, how many fit at once, and DSMEM,
+ * Thread-block clusters on Hopper: where they can be placed, how many fit at once, and DSMEM,
  * the SM-to-SM network their CTAs share memory through. Parameters come from our own
- * microbenchmarks (`calibration/h100-microbench-ours.json`).
+ * microbenchmarks on an H100 SXM5 (`reference/h100-microbench-ours.json`); every GH100 part
+ * (H100, H200) has the same GPCs, clusters and DSMEM.
  */
-import { H100_CLOCK_GHZ } from './topology.js';
-import { clusterBarrierCycles, dsmemLatencyCycles, OURS } from './calibration.js';
+import { H100_CLOCK_GHZ } from './reference/topology.js';
+import { clusterBarrierCycles, dsmemLatencyCycles, OURS } from './reference/calibration.js';
 
 /** Largest cluster: 8 portable, 16 with the non-portable attribute on H100 (DS S43/S46/S47). */
 export const MAX_CLUSTER_SIZE = 16;

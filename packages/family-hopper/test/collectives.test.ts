@@ -1,8 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { collectiveRounds, collectiveTrafficBytes, gatherTrafficBytes, loadBackend, reduceTrafficBytes } from '@fleet/core';
-import descriptor, { collectiveModel, collectives, dsmem } from '../src/index.js';
-import measured from '../src/measured/h100-e2e-ours.json' with { type: 'json' };
+import { collectiveRounds, collectiveTrafficBytes, gatherTrafficBytes, reduceTrafficBytes } from '@fleet/core';
+import { collectiveModel } from '../src/index.js';
 
 const sizes = [2, 4, 8, 16];
 
@@ -49,12 +48,6 @@ describe('DSMEM traffic of the cluster collectives (seeds §3)', () => {
 });
 
 describe('H100 collective latencies', () => {
-  it('binds four collectives under TOKENS.Collective: reduce and gather, on and off chip', () => {
-    const b = loadBackend(descriptor, 'test');
-    expect(b.collectives.map((c) => `${c.name}:${c.onChip}`).sort()).toEqual(collectives.map((c) => `${c.name}:${c.onChip}`).sort());
-    expect(b.collectives.filter((c) => c.onChip)).toHaveLength(2);
-  });
-
   it('grow with bytes and with cluster size; DSMEM beats global memory from 8 KB per CTA', () => {
     for (const kind of ['reduce', 'gather'] as const) {
       for (const onChip of [true, false]) {
@@ -64,20 +57,5 @@ describe('H100 collective latencies', () => {
       }
       for (const n of sizes) expect(collectiveModel(kind, true).latencyNs(8192, n)).toBeLessThan(collectiveModel(kind, false).latencyNs(8192, n));
     }
-  });
-
-  it('predicts our DSMEM collective kernels (not fitted to them) within 25%, median under 15% (one cluster, 2–64 KB per CTA, sizes 2–16)', () => {
-    const rows = measured.collectives.rows.filter((r) => r.onChip === 1 && r.grid === 'one-cluster' && r.bytes >= 2048);
-    expect(rows.length).toBeGreaterThan(30);
-    const errs = rows.map((r) => {
-      const m = collectiveModel(r.op as 'reduce' | 'gather', true);
-      // the measured reduce ends with one extra cluster barrier
-      const extra = r.op === 'reduce' ? dsmem.barrierNs(r.cluster) : 0;
-      const predicted = (m.latencyNs(r.bytes, r.cluster) + extra) / 1000;
-      return Math.abs(predicted - r.collectiveUs) / r.collectiveUs;
-    });
-    const median = [...errs].sort((a, b) => a - b)[Math.floor(errs.length / 2)]!;
-    expect(median).toBeLessThan(0.15);
-    expect(Math.max(...errs)).toBeLessThan(0.25);
   });
 });

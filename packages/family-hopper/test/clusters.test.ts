@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { totalComputeUnits } from '@fleet/core';
-import { activeSms, CLUSTER_DOMAINS, dsmem, maxActiveClusters, OURS, topology } from '../src/index.js';
+import { activeSms, CLUSTER_DOMAINS, dsmem, maxActiveClusters, OURS, H100_SXM5 as topology } from '../src/index.js';
 
 describe('thread-block cluster placement', () => {
   it('places every SM in one domain and every domain inside one GPC', () => {

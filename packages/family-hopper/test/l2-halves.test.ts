@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Engine, MemorySystem, type BufferSpec, type TileTraffic } from '@fleet/core';
-import { OURS, topology } from '../src/index.js';
+import { OURS, H100_SXM5 as topology } from '../src/index.js';
 
 /**
  * H100's L2 is one 50 MB cache in two halves: each line has a home half; a requester on the

@@ -21,9 +21,9 @@ import {
   type CollectiveModel,
   type RoundPricing,
 } from '@fleet/core';
-import { OURS, PRIOR } from './calibration.js';
+import { OURS, PRIOR } from './reference/calibration.js';
 import { dsmem } from './clusters.js';
-import { H100_CLOCK_GHZ } from './topology.js';
+import { H100_CLOCK_GHZ } from './reference/topology.js';
 
 const CLK = H100_CLOCK_GHZ;
 

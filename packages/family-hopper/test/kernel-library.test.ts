@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { dramLatencyAtInFlight, loadedDramLatencyNs } from '@fleet/core';
-import { CUDNN_FLASH_DRAM_BYTES_PER_NS, CUDNN_FLASH_TILE_FIXED_NS, NVJET_DRAM_IN_FLIGHT, PIPELINE, nvjetStages, selectDecodeAttention, selectGemm, topology } from '../src/index.js';
+import { CUDNN_FLASH_DRAM_BYTES_PER_NS, CUDNN_FLASH_TILE_FIXED_NS, NVJET_DRAM_IN_FLIGHT, PIPELINE, nvjetStages, selectDecodeAttention, selectGemm, H100_SXM5 as topology } from '../src/index.js';
 import { GRAPH_GAP_NS, TILE_OVERHEAD_NS } from '../src/cost-params.js';
 
 describe('H100 kernel library', () => {
