@@ -8,7 +8,6 @@ import { topology } from './topology.js';
 
 export { topology, H200_HBM_BYTES, H200_HBM_PEAK_BYTES_PER_NS, H200_HBM_ACHIEVABLE_BYTES_PER_NS, H200_HBM_LOADED_LATENCY, H200_L2_BYTES } from './topology.js';
 export { node, hgxH200 } from './node.js';
-export { h200PipelineValidation, h200PipelineValidationPoints, h200PrefillValidation, h200PrefillValidationPoints } from './validation.js';
 
 /**
  * No kernel, cluster or launch measurement exists for the H200, so its kernels are priced with

@@ -16,4 +16,3 @@ export { kernelLibrary, MI350_LIBRARY_SPEC, HIPBLASLT_MFMA_EFFICIENCY, HIPBLASLT
 export { node, oamMi350, XGMI_MI350_LINK_GBPS_PER_DIRECTION } from './node.js';
 
 export default cdnaBackend({ name: 'mi350', topology, params, kernelLibrary, policies, node });
-export { fleetPaper, FLEET_PAPER_SOURCE, type FleetPaperDataset, type FleetPolicy } from './validation/fleet-paper.js';

@@ -7,8 +7,9 @@
  * uniform routing: the benchmark's random router weights route close to uniformly.
  */
 import { buildDecodeGraph, loadModel, simulateGraph, type Backend, type ValidationRow } from '@fleet/core';
+import * as ops from '@fleet/ops';
 import moe from './measured/h100-moe-ours.json' with { type: 'json' };
-import { row, type OpsForValidation, type H100ValidationOptions } from './validation.js';
+import { row, type H100ValidationOptions } from './validation.js';
 
 const SRC = 'ours: bench/h100/phases.py MoeModel on an H100 80GB HBM3 (packages/backend-h100/src/measured/h100-moe-ours.json)';
 const GROUPED = 'GemmUniversal';
@@ -32,7 +33,7 @@ function model() {
 }
 
 /** Mean time of layer 0's two grouped-GEMM kernels (gate+up, down) on their own, µs (kernel + graph gap). */
-export function groupedGemmUs(backend: Backend, ops: OpsForValidation, batch: number): number {
+export function groupedGemmUs(backend: Backend, batch: number): number {
   const def = ops.POLICIES.find((p) => p.name === 'kernel-per-op-graph')!;
   const g = buildDecodeGraph(model(), { batch, contextLen: moe.rows[0]!.kvLen - 1 });
   const grouped = g.ops.filter((o) => o.layer === 0 && o.kind === 'grouped-linear');
@@ -40,7 +41,7 @@ export function groupedGemmUs(backend: Backend, ops: OpsForValidation, batch: nu
   return simulateGraph(backend, tg, { launchMode: def.launchMode }).timeNs / 1000 / grouped.length;
 }
 
-export function h100MoeValidation(backend: Backend, ops: OpsForValidation, opts: H100ValidationOptions = {}): ValidationRow[] {
+export function h100MoeValidation(backend: Backend, opts: H100ValidationOptions = {}): ValidationRow[] {
   const tick = opts.tick ?? (() => {});
   const quick = opts.quick ?? false;
   const out: ValidationRow[] = [];
@@ -55,7 +56,7 @@ export function h100MoeValidation(backend: Backend, ops: OpsForValidation, opts:
   for (const pr of profiles(quick)) {
     tick(`grouped gemm b${pr.batch}`);
     const k = pr.kernels.find((x) => x.name.includes(GROUPED))!;
-    out.push(row(`torch._grouped_mm (CUTLASS 64×128×128, 132 CTAs) mean of gate+up and down, batch ${pr.batch}`, 'measurement', k.us, groupedGemmUs(backend, ops, pr.batch), 'µs', 25, SRC));
+    out.push(row(`torch._grouped_mm (CUTLASS 64×128×128, 132 CTAs) mean of gate+up and down, batch ${pr.batch}`, 'measurement', k.us, groupedGemmUs(backend, pr.batch), 'µs', 25, SRC));
     if (launches.has(pr.batch)) {
       out.push(row(`kernels per decode step, batch ${pr.batch} (profile: every kernel of one replay)`, 'measurement', pr.kernelsPerStep, launches.get(pr.batch)!, 'kernels', 5, SRC));
     }

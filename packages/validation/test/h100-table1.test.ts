@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CLUSTERFUSION_BENCH, clusterFusionBenchKernel, collectiveModel, OURS } from '@fleet/family-hopper';
 import { clusterFusionTableValidation, TABLE1_TOLERANCE } from '../src/index.js';
-import table from '../src/measured/clusterfusion-table1.json' with { type: 'json' };
+import table from '../src/h100/measured/clusterfusion-table1.json' with { type: 'json' };
 
 const KB = [32, 64, 128, 256] as const;
 const published = (op: 'reduce' | 'gather', kb: number, onChip: boolean) => (table.collectiveLatencyUs[op] as Record<string, number[]>)[String(kb)]![onChip ? 1 : 0]!;

@@ -6,7 +6,8 @@
  * range the paper reports over those three engines.
  */
 import { loadModel, type Backend, type ValidationRow } from '@fleet/core';
-import { row, type OpsForValidation, type H100ValidationOptions } from './validation.js';
+import * as ops from '@fleet/ops';
+import { row, type H100ValidationOptions } from './validation.js';
 
 const CF = 'ClusterFusion (arXiv 2508.18850), /work/shared/reference/clusterfusion-h100.json';
 
@@ -23,7 +24,7 @@ export function clusterFusionClaimPoints(quick = false): number {
 }
 
 /** TPOT speedup of clusterfusion over kernel-per-op-graph for one model, batch and context. */
-export function clusterFusionSpeedup(backend: Backend, ops: OpsForValidation, model: string, batch: number, context: number): { base: number; fused: number; speedup: number } {
+export function clusterFusionSpeedup(backend: Backend, model: string, batch: number, context: number): { base: number; fused: number; speedup: number } {
   const spec = loadModel(model);
   const at = (policy: string) => ops.predictDecode(backend, spec, { policy, batch, prompt: context - 1, decode: 1, positions: 1 }).tpotMs;
   const base = at('kernel-per-op-graph');
@@ -31,13 +32,13 @@ export function clusterFusionSpeedup(backend: Backend, ops: OpsForValidation, mo
   return { base, fused, speedup: base / fused };
 }
 
-export function clusterFusionValidation(backend: Backend, ops: OpsForValidation, opts: H100ValidationOptions = {}): ValidationRow[] {
+export function clusterFusionValidation(backend: Backend, opts: H100ValidationOptions = {}): ValidationRow[] {
   const tick = opts.tick ?? (() => {});
   const out: ValidationRow[] = [];
   for (const c of CLUSTERFUSION_CLAIMS) {
     for (const ctx of opts.quick ? c.contexts.slice(0, 1) : c.contexts) {
       tick(`${c.model} b${c.batch} ctx ${ctx}`);
-      const s = clusterFusionSpeedup(backend, ops, c.model, c.batch, ctx);
+      const s = clusterFusionSpeedup(backend, c.model, c.batch, ctx);
       const range: [number, number] = [Math.min(...c.over), Math.max(...c.over)];
       out.push(
         row(

@@ -1,6 +1,6 @@
 import { loadModel, pointError, relativeError, type Backend, type ValidationRow } from '@fleet/core';
 import { predictDecode, type DecodePrediction } from '@fleet/ops';
-import { fleetPaper, type FleetPolicy } from '@fleet/backend-mi350';
+import { fleetPaper, type FleetPolicy } from './fleet-paper.js';
 
 const POLICIES: FleetPolicy[] = ['kernel-per-op', 'mirage', 'fleet-mtile', 'fleet-msplit'];
 const BATCHES = [1, 2, 4, 8, 16, 32, 64];

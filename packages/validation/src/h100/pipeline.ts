@@ -6,14 +6,15 @@
  * points of calibration/h100-pipeline-ours.json are listed as such.
  */
 import { buildDecodeGraph, loadModel, simulateGraph, type Backend, type ValidationRow } from '@fleet/core';
+import * as ops from '@fleet/ops';
 import sweep from './measured/h100-pipeline-ours.json' with { type: 'json' };
-import { linearOpUs, row, type OpsForValidation, type H100ValidationOptions } from './validation.js';
+import { linearOpUs, row, type H100ValidationOptions } from './validation.js';
 
 const SRC = 'ours: bench/h100/pipeline.py on an H100 80GB HBM3, 2026-11-24 (packages/backend-h100/src/measured/h100-pipeline-ours.json)';
 const QWEN3_SHAPES = new Set(['qkv_proj', 'o_proj', 'gate_up_proj', 'down_proj']);
 
 /** Decode-attention kernel time alone (layer 0's attention kernels), µs. */
-function attentionUs(backend: Backend, ops: OpsForValidation, heads: number, kvHeads: number, batch: number, kvLen: number): number {
+function attentionUs(backend: Backend, heads: number, kvHeads: number, batch: number, kvLen: number): number {
   const model = { ...loadModel(kvHeads === heads ? 'llama2-7b' : 'qwen3-8b'), numHeads: heads, numKvHeads: kvHeads, headDim: 128 };
   const def = ops.POLICIES.find((p) => p.name === 'kernel-per-op-graph')!;
   const support = backend.policies.find((p) => p.policy === def.name);
@@ -46,13 +47,13 @@ function decodeRows(quick: boolean) {
   return quick ? q.filter((r) => r.batch === 1 && r.kvLen === 1024) : [...q, ...l];
 }
 
-export function h100PipelineValidation(backend: Backend, ops: OpsForValidation, opts: H100ValidationOptions = {}): ValidationRow[] {
+export function h100PipelineValidation(backend: Backend, opts: H100ValidationOptions = {}): ValidationRow[] {
   const tick = opts.tick ?? (() => {});
   const quick = opts.quick ?? false;
   const rows: ValidationRow[] = [];
   for (const m of gemmRows(quick)) {
     tick(`gemm ${m.op} m${m.m}`);
-    const p = linearOpUs(backend, ops, m.m, m.n, m.k);
+    const p = linearOpUs(backend, m.m, m.n, m.k);
     const chosen = backend.kernelLibrary?.gemm({ m: m.m, n: m.n, k: m.k, weightBytes: 2 }).name ?? 'default';
     const measuredKernel = m.kernels[0]!.name.replace(/_v_bz|_h_bz|_TN[TN]$/g, '');
     const cal = m.op === 'qkv_proj' && m.m === 1;
@@ -60,13 +61,13 @@ export function h100PipelineValidation(backend: Backend, ops: OpsForValidation, 
   }
   for (const q of int4Rows(quick)) {
     tick(`int4 ${q.op} m${q.m}`);
-    const p = linearOpUs(backend, ops, q.m, q.n, q.k, 'u4g128');
+    const p = linearOpUs(backend, q.m, q.n, q.k, 'u4g128');
     const cal = q.op === 'o_proj' && q.m === 1;
     rows.push(row(`W4A16 g128 M=${q.m} ${q.op} N=${q.n} K=${q.k} (tinygemm, torch._weight_int4pack_mm)`, cal ? 'calibration' : 'measurement', q.us, p.us, 'µs', 15, SRC));
   }
   for (const a of sdpaRows(quick)) {
     tick(`sdpa b${a.batch} kv${a.kvLen}`);
-    const p = attentionUs(backend, ops, a.heads, a.kvHeads, a.batch, a.kvLen);
+    const p = attentionUs(backend, a.heads, a.kvHeads, a.batch, a.kvLen);
     const cal = a.heads !== a.kvHeads && a.batch === 1 && a.kvLen === 32768;
     rows.push(row(`SDPA decode ${a.heads}/${a.kvHeads} heads, batch ${a.batch}, KV ${a.kvLen} (kernel + graph gap)`, cal ? 'calibration' : 'measurement', a.us, p, 'µs', 20, SRC));
   }

@@ -2,9 +2,6 @@
  * H100 validation: Fleet's predictions beside our own H100 measurements (`measured/`, never
  * used for parameters), our GEMV calibration points, ClusterFusion's Table 1 and its cluster-size
  * claims. Every row says where its number comes from and how far the prediction is off.
- *
- * The policies' compilers live in `@fleet/ops`, which this package does not depend on: callers
- * pass them in (`import * as ops from '@fleet/ops'; h100Validation(backend, ops)`).
  */
 import {
   addCounters,
@@ -25,46 +22,10 @@ import {
   type Topology,
   type ValidationRow,
 } from '@fleet/core';
+import * as ops from '@fleet/ops';
 import measured from './measured/h100-e2e-ours.json' with { type: 'json' };
 import { CLUSTER_DOMAINS, CLUSTERFUSION_BENCH, CLUSTERFUSION_CTAS_PER_SM, OURS, PRIOR, clusterFusionBenchKernel, dsmem, maxActiveClusters } from '@fleet/family-hopper';
 import reference from './measured/clusterfusion-table1.json' with { type: 'json' };
-
-/** A scheduling policy as `@fleet/ops` describes it (only what is used here). */
-export interface PolicyLike {
-  name: string;
-  launchMode?: 'eager' | 'graph';
-}
-
-/** A weight type as `@fleet/ops` describes it (only passed through). */
-export interface WeightTypeLike {
-  kind: string;
-  bits: number;
-}
-
-/** The `@fleet/ops` functions the experiments need. */
-export interface OpsForValidation {
-  predictDecode(
-    backend: Backend,
-    model: ModelSpec,
-    opts: { policy: string; batch: number; prompt: number; decode: number; positions?: number; layers?: number },
-  ): { status: string; tpotMs: number; reason?: string };
-  predictPrefill(backend: Backend, model: ModelSpec, opts: { policy: string; batch: number; prompt: number; chunk?: number }): { status: string; ttftMs: number; reason?: string };
-  compilePolicy(
-    graph: OpGraph,
-    policy: PolicyLike,
-    topology: Topology,
-    opts: { layers: readonly number[]; library?: KernelLibrary; kernels?: PolicySupport['kernels']; weights?: WeightTypeLike },
-  ): TaskGraph;
-  /** A weight type from its name (`bf16`, `u4g128`, …). */
-  parseWeightType(text: string): WeightTypeLike;
-  readonly POLICIES: readonly PolicyLike[];
-  linearOpGraph(m: number, n: number, k: number): OpGraph;
-  compileClusterFusion(
-    graph: OpGraph,
-    topology: Topology,
-    opts: { layers: readonly number[]; clusterSize?: number; collectives?: readonly CollectiveModel[]; offChip?: boolean; maxActiveClusters?: (n: number) => number },
-  ): TaskGraph;
-}
 
 export interface H100ValidationOptions {
   /** Called once per experiment point (progress bars). */
@@ -106,7 +67,7 @@ export function row(
 }
 
 /** One linear op launched on its own under kernel-per-op-graph, µs (launch and graph node included). */
-export function linearOpUs(backend: Backend, ops: OpsForValidation, m: number, n: number, k: number, weights = 'bf16'): { us: number; l2HitRate: number } {
+export function linearOpUs(backend: Backend, m: number, n: number, k: number, weights = 'bf16'): { us: number; l2HitRate: number } {
   const def = ops.POLICIES.find((p) => p.name === 'kernel-per-op-graph')!;
   const support = backend.policies.find((p) => p.policy === def.name);
   const wt = ops.parseWeightType(weights);
@@ -126,7 +87,7 @@ const SHAPES: Record<string, [number, number]> = {
 };
 
 /** Duration of the fused cluster-attention kernel of layer 0 at batch 1, µs. */
-export function clusterKernelUs(backend: Backend, ops: OpsForValidation, model: ModelSpec, context: number, clusterSize: number, offChip = false): number {
+export function clusterKernelUs(backend: Backend, model: ModelSpec, context: number, clusterSize: number, offChip = false): number {
   const g = buildDecodeGraph(model, { batch: 1, contextLen: context - 1 });
   const tg = ops.compileClusterFusion(g, backend.topology, {
     layers: [0],
@@ -152,7 +113,7 @@ export function clusterKernelUs(backend: Backend, ops: OpsForValidation, model: 
  * ClusterFusion TPOT at one decode position, ms: layers 0–2 simulated, the steady layer
  * repeated for the rest (as `predictDecode` samples).
  */
-export function clusterFusionTpotMs(backend: Backend, ops: OpsForValidation, model: ModelSpec, batch: number, context: number, clusterSize: number, offChip = false): number {
+export function clusterFusionTpotMs(backend: Backend, model: ModelSpec, batch: number, context: number, clusterSize: number, offChip = false): number {
   const S = Math.min(3, model.numLayers);
   const g = buildDecodeGraph(model, { batch, contextLen: context - 1 });
   const tg = ops.compileClusterFusion(g, backend.topology, {
@@ -174,7 +135,7 @@ function mhaVariant(heads: number): ModelSpec {
   return { ...base, name: `llama2-7b-${heads}h`, numHeads: heads, numKvHeads: heads, hiddenSize: heads * base.headDim };
 }
 
-export function h100Validation(backend: Backend, ops: OpsForValidation, opts: H100ValidationOptions = {}): ValidationRow[] {
+export function h100Validation(backend: Backend, opts: H100ValidationOptions = {}): ValidationRow[] {
   const tick = opts.tick ?? (() => {});
   const quick = opts.quick ?? false;
   const positions = opts.positions ?? 2;
@@ -213,13 +174,13 @@ export function h100Validation(backend: Backend, ops: OpsForValidation, opts: H1
   for (const [op, us] of Object.entries(gemvUs)) {
     tick(`gemv ${op}`);
     const [n, k] = SHAPES[op]!;
-    const p = linearOpUs(backend, ops, 1, n, k);
+    const p = linearOpUs(backend, 1, n, k);
     const src = op === 'lm_head' ? 'ours: bench/h100/e2e.py, F.linear in a CUDA graph (calibration/h100-microbench-ours.json gemvM1)' : 'prior: /work/shared/reference/h100-microbench.json gemvBf16ColdUs (back-to-back F.linear)';
     rows.push(row(`GEMV bf16 M=1 ${op} N=${n} K=${k}, kernel-per-op-graph`, 'calibration', us, p.us, 'µs', 15, src));
   }
   for (const m of measured.linear.rows.filter((r) => r.op !== 'lm_head' && (r.m === 8 || r.m === 64) && (!quick || r.op === 'qkv_proj'))) {
     tick(`gemm ${m.op} m${m.m}`);
-    const p = linearOpUs(backend, ops, m.m, m.n, m.k);
+    const p = linearOpUs(backend, m.m, m.n, m.k);
     rows.push(row(`GEMM bf16 M=${m.m} ${m.op} N=${m.n} K=${m.k}, kernel-per-op-graph`, 'measurement', m.graphUsPerOp, p.us, 'µs', 15, OURS_E2E));
   }
   // 4. Collectives: our kernels (one cluster, 128 threads per CTA, clock64 between first and last barrier).
@@ -243,7 +204,7 @@ export function h100Validation(backend: Backend, ops: OpsForValidation, opts: H1
     const t: Record<number, number> = {};
     for (const n of [2, 4, 8, 16]) {
       tick(`clusterfusion ${heads} heads N${n}`);
-      t[n] = clusterKernelUs(backend, ops, mdl, ctx, n);
+      t[n] = clusterKernelUs(backend, mdl, ctx, n);
     }
     const best = [2, 4, 8, 16].reduce((a, b) => (t[b]! < t[a]! ? b : a));
     const claimed = heads === 128 ? 2 : 4;
@@ -254,8 +215,8 @@ export function h100Validation(backend: Backend, ops: OpsForValidation, opts: H1
       }
       // DSMEM disabled: the same dataflow exchanging through global memory
       tick('clusterfusion off chip');
-      const on = clusterFusionTpotMs(backend, ops, llama, 1, ctx, 4, false);
-      const off = clusterFusionTpotMs(backend, ops, llama, 1, ctx, 4, true);
+      const on = clusterFusionTpotMs(backend, llama, 1, ctx, 4, false);
+      const off = clusterFusionTpotMs(backend, llama, 1, ctx, 4, true);
       rows.push(row(`ClusterFusion: disabling DSMEM raises TPOT by up to 33% (Llama2-7B, cluster 4, context ${ctx}; TPOT ratio)`, 'claim', 1.33, off / on, 'ratio', 20, CF));
     }
   }

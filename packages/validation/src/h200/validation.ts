@@ -6,7 +6,8 @@
  * topology fields; no number below sets anything.
  */
 import { loadModel, type Backend, type ValidationRow } from '@fleet/core';
-import { linearOpUs, validationRow as row, type H100ValidationOptions, type OpsForValidation } from '@fleet/backend-h100';
+import * as ops from '@fleet/ops';
+import { linearOpUs, row, type H100ValidationOptions } from '../h100/validation.js';
 import sweep from './measured/h200-pipeline-ours.json' with { type: 'json' };
 import phases from './measured/h200-prefill-ours.json' with { type: 'json' };
 
@@ -40,13 +41,13 @@ export function h200PrefillValidationPoints(quick = false): number {
 }
 
 /** GEMMs and decode TPOT on one H200. Decode TPOT is the headline: the target is within 10%. */
-export function h200PipelineValidation(backend: Backend, ops: OpsForValidation, opts: H100ValidationOptions = {}): ValidationRow[] {
+export function h200PipelineValidation(backend: Backend, opts: H100ValidationOptions = {}): ValidationRow[] {
   const tick = opts.tick ?? (() => {});
   const quick = opts.quick ?? false;
   const rows: ValidationRow[] = [];
   for (const m of gemmRows(quick)) {
     tick(`gemm ${m.op} m${m.m}`);
-    const p = linearOpUs(backend, ops, m.m, m.n, m.k);
+    const p = linearOpUs(backend, m.m, m.n, m.k);
     rows.push(row(`GEMM bf16 M=${m.m} ${m.op} N=${m.n} K=${m.k} (cuBLAS ${m.kernels[0]!.name.replace(/_v_bz|_h_bz|_TN[TN]$/g, '')})`, 'measurement', m.us, p.us, 'µs', m.m <= 256 ? 15 : 20, SRC));
   }
   for (const d of decodeRows(quick)) {
@@ -58,7 +59,7 @@ export function h200PipelineValidation(backend: Backend, ops: OpsForValidation, 
 }
 
 /** Prefill TTFT on one H200 (one CUDA graph per forward). */
-export function h200PrefillValidation(backend: Backend, ops: OpsForValidation, opts: H100ValidationOptions = {}): ValidationRow[] {
+export function h200PrefillValidation(backend: Backend, opts: H100ValidationOptions = {}): ValidationRow[] {
   const tick = opts.tick ?? (() => {});
   const rows: ValidationRow[] = [];
   for (const t of ttftRows(opts.quick ?? false)) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { collectiveModel, dsmem } from '@fleet/family-hopper';
-import measured from '../src/measured/h100-e2e-ours.json' with { type: 'json' };
+import measured from '../src/h100/measured/h100-e2e-ours.json' with { type: 'json' };
 
 describe('H100 collective latencies against our measurements', () => {
   it('predicts our DSMEM collective kernels (not fitted to them) within 25%, median under 15% (one cluster, 2–64 KB per CTA, sizes 2–16)', () => {

@@ -6,8 +6,9 @@
  * calibration/h100-pipeline-ours.json `prefillAttentionShort`) and is listed as such.
  */
 import { buildPrefillGraph, loadModel, simulateGraph, type Backend, type ValidationRow } from '@fleet/core';
+import * as ops from '@fleet/ops';
 import data from './measured/h100-prefill-ours.json' with { type: 'json' };
-import { row, type OpsForValidation, type H100ValidationOptions } from './validation.js';
+import { row, type H100ValidationOptions } from './validation.js';
 
 const SRC = 'ours: bench/h100/phases.py on an H100 80GB HBM3, 2026-11-24 (packages/backend-h100/src/measured/h100-prefill-ours.json)';
 
@@ -27,7 +28,7 @@ export function prefillValidationPoints(quick = false): number {
 }
 
 /** Causal prefill attention alone (layer 0's attention kernel in a graph), µs. */
-function prefillAttentionUs(backend: Backend, ops: OpsForValidation, heads: number, kvHeads: number, batch: number, promptLen: number): number {
+function prefillAttentionUs(backend: Backend, heads: number, kvHeads: number, batch: number, promptLen: number): number {
   const model = { ...loadModel('qwen3-8b'), numHeads: heads, numKvHeads: kvHeads, headDim: 128 };
   const def = ops.POLICIES.find((p) => p.name === 'kernel-per-op-graph')!;
   const support = backend.policies.find((p) => p.policy === def.name);
@@ -37,13 +38,13 @@ function prefillAttentionUs(backend: Backend, ops: OpsForValidation, heads: numb
   return simulateGraph(backend, tg, { launchMode: def.launchMode }).timeNs / 1000;
 }
 
-export function h100PrefillValidation(backend: Backend, ops: OpsForValidation, opts: H100ValidationOptions = {}): ValidationRow[] {
+export function h100PrefillValidation(backend: Backend, opts: H100ValidationOptions = {}): ValidationRow[] {
   const tick = opts.tick ?? (() => {});
   const quick = opts.quick ?? false;
   const rows: ValidationRow[] = [];
   for (const a of attentionRows(quick)) {
     tick(`attention ${a.layout} b${a.batch} S${a.promptLen}`);
-    const p = prefillAttentionUs(backend, ops, a.heads, a.kvHeads, a.batch, a.promptLen);
+    const p = prefillAttentionUs(backend, a.heads, a.kvHeads, a.batch, a.promptLen);
     const cal = a.heads !== a.kvHeads && a.batch === 1 && a.promptLen === 512;
     rows.push(row(`causal SDPA ${a.heads}/${a.kvHeads} heads, batch ${a.batch}, prompt ${a.promptLen} (kernel + graph gap)`, cal ? 'calibration' : 'measurement', a.us, p, 'µs', 20, SRC));
   }

@@ -1,7 +1,7 @@
 /**
  * The FLEET paper's published Qwen3-8B decode numbers on one MI350X, as Fleet validates
  * against them. Values marked `calibration` may set parameters (two do: see
- * `CDNA_BYTES_IN_FLIGHT_PER_CU` and `VLLM_EAGER_LAUNCH_NS` in @fleet/backend-mi300x); every
+ * `CDNA_BYTES_IN_FLIGHT_PER_CU` and `VLLM_EAGER_LAUNCH_NS` in @fleet/family-cdna); every
  * `claim` must come out of the model.
  */
 export const FLEET_PAPER_SOURCE =
