@@ -17,12 +17,11 @@ cleanup() {
 trap cleanup EXIT
 export npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
 
-# Every package under packages/ (the CLI needs them all); the B200 example is the third-party
-# backend, the N-major example the third-party policy (an extension: not a workspace, so the
-# repository's own comparisons stay Fleet's policies).
-PACKAGES=()
-for d in "$ROOT"/packages/*/; do PACKAGES+=("packages/$(basename "$d")"); done
-PACKAGES+=(examples/backend-b200 examples/policy-nmajor)
+# Every package of the workspace (what the CLI needs and the device families they build on);
+# the B200 example is the third-party backend, the N-major example the third-party policy (an
+# extension: not a workspace, so the repository's own comparisons stay Fleet's policies).
+PACKAGES=(packages/*/ examples/backend-b200 examples/policy-nmajor)
+PACKAGES=("${PACKAGES[@]%/}")
 
 step() { printf '\n== pack test: %s\n' "$*" >&2; }
 fail() { printf 'pack test FAILED: %s\n' "$*" >&2; exit 1; }
@@ -32,7 +31,7 @@ step "lockfile: every optional platform binary locked; npm ci --dry-run accepts 
 node "$ROOT/scripts/check-lockfile.mjs" --npm || fail "npm ci would reject package-lock.json"
 
 step "build"
-(cd "$ROOT" && npx --no-install tsc -b packages/cli examples/backend-b200 examples/policy-nmajor)
+(cd "$ROOT" && node scripts/build.mjs)
 
 step "pack ${#PACKAGES[@]} packages"
 mkdir -p "$WORK/tarballs"
@@ -55,8 +54,8 @@ printf '{ "name": "fleet-pack-test", "version": "0.0.0", "private": true, "type"
 npm install --no-audit --no-fund --prefer-offline --loglevel=error "$WORK"/tarballs/*.tgz
 for p in "${PACKAGES[@]}"; do
   [[ $p == packages/* ]] || continue
-  p="${p#packages/}"
-  [[ -d "node_modules/@fleet/$p" && ! -L "node_modules/@fleet/$p" ]] || fail "@fleet/$p is not installed from its tarball"
+  name="$(node -p "require('$ROOT/$p/package.json').name")"
+  [[ -d "node_modules/$name" && ! -L "node_modules/$name" ]] || fail "$name is not installed from its tarball"
 done
 [[ "$(find node_modules -path '*/@fleet/core/package.json' | wc -l)" -eq 1 ]] || fail "more than one copy of @fleet/core"
 # The installed bin itself (npx may add its own warnings to stderr).

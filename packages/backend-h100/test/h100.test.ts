@@ -1,6 +1,7 @@
 import { coherenceScope, dramLatencyAtInFlight, loadBackend, partitionCount, totalComputeUnits, validateTopology } from '@fleet/core';
 import { describe, expect, it } from 'vitest';
-import descriptor, { params, topology, tuning } from '../src/index.js';
+import { params, tuning } from '@fleet/family-hopper';
+import descriptor, { topology } from '../src/index.js';
 import { CLUSTERFUSION, FLEET_MSPLIT, FLEET_MTILE, MIRAGE, unsupportedReason } from '../../ops/src/index.js';
 import { numericLeafPointers, PROVENANCE_TAG as TAG, resolvePointer } from '@fleet/core/conformance';
 

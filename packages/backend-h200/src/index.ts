@@ -1,10 +1,18 @@
-/** @fleet/backend-h200 — NVIDIA H200 SXM for Fleet: the H100's GH100 die and calibration with 141 GB of HBM3e at 4.8 TB/s. */
-import { API_VERSION, defineBackend } from '@fleet/core';
-import { module } from './module.js';
+/**
+ * @fleet/backend-h200 — NVIDIA H200 SXM for Fleet: the H100's GH100 die with 141 GB of HBM3e
+ * at 4.8 TB/s, on an HGX H200 board.
+ */
+import { H100_CALIBRATION, hopperBackend, tuning } from '@fleet/family-hopper';
+import { node } from './node.js';
+import { topology } from './topology.js';
 
-export { topology, H200_HBM_BYTES, H200_HBM_PEAK_BYTES_PER_NS, H200_HBM_ACHIEVABLE_BYTES_PER_NS, H200_L2_BYTES } from './topology.js';
+export { topology, H200_HBM_BYTES, H200_HBM_PEAK_BYTES_PER_NS, H200_HBM_ACHIEVABLE_BYTES_PER_NS, H200_HBM_LOADED_LATENCY, H200_L2_BYTES } from './topology.js';
 export { node, hgxH200 } from './node.js';
-export { module } from './module.js';
-export { h200PipelineValidation, h200PipelineValidationPoints, h200PrefillValidation, h200PrefillValidationPoints } from './validation.js';
 
-export default defineBackend({ name: 'h200', apiVersion: API_VERSION, module });
+/**
+ * No kernel, cluster or launch measurement exists for the H200, so its kernels are priced with
+ * the measurements taken on an H100 SXM5 (same GH100 die, clocks and software stack):
+ * `H100_CALIBRATION`, named here so the borrowing is explicit. Its own measurements (HBM
+ * bandwidth and loaded latency, L2 size) are in its topology.
+ */
+export default hopperBackend({ name: 'h200', topology, tuning, node, calibration: H100_CALIBRATION });

@@ -7,10 +7,11 @@
  *   bench/h100/loaded_latency.py on an H200): the only calibration points for this part.
  * - L2: the device reports 60 MiB (cudaDeviceProp.l2CacheSize 62914560 in both of our H200
  *   runs) where the H100 SXM5 reports 50 MiB: more of the GH100's L2 slices are enabled.
- * Everything else is the H100 topology object itself, so a change there carries over.
+ * Everything else is the H100 SXM5 topology object itself (@fleet/family-hopper's `H100_SXM5`, the
+ * family's reference part), so a change there carries over.
  */
 import type { Topology } from '@fleet/core';
-import { topology as h100 } from '@fleet/backend-h100';
+import { H100_SXM5 as h100 } from '@fleet/family-hopper';
 import loaded from './calibration/h200-loaded-latency-ours.json' with { type: 'json' };
 
 /** DS NVIDIA H200 datasheet: 141 GB HBM3e. */

@@ -3,28 +3,11 @@
  * (hardware.md: DS, DER, MEAS, MEAS*, CAL, UNC) and source id.
  */
 import type { RooflineParams } from '@fleet/core';
-import { MI300X_LATENCY_CYCLES } from './cdna/latency.js';
-import { CDNA3_CU, CDNA_VENDOR_PIPELINE, megakernelPipeline } from './cdna/occupancy.js';
-import { cdnaRuntimeCosts } from './cdna/runtime-costs.js';
+import { BARRIER_NS, CDNA3_CU, CDNA_VENDOR_PIPELINE, GRAPH_GAP_NS, MI300X_LATENCY_CYCLES, TILE_OVERHEAD_NS, VLLM_EAGER_LAUNCH_NS, cdnaRuntimeCosts, megakernelPipeline } from '@fleet/family-cdna';
 import { MI300X_CLOCK_GHZ } from './topology.js';
 
-// dispatch = 224 + 205 = 429 cycles ≈ 204.3 ns; fetch likewise (see cdna/runtime-costs.ts).
+// dispatch = 224 + 205 = 429 cycles ≈ 204.3 ns; fetch likewise (the family's cdnaRuntimeCosts).
 const runtime = cdnaRuntimeCosts(MI300X_LATENCY_CYCLES, MI300X_CLOCK_GHZ);
-
-/** MEAS S16: gap per node of a one-chain hipGraph of empty kernels, ns. */
-export const GRAPH_GAP_NS = 1540;
-/** UNC: the device-side part of that gap (see `endOfKernel.barrierNs`), ns. */
-export const BARRIER_NS = 1000;
-
-/**
- * CAL: the issue interval of vLLM's eager (one kernel per op, no graph) decode loop on CDNA,
- * ns per kernel: solved so that the predicted `kernel-per-op` TPOT of Qwen3-8B at batch 1 on
- * MI350X equals the FLEET paper's 10.51 ms, a value the paper's dataset marks as calibration
- * (`node packages/backend-mi350/calibration/derive.mjs` re-derives it). The HIP launch alone
- * takes ≈ 4.0 µs (S17); the rest is the framework's host-side work per op. Software, not
- * silicon, so MI300X uses the same value [UNC].
- */
-export const VLLM_EAGER_LAUNCH_NS = 14940;
 
 export const params: RooflineParams = {
   // UNC: no decode-tile MFMA efficiency measured on MI300X; 70% of the 2048 FLOP/clk/CU peak
@@ -35,7 +18,7 @@ export const params: RooflineParams = {
   // UNC: per-tile prologue + epilogue that the memory system does not already charge
   // (address and LDS setup, MFMA pipeline fill/drain, accumulator → bf16 conversion, the
   // output store's issue): assumed ≈ 630 cycles ≈ 300 ns per tile, every op kind.
-  tileOverheadNs: { default: 300 },
+  tileOverheadNs: { default: TILE_OVERHEAD_NS },
   // UNC DER: sc1 store acked by the XCD L2 (224 cycles, MEAS S6) + L2 atomic (205 cycles,
   // MEAS S7) at 2.1 GHz; scheduler and worker share the XCD's L2.
   dispatchNs: runtime.dispatchNs,
@@ -66,6 +49,6 @@ export const params: RooflineParams = {
   },
   // DS S18/S19: workgroup i → XCD i mod 8 in SPX mode, then any free CU of that XCD (S21).
   hardwareDispatch: 'round-robin-partition',
-  // The megakernel at its union occupancy; vendor kernels at theirs (cdna/occupancy.ts).
+  // The megakernel at its union occupancy; vendor kernels at theirs (@fleet/family-cdna occupancy).
   pipelines: { persistent: megakernelPipeline(CDNA3_CU), kernel: CDNA_VENDOR_PIPELINE },
 };

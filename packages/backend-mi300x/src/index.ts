@@ -1,17 +1,18 @@
 /**
- * @fleet/backend-mi300x — AMD Instinct MI300X (CDNA3) for Fleet, plus the reusable CDNA
- * pieces (coherence scopes, task-level mapping, policies, runtime costs) other CDNA
- * backends build on.
+ * @fleet/backend-mi300x — AMD Instinct MI300X (CDNA3) for Fleet: its topology, node,
+ * calibrated cost parameters, library instance and runtime tuning, bound by @fleet/family-cdna.
  */
-import { API_VERSION, defineBackend } from '@fleet/core';
-import { module } from './module.js';
+import { cdnaBackend } from '@fleet/family-cdna';
+import { kernelLibrary } from './kernel-library.js';
+import { params } from './cost-params.js';
+import { tuning } from './policies.js';
+import { topology } from './topology.js';
+import { node } from './node.js';
 
 export { topology, MI300X_CLOCK_GHZ } from './topology.js';
 export { params } from './cost-params.js';
 export { tuning, WORKERS_PER_XCD } from './policies.js';
-export { module } from './module.js';
 export { kernelLibrary, MI300X_LIBRARY_SPEC } from './kernel-library.js';
-export { node, oamMi300x, rcclCdna, XGMI_MI300X_LINK_GBPS_PER_DIRECTION } from './node.js';
-export * from './cdna/index.js';
+export { node, oamMi300x, XGMI_MI300X_LINK_GBPS_PER_DIRECTION } from './node.js';
 
-export default defineBackend({ name: 'mi300x', apiVersion: API_VERSION, module });
+export default cdnaBackend({ name: 'mi300x', topology, params, kernelLibrary, tuning, node });

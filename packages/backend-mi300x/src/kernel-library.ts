@@ -1,9 +1,8 @@
 /**
  * The MI300X (gfx942) library model: vLLM's wvSplitK, hipBLASLt, vLLM's ROCm paged attention
- * and CK's FlashAttention forward (cdna/kernel-library.ts), on this part's topology.
+ * and CK's FlashAttention forward (the CDNA library model of @fleet/family-cdna), on this part's topology.
  */
-import { cdnaKernelLibrary, type CdnaLibrarySpec } from './cdna/kernel-library.js';
-import { CDNA3_CU } from './cdna/occupancy.js';
+import { CDNA3_CU, cdnaKernelLibrary, type CdnaLibrarySpec } from '@fleet/family-cdna';
 import { params } from './cost-params.js';
 import { topology } from './topology.js';
 

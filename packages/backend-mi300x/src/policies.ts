@@ -3,7 +3,7 @@
  * (8 × 37 + 8 = 304 CUs; FLEET python/mirage/utils.py, seedcode §5; seeds §1).
  */
 import type { BackendTuning } from '@fleet/core';
-import { cdnaTuning } from './cdna/policies.js';
+import { cdnaTuning } from '@fleet/family-cdna';
 
 export const WORKERS_PER_XCD = 37;
 

@@ -7,9 +7,16 @@
  * Source ids S1..S53 are hardware.md §6.
  */
 import type { Topology } from '@fleet/core';
-import { cdnaCoherenceScopes, cdnaCoherenceSources } from './cdna/coherence.js';
-import { MI300X_LATENCY_CYCLES as LAT, cyclesToNs } from './cdna/latency.js';
-import { cdnaLevelSources, cdnaLevels } from './cdna/levels.js';
+import {
+  MI300X_LATENCY_CYCLES as LAT,
+  MI300X_L2_BYTES_PER_NS_PER_XCD,
+  MI300X_MALL_BYTES_PER_NS,
+  cdnaCoherenceScopes,
+  cdnaCoherenceSources,
+  cdnaLevelSources,
+  cdnaLevels,
+  cyclesToNs,
+} from '@fleet/family-cdna';
 
 /** Peak engine clock, GHz (S2; XCDs run 3–10% apart under load, S3). */
 export const MI300X_CLOCK_GHZ = 2.1;
@@ -60,7 +67,7 @@ export const topology: Topology = {
       capacityBytes: 4 * MiB,
       lineBytes: 128,
       associativity: 16,
-      bandwidthBytesPerNs: 3400,
+      bandwidthBytesPerNs: MI300X_L2_BYTES_PER_NS_PER_XCD,
       latencyNs: ns(LAT.l2),
       writePolicy: 'write-back',
       replacement: 'lru',
@@ -70,7 +77,7 @@ export const topology: Topology = {
       capacityBytes: 256 * MiB,
       lineBytes: 64,
       associativity: 16,
-      bandwidthBytesPerNs: 6420,
+      bandwidthBytesPerNs: MI300X_MALL_BYTES_PER_NS,
       latencyNs: ns(LAT.mall),
       writePolicy: 'write-back',
       replacement: 'lru',

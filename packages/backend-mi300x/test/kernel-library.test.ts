@@ -1,6 +1,7 @@
 import { loadBackend } from '@fleet/core';
 import { describe, expect, it } from 'vitest';
-import descriptor, { CDNA3_CU, CDNA_VENDOR_PIPELINE, MI300X_LIBRARY_SPEC, hipblasltResources, kernelLibrary, selectCdnaGemm, CDNA_SOFTMAX_FLOPS_PER_SCORE } from '../src/index.js';
+import { CDNA3_CU, CDNA_VENDOR_PIPELINE, CdnaCostModel, hipblasltResources, selectCdnaGemm, CDNA_SOFTMAX_FLOPS_PER_SCORE } from '@fleet/family-cdna';
+import descriptor, { MI300X_LIBRARY_SPEC, kernelLibrary } from '../src/index.js';
 import { occupancy } from '@fleet/core';
 
 const gemm = (m: number, n = 4096, k = 4096) => selectCdnaGemm(MI300X_LIBRARY_SPEC, { m, n, k, weightBytes: 2 });
@@ -53,7 +54,7 @@ describe('MI300X kernel library (hipBLASLt, wvSplitK, paged attention, CK FlashA
 
 describe('CdnaCostModel', () => {
   it("prices a library tile at its kernel's MFMA efficiency and every other tile at the backend's", async () => {
-    const { CdnaCostModel, params, topology } = await import('../src/index.js');
+    const { params, topology } = await import('../src/index.js');
     const cm = new CdnaCostModel(topology, params);
     const flops = 2 * 256 * 256 * 512;
     const peak = topology.computeUnit.matrixFlopsPerNs.bf16;

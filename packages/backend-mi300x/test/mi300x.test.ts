@@ -1,6 +1,6 @@
 import { coherenceScope, loadBackend, partitionCount, totalComputeUnits, validateTopology } from '@fleet/core';
 import { describe, expect, it } from 'vitest';
-import descriptor, { cdnaTuning, params, topology, tuning } from '../src/index.js';
+import descriptor, { params, topology, tuning } from '../src/index.js';
 import { CLUSTERFUSION, FLEET_MSPLIT, FLEET_MTILE, MIRAGE, unsupportedReason } from '../../ops/src/index.js';
 import { numericLeafPointers, PROVENANCE_TAG as TAG, resolvePointer } from '@fleet/core/conformance';
 
@@ -67,10 +67,6 @@ describe('mi300x policies and costs', () => {
     const b = loadBackend(descriptor, 'test');
     for (const policy of [MIRAGE, FLEET_MTILE, FLEET_MSPLIT]) expect(unsupportedReason(b, policy)).toBeNull();
     expect(unsupportedReason(b, CLUSTERFUSION)).toMatch(/cluster/i);
-  });
-
-  it('rejects a nonsensical worker count', () => {
-    expect(() => cdnaTuning(0)).toThrow(RangeError);
   });
 
   it('exposes the cost parameters through the loaded cost model', () => {

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { loadBackend, loadModel } from '@fleet/core';
 import { predictDecode } from '@fleet/ops';
 import mi350 from '@fleet/backend-mi350';
-import { CDNA4_CU, megakernelPipeline } from '@fleet/backend-mi300x';
+import { CDNA4_CU, megakernelPipeline } from '@fleet/family-cdna';
 
 const ref = JSON.parse(readFileSync(new URL('../../../../shared/reference/fleet-mi350-qwen3-8b.json', import.meta.url), 'utf8'));
 const base = loadBackend(mi350, 'mi350');

@@ -1,16 +1,18 @@
 /**
- * @fleet/backend-mi350 — AMD Instinct MI350X (CDNA4) for Fleet, built on the CDNA pieces of
- * `@fleet/backend-mi300x`.
+ * @fleet/backend-mi350 — AMD Instinct MI350X (CDNA4) for Fleet: its topology, node, calibrated
+ * cost parameters, library instance and runtime tuning, bound by @fleet/family-cdna.
  */
-import { API_VERSION, defineBackend } from '@fleet/core';
-import { module } from './module.js';
+import { cdnaBackend } from '@fleet/family-cdna';
+import { kernelLibrary } from './kernel-library.js';
+import { params } from './cost-params.js';
+import { tuning } from './policies.js';
+import { topology } from './topology.js';
+import { node } from './node.js';
 
 export { topology, MI350X_CLOCK_GHZ } from './topology.js';
 export { params } from './cost-params.js';
 export { tuning, WORKERS_PER_XCD } from './policies.js';
-export { module } from './module.js';
 export { kernelLibrary, MI350_LIBRARY_SPEC, HIPBLASLT_MFMA_EFFICIENCY, HIPBLASLT_8192_TFLOPS } from './kernel-library.js';
 export { node, oamMi350, XGMI_MI350_LINK_GBPS_PER_DIRECTION } from './node.js';
 
-export default defineBackend({ name: 'mi350', apiVersion: API_VERSION, module });
-export { fleetPaper, FLEET_PAPER_SOURCE, type FleetPaperDataset, type FleetPolicy } from './validation/fleet-paper.js';
+export default cdnaBackend({ name: 'mi350', topology, params, kernelLibrary, tuning, node });

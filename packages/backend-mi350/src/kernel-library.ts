@@ -1,9 +1,9 @@
 /**
  * The MI350X (gfx950) library model: vLLM's wvSplitK, hipBLASLt, vLLM's ROCm paged attention
- * and CK's FlashAttention forward (the CDNA model in @fleet/backend-mi300x), on this part's
+ * and CK's FlashAttention forward (the CDNA model in @fleet/family-cdna), on this part's
  * topology and CDNA4 CU (160 KiB of LDS: both of hipBLASLt's prefetched K-slices fit in LDS).
  */
-import { CDNA4_CU, cdnaKernelLibrary, type CdnaLibrarySpec } from '@fleet/backend-mi300x';
+import { CDNA4_CU, cdnaKernelLibrary, type CdnaLibrarySpec } from '@fleet/family-cdna';
 import { params } from './cost-params.js';
 import { topology } from './topology.js';
 

@@ -1,9 +1,9 @@
 /**
  * The MI350X's node: 8 OAM GPUs in a full xGMI mesh (7 links per GPU), with RCCL's CDNA
- * tuning constants shared with the MI300X package.
+ * tuning constants (@fleet/family-cdna).
  */
 import type { NodeSpec, NodeTopology } from '@fleet/core';
-import { rcclCdna } from '@fleet/backend-mi300x';
+import { rcclCdna } from '@fleet/family-cdna';
 
 /** DS (hardware.md S26/S27): 7 external Infinity Fabric links of 153.6 GB/s each (both directions; 1075 GB/s aggregate): 76.8 per direction. */
 export const XGMI_MI350_LINK_GBPS_PER_DIRECTION = 76.8;

@@ -3,8 +3,8 @@
  * seeds §1, FLEET python/mirage/utils.py default per seedcode §5, CAL fleet-mi350-qwen3-8b.json
  * workersPerXcd 31).
  */
-import { cdnaTuning } from '@fleet/backend-mi300x';
 import type { BackendTuning } from '@fleet/core';
+import { cdnaTuning } from '@fleet/family-cdna';
 
 export const WORKERS_PER_XCD = 31;
 

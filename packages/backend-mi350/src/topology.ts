@@ -2,7 +2,7 @@
  * AMD Instinct MI350X (CDNA4, gfx950) as a Fleet topology: the part the FLEET paper ran on.
  *
  * Cache organisation and coherence follow CDNA3 (the CDNA pieces come from
- * `@fleet/backend-mi300x`). No MI350 latency or cache-bandwidth measurement is public
+ * `@fleet/family-cdna`). No MI350 latency or cache-bandwidth measurement is public
  * (hardware.md §2.3), so latencies are MI300X cycle counts at MI350X's clock [UNC].
  * Tags in `sources` as in hardware.md (DS, DER, MEAS, MEAS*, CAL, UNC); S-ids are its §6.
  */
@@ -14,9 +14,10 @@ import {
   cdnaLevelSources,
   cdnaLevels,
   cyclesToNs,
-  topology as mi300x,
+  MI300X_L2_BYTES_PER_CLK_PER_XCD,
+  MI300X_MALL_BYTES_PER_NS,
   type CdnaCoherenceParams,
-} from '@fleet/backend-mi300x';
+} from '@fleet/family-cdna';
 
 /** MI350X peak engine clock, GHz (S26/S29; MI355X runs 2.4). */
 export const MI350X_CLOCK_GHZ = 2.2;
@@ -30,7 +31,7 @@ const XCDS = 8;
 const CUS_PER_XCD = 32;
 
 /** MI300X's measured L2 rate per XCD (3.4 TB/s at 2.1 GHz, S7) in bytes per clock. */
-const L2_BYTES_PER_CLK = mi300x.memory.l2.bandwidthBytesPerNs / mi300x.clockGHz;
+const L2_BYTES_PER_CLK = MI300X_L2_BYTES_PER_CLK_PER_XCD;
 
 const latencyOrigin = `MI300X cycle counts (S7/S6) at ${CLK} GHz: no MI350 measurement exists (hardware.md §2.3)`;
 
@@ -85,7 +86,7 @@ export const topology: Topology = {
       capacityBytes: 256 * MiB,
       lineBytes: 64,
       associativity: 16,
-      bandwidthBytesPerNs: mi300x.memory.llc!.bandwidthBytesPerNs,
+      bandwidthBytesPerNs: MI300X_MALL_BYTES_PER_NS,
       latencyNs: ns(LAT.mall),
       writePolicy: 'write-back',
       replacement: 'lru',

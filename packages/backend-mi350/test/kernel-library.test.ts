@@ -1,10 +1,8 @@
 import { loadBackend, loadModel, occupancy, simulateGraph } from '@fleet/core';
-import { CDNA4_CU, hipblasltResources, selectCdnaGemm } from '@fleet/backend-mi300x';
+import { CDNA4_CU, hipblasltResources, selectCdnaGemm } from '@fleet/family-cdna';
 // @fleet/ops depends on this package (for its own tests), so it cannot be a dependency here:
-// the simulation tests read its source, and the H100 backend's likewise (no backend depends
-// on another vendor's).
-import h100 from '../../backend-h100/src/index.js';
-import { compilePolicy, linearOpGraph, KERNEL_PER_OP_GRAPH, predictPrefill } from '../../ops/src/index.js';
+// the simulation tests read its source.
+import { compilePolicy, linearOpGraph, KERNEL_PER_OP_GRAPH } from '../../ops/src/index.js';
 import { describe, expect, it } from 'vitest';
 import descriptor, { HIPBLASLT_MFMA_EFFICIENCY, MI350_LIBRARY_SPEC, kernelLibrary, topology } from '../src/index.js';
 
@@ -44,15 +42,4 @@ describe('MI350 kernel library', () => {
     expect(fraction).toBeGreaterThan(0.9 * HIPBLASLT_MFMA_EFFICIENCY);
     expect(fraction).toBeLessThanOrEqual(HIPBLASLT_MFMA_EFFICIENCY);
   });
-
-  it('Qwen3-8B prefill of 2048 tokens is faster than on an H100', () => {
-    // By mechanism: prefill is GEMM-bound and hipBLASLt on MI350 issues 2307 × 0.56 ≈ 1300
-    // TFLOP/s against cuBLAS's ≈ 780 on the H100 (1.66×); CK's attention, softmax not hidden
-    // under the MFMAs, gives some of it back. A 20% margin leaves room for that, not for a tie.
-    const model = loadModel('qwen3-8b');
-    const opts = { policy: 'kernel-per-op-graph', batch: 1, prompt: 2048 } as const;
-    const a = predictPrefill(mi350, model, opts).ttftMs;
-    const b = predictPrefill(loadBackend(h100, 'h100'), model, opts).ttftMs;
-    expect(a).toBeLessThan(0.8 * b);
-  }, 60_000);
 });

@@ -1,4 +1,4 @@
-import { topology as mi300x } from '@fleet/backend-mi300x';
+import { MI300X_LATENCY_CYCLES, MI300X_MEASURED_CLOCK_GHZ, cdnaCoherenceScopes, cdnaLevels, cyclesToNs } from '@fleet/family-cdna';
 import { coherenceScope, loadBackend, partitionCount, totalComputeUnits, validateTopology } from '@fleet/core';
 import { describe, expect, it } from 'vitest';
 import descriptor, { params, topology, tuning } from '../src/index.js';
@@ -24,7 +24,7 @@ describe('mi350 topology', () => {
     expect(relErr((topology.computeUnit.vectorFlopsPerNs * cus) / 1000, 144.2)).toBeLessThan(0.01);
     // twice CDNA3's per-CU matrix rate per clock
     expect(topology.computeUnit.matrixFlopsPerNs.bf16 / topology.clockGHz).toBeCloseTo(
-      (2 * mi300x.computeUnit.matrixFlopsPerNs.bf16) / mi300x.clockGHz,
+      2 * 2048, // CDNA3: 2048 FLOP/clk/CU (DS S2)
       6,
     );
   });
@@ -38,14 +38,16 @@ describe('mi350 topology', () => {
   });
 
   it('reuses the CDNA coherence scopes, latencies at its own clock', () => {
-    expect(topology.coherence.map((c) => c.scope)).toEqual(mi300x.coherence.map((c) => c.scope));
-    expect(topology.coherence.map((c) => c.atomicResolvesAt)).toEqual(mi300x.coherence.map((c) => c.atomicResolvesAt));
-    // same cycle count, faster clock
-    expect(topology.memory.l2.latencyNs).toBeLessThan(mi300x.memory.l2.latencyNs);
-    expect(topology.memory.l2.latencyNs * topology.clockGHz).toBeCloseTo(mi300x.memory.l2.latencyNs * mi300x.clockGHz, 0);
+    const cdna3 = cdnaCoherenceScopes({ clockGHz: MI300X_MEASURED_CLOCK_GHZ, latencyCycles: MI300X_LATENCY_CYCLES, latencyOrigin: 'MI300X' });
+    expect(topology.coherence.map((c) => c.scope)).toEqual(cdna3.map((c) => c.scope));
+    expect(topology.coherence.map((c) => c.atomicResolvesAt)).toEqual(cdna3.map((c) => c.atomicResolvesAt));
+    // same cycle count as measured on MI300X, faster clock
+    const mi300xL2Ns = cyclesToNs(MI300X_LATENCY_CYCLES.l2, MI300X_MEASURED_CLOCK_GHZ);
+    expect(topology.memory.l2.latencyNs).toBeLessThan(mi300xL2Ns);
+    expect(topology.memory.l2.latencyNs * topology.clockGHz).toBeCloseTo(mi300xL2Ns * MI300X_MEASURED_CLOCK_GHZ, 0);
     expect(coherenceScope(topology, 'chiplet').atomicLatencyNs).toBe(95);
     expect(coherenceScope(topology, 'device').release.writeBackDirty).toBe(true);
-    expect(topology.levels).toEqual(mi300x.levels);
+    expect(topology.levels).toEqual(cdnaLevels());
   });
 
   it('gives every numeric field a tagged source, and every source names a field', () => {

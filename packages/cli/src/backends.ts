@@ -58,8 +58,25 @@ function configuredPackage(entry: string, cwd: string): DiscoveredPackage {
   return p;
 }
 
-/** The backends Fleet ships with; always available. */
-const BUILTIN = ['@fleet/backend-mi350', '@fleet/backend-mi300x', '@fleet/backend-h100', '@fleet/backend-h200'];
+/**
+ * The backends Fleet ships with, always available: every dependency of this package that
+ * declares a `fleet` field, in the order its package.json lists them (the order `fleet
+ * backends` and `fleet compare` show). Adding a device to the CLI is adding the dependency.
+ */
+function builtinPackages(): DiscoveredPackage[] {
+  const require = createRequire(import.meta.url);
+  const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { dependencies?: Record<string, string> };
+  return Object.keys(manifest.dependencies ?? {}).flatMap((name) => {
+    let dir: string;
+    try {
+      dir = dirname(require.resolve(`${name}/package.json`));
+    } catch {
+      return []; // a dependency without an exported package.json is no backend
+    }
+    const p = inspectPackage(dir);
+    return p ? [p] : [];
+  });
+}
 
 /**
  * Load every plugin: the built-in backends, those `fleet.config.json` lists, then any
@@ -69,14 +86,8 @@ const BUILTIN = ['@fleet/backend-mi350', '@fleet/backend-mi300x', '@fleet/backen
  */
 export async function loadBackends(cwd = process.cwd()): Promise<BackendRegistry> {
   const registry = new BackendRegistry();
-  const require = createRequire(import.meta.url);
   const seen = new Set<string>();
-  const packages = BUILTIN.map((name) => {
-    const dir = dirname(require.resolve(`${name}/package.json`));
-    const p = inspectPackage(dir);
-    if (!p) throw new Error(`built-in backend ${name} has no 'fleet' field`);
-    return p;
-  });
+  const packages = builtinPackages();
   const here = dirname(fileURLToPath(import.meta.url));
   const config = readConfig(cwd);
   packages.push(...(config.backends ?? []).map((e) => configuredPackage(e, cwd)));

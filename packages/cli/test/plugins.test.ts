@@ -55,3 +55,15 @@ describe('third-party backends from fleet.config.json', () => {
     expect(r.err).toMatch(/@nobody\/backend-none.*not installed/);
   });
 });
+
+describe('built-in backends', () => {
+  it('are the CLI dependencies that declare a fleet field, first and in package.json order', async () => {
+    const { readFileSync } = await import('node:fs');
+    const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { dependencies: Record<string, string> };
+    const devices = Object.keys(manifest.dependencies).filter((n) => n.startsWith('@fleet/backend-'));
+    const list = await runIn(mkdtempSync(join(tmpdir(), 'fleet-builtin-')), ['backends', '--json']);
+    expect(list.code).toBe(0);
+    const names = JSON.parse(list.out).backends.map((b: { name: string }) => b.name) as string[];
+    expect(names.slice(0, devices.length)).toEqual(devices.map((n) => n.replace('@fleet/backend-', '')));
+  });
+});

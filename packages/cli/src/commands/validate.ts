@@ -4,7 +4,7 @@ import { loadBackends } from '../backends.js';
 import type { Io } from '../io.js';
 import { progress } from '../progress.js';
 import { formatValidation } from '../validate/format.js';
-import { SUITES } from '../validate/suites.js';
+import { SUITES } from '@fleet/validation';
 
 /** `fleet validate`: run the published experiments and print predicted vs published. */
 export function registerValidate(program: Command, io: Io): void {

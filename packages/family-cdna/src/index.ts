@@ -1,0 +1,36 @@
+/**
+ * @fleet/family-cdna — what every AMD CDNA device (MI300X, MI350, …) shares in Fleet: coherence
+ * scopes, task-level mapping, occupancy, the PyTorch/vLLM-on-ROCm kernel library model, the
+ * cost model, runtime and launch costs, RCCL's constants, the CDNA runtime tuning, and `cdnaBackend`,
+ * which turns a device's topology and calibration into a backend descriptor.
+ */
+export { MI300X_LATENCY_CYCLES, cyclesToNs, type CdnaLatencyCycles } from './latency.js';
+export { MI300X_MEASURED_CLOCK_GHZ, MI300X_L2_BYTES_PER_NS_PER_XCD, MI300X_L2_BYTES_PER_CLK_PER_XCD, MI300X_MALL_BYTES_PER_NS } from './bandwidth.js';
+export { GRAPH_GAP_NS, BARRIER_NS, VLLM_EAGER_LAUNCH_NS, TILE_OVERHEAD_NS } from './launch.js';
+export { cdnaCoherenceScopes, cdnaCoherenceSources, type CdnaCoherenceParams } from './coherence.js';
+export { cdnaLevels, cdnaLevelSources } from './levels.js';
+export { cdnaTuning } from './policies.js';
+export { cdnaRuntimeCosts, type CdnaRuntimeCosts } from './runtime-costs.js';
+export { CDNA3_CU, CDNA4_CU, CDNA_MEGAKERNEL_TASKS, CDNA_VENDOR_KERNEL, CDNA_VENDOR_PIPELINE, MEGAKERNEL_OUTSTANDING_BYTES_PER_WAVE, megakernelPipeline, vendorPipeline } from './occupancy.js';
+export { CdnaCostModel } from './cost-model.js';
+export { rcclCdna } from './rccl.js';
+export { cdnaBackend, cdnaModule, type CdnaDevice } from './backend.js';
+export {
+  CDNA_SOFTMAX_FLOPS_PER_SCORE,
+  HIPBLASLT_DEPTH_U,
+  HIPBLASLT_PREFETCH_GLOBAL,
+  HIPBLASLT_THREADS,
+  HIPBLASLT_TILE_SIDES,
+  MFMA_ROWS,
+  PAGED_ATTENTION_PARTITION,
+  WVSPLITK_MAX_ROWS,
+  cdnaKernelLibrary,
+  hipblasltEstimateNs,
+  hipblasltPipeline,
+  hipblasltResources,
+  selectCdnaDecodeAttention,
+  selectCdnaGemm,
+  selectCdnaPrefillAttention,
+  type CdnaLibrarySpec,
+  type CdnaTilePipeline,
+} from './kernel-library.js';

@@ -1,0 +1,123 @@
+/**
+ * ClusterReduce and ClusterGather on H100, on chip (DSMEM) and off chip (through global
+ * memory), as core `CollectiveModel`s. Both run core's recursive-doubling schedule
+ * (`collectiveRounds`); this module prices one round on each medium from our microbenchmarks:
+ *
+ * - on chip: push the message into the peer's shared memory at the measured per-CTA DSMEM write
+ *   rate, then a cluster barrier (measured), plus a store and its acknowledgement (two remote
+ *   latencies, measured); a reduce also combines 3 × message in its own shared memory at
+ *   128 B/clk (DS).
+ * - off chip: store the message to global memory and load the peer's (2 × message at one CTA's
+ *   streaming rate, from the GEMV calibration), then a device release fence, one atomic flag
+ *   add and an acquire poll (all measured).
+ *
+ * `bytes` is per participant: a reduce's vector, a gather's slice.
+ */
+import {
+  collectiveRounds,
+  collectiveTrafficBytes,
+  scheduleLatencyNs,
+  type ClusterCollectiveKind,
+  type CollectiveModel,
+  type RoundPricing,
+} from '@fleet/core';
+import { OURS, PRIOR } from './reference/calibration.js';
+import { dsmem } from './clusters.js';
+import { H100_CLOCK_GHZ } from './reference/topology.js';
+
+const CLK = H100_CLOCK_GHZ;
+
+/** DS: shared memory serves 32 banks × 4 B per clock per SM. */
+export const SHARED_BYTES_PER_NS = 128 * CLK;
+
+/**
+ * One CTA's global-memory streaming rate, bytes/ns: the QKV GEMV at M = 1 (CAL, 22.4 µs) runs
+ * 96 CTAs (its grid in our profile, one per SM) over 6144 × 4096 bf16 weights, far below the
+ * HBM limit, so each CTA streamed 524,288 B in 22.4 µs.
+ */
+export const CTA_STREAM_BYTES_PER_NS = (6144 * 4096 * 2) / 96 / (PRIOR.gemvBf16ColdUs.qkv_proj_N6144_K4096 * 1000);
+
+/** Off-chip round: fence.acq_rel.gpu after the stores + flag atomic (mean over L2 homes) + acquire poll, ns (ours). */
+export const OFF_CHIP_ROUND_FIXED_NS =
+  (OURS.atomics.storeThenFenceAcqRelGpu + OURS.atomics.atomRelaxedMeanOverLinesCycles + OURS.atomics.ldAcquireGpu) / CLK;
+
+export function onChipPricing(clusterSize: number): RoundPricing {
+  return {
+    fixedNs: dsmem.barrierNs(clusterSize) + 2 * dsmem.latencyNs(clusterSize),
+    sendBytesPerNs: dsmem.writeBytesPerNsPerCta(clusterSize),
+    combineBytesPerNs: SHARED_BYTES_PER_NS,
+  };
+}
+
+export function offChipPricing(): RoundPricing {
+  return {
+    fixedNs: OFF_CHIP_ROUND_FIXED_NS,
+    // each round stores the message and loads the peer's: twice the bytes at the CTA's rate
+    sendBytesPerNs: CTA_STREAM_BYTES_PER_NS / 2,
+    combineBytesPerNs: SHARED_BYTES_PER_NS,
+  };
+}
+
+function model(kind: ClusterCollectiveKind, onChip: boolean): CollectiveModel {
+  return {
+    name: `${onChip ? 'cluster' : 'global'}-${kind}`,
+    onChip,
+    latencyNs: (bytes, participants) =>
+      scheduleLatencyNs(collectiveRounds(kind, bytes, participants), onChip ? onChipPricing(participants) : offChipPricing()),
+    trafficBytes: (bytes, participants) => collectiveTrafficBytes(kind, bytes, participants),
+  };
+}
+
+/** cluster-reduce, cluster-gather (DSMEM) and global-reduce, global-gather (global memory). */
+export const collectives: readonly CollectiveModel[] = [
+  model('reduce', true),
+  model('gather', true),
+  model('reduce', false),
+  model('gather', false),
+];
+
+/** The model for `kind` on chip or off chip. */
+export function collectiveModel(kind: ClusterCollectiveKind, onChip: boolean): CollectiveModel {
+  return collectives.find((c) => c.name === `${onChip ? 'cluster' : 'global'}-${kind}`)!;
+}
+
+/**
+ * ClusterFusion's collective benchmark (Table 1 of the paper), as it runs: the primitive in
+ * the grid its kernels use — one cluster of 4 CTAs per attention head, 32 heads (Llama-2-7B),
+ * all resident at once — with the table's data size the total over the grid, so each cluster
+ * handles size / 32. A reduce's CTAs each hold the cluster's vector (size / 32 each); a
+ * gather's CTAs each hold a slice (size / 128) and end with the cluster's size / 32.
+ */
+export const CLUSTERFUSION_BENCH = { clusters: 32, clusterSize: 4 } as const;
+
+export interface CollectiveBenchKernel {
+  /** Bytes each CTA starts with (a reduce's vector, a gather's slice). */
+  perCtaBytes: number;
+  /** Bytes each CTA ends with (what it stores). */
+  resultBytes: number;
+  /** Cluster waves: the clusters resident at once (small CTAs: our `small` occupancy) over the grid. */
+  waves: number;
+  launchUs: number;
+  /** Load the input from global memory, the collective, store the result; per wave. */
+  waveUs: number;
+  kernelUs: number;
+}
+
+/**
+ * The Table 1 kernel, whole (launch included), for `totalBytes` over the grid: launch (our
+ * empty cluster kernel), then per wave of clusters each CTA loads its input from global
+ * memory, runs the collective and stores its result (global traffic at one CTA's streaming
+ * rate). Nothing here is fitted to the table.
+ */
+export function clusterFusionBenchKernel(kind: ClusterCollectiveKind, totalBytes: number, onChip: boolean, bench: { clusters: number; clusterSize: number } = CLUSTERFUSION_BENCH): CollectiveBenchKernel {
+  const { clusters, clusterSize: n } = bench;
+  const perCluster = totalBytes / clusters;
+  const perCtaBytes = kind === 'reduce' ? perCluster : perCluster / n;
+  const resultBytes = perCluster;
+  const resident = OURS.occupancy.small[n - 1] ?? 1;
+  const waves = Math.ceil(clusters / resident);
+  const launchUs = (OURS.emptyClusterKernelUs.byCluster as Record<string, number>)[String(n)] ?? OURS.emptyClusterKernelUs.byCluster['4'];
+  const globalNs = (perCtaBytes + resultBytes) / CTA_STREAM_BYTES_PER_NS;
+  const waveUs = (globalNs + collectiveModel(kind, onChip).latencyNs(perCtaBytes, n)) / 1000;
+  return { perCtaBytes, resultBytes, waves, launchUs, waveUs, kernelUs: launchUs + waves * waveUs };
+}

@@ -1,0 +1,48 @@
+/**
+ * @fleet/family-hopper — what every NVIDIA Hopper (GH100) device shares in Fleet: thread-block
+ * clusters and DSMEM, the ClusterReduce/ClusterGather collectives, the kernels PyTorch calls
+ * (cuBLASLt nvjet, tinygemm, cuDNN SDPA, CUTLASS grouped GEMM), the cost-model parameters,
+ * the Hopper runtime tuning, the HGX NVLink 4 fabric with NCCL's constants, and `hopperBackend`,
+ * which turns a device's topology and calibration into a backend descriptor.
+ *
+ * The measurements all of this is calibrated on were taken on one H100 SXM5; they ship here as
+ * the reference calibration (`OURS`, `PRIOR`, `PIPELINE`, `LOADED_LATENCY`, on `H100_SXM5`).
+ */
+export { H100_SXM5, H100_CLOCK_GHZ, H100_LATENCY_CYCLES } from './reference/topology.js';
+export { OURS, PRIOR, PIPELINE, LOADED_LATENCY, dsmemLatencyCycles, clusterBarrierCycles } from './reference/calibration.js';
+export { params, BYTES_IN_FLIGHT_PER_SM, WGMMA_EFFICIENCY, GRAPH_GAP_NS, BARRIER_NS, TILE_OVERHEAD_NS, VECTOR_EFFICIENCY } from './cost-params.js';
+export { tuning, MIRAGE_WORKERS_PER_GPC, MIRAGE_SCHEDULERS, CLUSTERFUSION_DEFAULT_CLUSTER, PYTORCH_KERNELS } from './policies.js';
+export { CLUSTER_DOMAINS, MAX_CLUSTER_SIZE, CLUSTERFUSION_CTAS_PER_SM, maxActiveClusters, activeSms, dsmem, type DsmemSpec } from './clusters.js';
+export {
+  collectives,
+  collectiveModel,
+  clusterFusionBenchKernel,
+  CLUSTERFUSION_BENCH,
+  type CollectiveBenchKernel,
+  onChipPricing,
+  offChipPricing,
+  SHARED_BYTES_PER_NS,
+  CTA_STREAM_BYTES_PER_NS,
+  OFF_CHIP_ROUND_FIXED_NS,
+} from './collectives.js';
+export {
+  kernelLibrary,
+  selectGemm,
+  selectDecodeAttention,
+  selectPrefillAttention,
+  selectGroupedGemm,
+  SOFTMAX_FLOPS_PER_SCORE,
+  TINYGEMM,
+  TINYGEMM_IN_FLIGHT,
+  CUTLASS_GROUPED,
+  CUTLASS_GROUPED_DRAM_IN_FLIGHT,
+  nvjetPipeline,
+  nvjetStages,
+  H100_SM,
+  NVJET_DRAM_IN_FLIGHT,
+  CUDNN_FLASH_DRAM_BYTES_PER_NS,
+  CUDNN_FLASH_TILE_FIXED_NS,
+} from './kernel-library.js';
+export { ncclHopper, NVLINK4_LINKS, NVLINK4_LINK_GBPS, NCCL_SM90_NVLINK_GBPS, HGX_NVLINK4_INTERCONNECT, HGX_NVLINK4_SOURCES } from './nvlink.js';
+export { H100_CALIBRATION, type HopperCalibration } from './calibration.js';
+export { hopperBackend, hopperModule, type HopperDevice } from './backend.js';

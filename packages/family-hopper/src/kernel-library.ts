@@ -1,0 +1,354 @@
+/**
+ * The kernels PyTorch 2.11 launches on an H100 for decode, as the libraries pick them:
+ * cuBLASLt 13.0's nvjet GEMMs and cuDNN 9.19's SDPA. Selection follows the libraries'
+ * objective — the fewest waves of the slowest tile over the 132 SMs, split-K when the grid
+ * would leave SMs idle — over the tile menu we saw them use (reference/h100-pipeline-ours.json);
+ * which tile wins at which M is predicted, and compared with the kernels they really chose
+ * in `fleet validate --suite h100-pipeline`.
+ */
+import {
+  inFlightFromRate,
+  loadedDramLatencyNs,
+  occupancy,
+  type ComputeResources,
+  type DecodeAttentionKernel,
+  type DecodeAttentionShape,
+  type GemmKernel,
+  type GemmShape,
+  type GroupedGemmKernel,
+  type GroupedGemmShape,
+  type KernelLibrary,
+  type PrefillAttentionKernel,
+  type PrefillAttentionShape,
+  type TilePipeline,
+} from '@fleet/core';
+import { PIPELINE } from './reference/calibration.js';
+import { GRAPH_GAP_NS, TILE_OVERHEAD_NS, VECTOR_EFFICIENCY, WGMMA_EFFICIENCY } from './cost-params.js';
+import { H100_CLOCK_GHZ, H100_LATENCY_CYCLES as LAT, H100_SXM5 as topology } from './reference/topology.js';
+
+/** DS (CUDA C programming guide, compute capability 9.0): per-SM limits. */
+export const H100_SM: ComputeResources = {
+  waveSize: 32,
+  simds: 4, // four SM sub-partitions, one warp scheduler each
+  maxWavesPerSimd: 16, // 64 warps per SM
+  registersPerSimd: 65536 / 4,
+  registerGranularity: 8, // 256 registers per warp
+  sharedBytes: 228 * 1024,
+  maxBlocks: 32,
+};
+
+const SMS = topology.partitions.computeUnits.reduce((a, b) => a + b, 0);
+const HBM_NS = LAT.hbm / H100_CLOCK_GHZ;
+const L2_NS = LAT.l2 / H100_CLOCK_GHZ;
+
+/**
+ * Little's law over a calibration kernel: bytes one CTA keeps outstanding at the DRAM, given
+ * the bytes it streamed in `ns` while `ctas` like it streamed beside it. The latency is the
+ * DRAM's at the whole kernel's bandwidth (topology.memory.hbm.loadedLatency): a kernel
+ * measured near saturation waited in queues, and the unloaded latency would undercount the
+ * bytes it had in flight.
+ */
+function ctaInFlight(bytes: number, ns: number, ctas: number): number {
+  return inFlightFromRate(topology.memory.hbm, bytes / ns, (ctas * bytes) / ns);
+}
+
+/**
+ * DER from the tile menu: every nvjet tile's stage count in our sweep is
+ * min(16, ⌊budget / ((tileCols + tileRows) × 64 × 2 B)⌋) for a budget in [215040, 221184) B:
+ * 227 KB of shared memory per CTA less the epilogue and barriers. 216 KiB taken.
+ */
+export const NVJET_STAGE_BUDGET = 216 * 1024;
+const NVJET_K_TILE = 64;
+
+/**
+ * DER from CAL `gemvStream`: an nvjet CTA keeps this many bytes of DRAM reads outstanding.
+ * At M = 1 each of 96 CTAs streams 64 × 4096 × 2 B of weights in the measured time less what
+ * the simulation charges apart — the graph gap, the first access and the per-tile overhead —
+ * (its 16 stages of 9 KiB are not all in flight at the DRAM: the producer's TMA issue is the
+ * limit); Little's law at the DRAM latency under that kernel's own load (~2/3 of the H100's
+ * saturation) gives the bytes. The same CTAs stream L2 hits through their full stage ring.
+ */
+const GEMV_CTA_BYTES = 64 * PIPELINE.gemvStream.k * 2;
+const GEMV_STREAM_NS = PIPELINE.gemvStream.us * 1000 - GRAPH_GAP_NS - HBM_NS - TILE_OVERHEAD_NS;
+export const NVJET_DRAM_IN_FLIGHT = Math.round(ctaInFlight(GEMV_CTA_BYTES, GEMV_STREAM_NS, PIPELINE.gemvStream.ctas));
+
+/**
+ * The DRAM latency nvjet's selection objective charges: the calibration kernel's, at its load
+ * over the whole per-call time (the in-flight bytes above take the load over the streaming
+ * time alone, a slightly higher one). cuBLASLt's heuristic is the library's, not the
+ * device's — it picks the same kernels on an H200 — so the objective stays the
+ * H100-calibrated one whatever the memory.
+ */
+const NVJET_SELECTION_HBM_NS = loadedDramLatencyNs(topology.memory.hbm, (PIPELINE.gemvStream.ctas * GEMV_CTA_BYTES) / (PIPELINE.gemvStream.us * 1000));
+
+/** wgmma's N (the batch rows, PyTorch's operands swapped) comes in multiples of 8. */
+export const WGMMA_ROW_GRANULARITY = 8;
+
+/** Output-column widths of the menu's tiles for skinny batches (96 and wider ones appear only beside ≥ 64 rows). */
+const TILE_COLS = [64, 128, 192, 256];
+const MAX_ACCUMULATOR = 256 * 160; // fp32 accumulators of two consumer warpgroups (largest menu tile 320 × 128 ≈ 256 × 160)
+
+export function nvjetStages(tileCols: number, tileRows: number): number {
+  return Math.min(16, Math.floor(NVJET_STAGE_BUDGET / ((tileCols + tileRows) * NVJET_K_TILE * 2)));
+}
+
+/**
+ * CTAs that share a weight tile through TMA multicast: nvjet launches clusters of 2 along the
+ * batch rows (the `2x1`/`1x2` in its names) when there are at least two batch tiles.
+ */
+export function multicast(rowTiles: number): number {
+  return Math.min(2, rowTiles);
+}
+
+export function nvjetPipeline(tileCols: number, tileRows: number, rowTiles = 1): TilePipeline {
+  const stages = nvjetStages(tileCols, tileRows);
+  // One producer warp + two consumer warpgroups, one CTA per SM (shared memory bound).
+  const occ = occupancy(H100_SM, { threads: 384, registersPerThread: 168, sharedBytes: stages * (tileCols + tileRows) * NVJET_K_TILE * 2 });
+  return { inFlightBytes: stages * (tileCols + tileRows) * NVJET_K_TILE * 2 * Math.max(1, occ.blocks), dramInFlightBytes: NVJET_DRAM_IN_FLIGHT * multicast(rowTiles), overlap: stages };
+}
+
+/** The library's estimate of one candidate's time, ns (its selection objective). */
+function estimateNs(s: GemmShape, cols: number, rows: number, splitK: number): number {
+  const colTiles = Math.ceil(s.n / cols);
+  const rowTiles = Math.ceil(s.m / rows);
+  const ctas = colTiles * rowTiles * splitK;
+  const k = s.k / splitK;
+  const pipe = nvjetPipeline(cols, rows, rowTiles);
+  // Every CTA streams its weight tile through its own producer at the DRAM rate, except that
+  // the CTAs of a cluster sharing the tile (TMA multicast) each fetch their share of it.
+  const dram = (cols * k * s.weightBytes) / multicast(rowTiles);
+  const onChip = rows * k * 2;
+  const memNs = Math.max((dram * NVJET_SELECTION_HBM_NS) / pipe.dramInFlightBytes!, (onChip * L2_NS) / pipe.inFlightBytes, (dram + onChip) / topology.computeUnit.maxBandwidthBytesPerNs);
+  const computeNs = (2 * cols * rows * k) / (topology.computeUnit.matrixFlopsPerNs.bf16 * WGMMA_EFFICIENCY);
+  const waves = Math.ceil(ctas / SMS);
+  const reduceNs = splitK > 1 ? 2 * GRAPH_GAP_NS + (s.m * s.n * 4 * splitK) / topology.memory.hbm.achievableBandwidthBytesPerNs : 0;
+  // The L2, which all SMs share, serves every re-read of an operand: each CTA's activation
+  // rows, and the weight tile again for every further cluster of row tiles. Small tiles over
+  // a large problem re-read so often that the L2's bandwidth, not the SMs, sets the time.
+  const weightRereads = s.n * s.k * s.weightBytes * Math.max(0, rowTiles / multicast(rowTiles) - 1);
+  const l2Ns = (ctas * onChip + weightRereads) / topology.memory.l2.bandwidthBytesPerNs;
+  return Math.max(waves * Math.max(memNs, computeNs), l2Ns) + reduceNs;
+}
+
+/**
+ * PyTorch's W4A16 kernel (`torch._weight_int4pack_mm`, tinygemm), as the profiler shows it
+ * (CAL `int4Stream`): one CTA of 8 warps per 16 batch rows × 8 output columns over all of K
+ * (mma.m16n8k16 with the weights as the 16-row operand), 64 registers, 4 KiB of shared
+ * memory; activation rows are loaded only where they exist.
+ */
+export const TINYGEMM = { tileRows: 16, tileCols: 8, threads: PIPELINE.int4Stream.threads, registersPerThread: PIPELINE.int4Stream.registersPerThread, sharedBytes: PIPELINE.int4Stream.sharedBytes };
+
+/**
+ * DER from CAL `int4Stream`: the bytes an SM running tinygemm CTAs keeps in flight. Its warps
+ * load codes, scales and activations straight into registers (no shared-memory stages), so
+ * one limit covers all of its reads. Little's law over the measured kernel, as the machine
+ * runs it: each SM's CTAs stream their DRAM bytes (codes + scale/zero pairs) at the DRAM
+ * latency under the kernel's own load and their activation row at the L2's, after one first
+ * access and the per-tile overheads that the resident CTAs do not hide.
+ */
+export const TINYGEMM_IN_FLIGHT = (() => {
+  const c = PIPELINE.int4Stream;
+  const perSm = c.ctas / SMS;
+  const dram = TINYGEMM.tileCols * c.k * 0.5 + (c.k / c.group) * TINYGEMM.tileCols * 2 * 2;
+  const act = c.m * c.k * 2;
+  const fixedNs = (perSm * (HBM_NS + TILE_OVERHEAD_NS)) / tinygemmResident();
+  const dramNs = loadedDramLatencyNs(topology.memory.hbm, (c.ctas * dram) / (c.kernelUs * 1000));
+  return Math.round((perSm * (dram * dramNs + act * L2_NS)) / (c.kernelUs * 1000 - fixedNs));
+})();
+
+function tinygemmResident(): number {
+  return occupancy(H100_SM, TINYGEMM).blocks;
+}
+
+function tinygemm(): GemmKernel {
+  const occ = occupancy(H100_SM, TINYGEMM);
+  // Without shared-memory stages the overlap is the warps each scheduler interleaves.
+  return {
+    name: 'tinygemm_m16n8k16_chunk_kernel',
+    tileRows: TINYGEMM.tileRows,
+    tileCols: TINYGEMM.tileCols,
+    splitK: 1,
+    maskedRows: true,
+    pipeline: { inFlightBytes: TINYGEMM_IN_FLIGHT, overlap: occ.wavesPerSimd, residentTiles: occ.blocks },
+  };
+}
+
+/**
+ * The GEMM cuBLASLt (bf16, fp8) or, for packed sub-byte weights, PyTorch's tinygemm runs.
+ * tinygemm is the W4A16 kernel PyTorch ships for Hopper; other sub-byte formats are assumed
+ * to run a kernel of its shape.
+ */
+export function selectGemm(s: GemmShape): GemmKernel {
+  return s.weightBytes < 1 ? tinygemm() : selectNvjet(s);
+}
+
+function selectNvjet(s: GemmShape): GemmKernel {
+  let best: { cols: number; rows: number; splitK: number; ns: number; ctas: number } | null = null;
+  const maxRows = Math.min(256, Math.ceil(s.m / WGMMA_ROW_GRANULARITY) * WGMMA_ROW_GRANULARITY);
+  for (const cols of TILE_COLS) {
+    for (let rows = WGMMA_ROW_GRANULARITY; rows <= maxRows; rows += WGMMA_ROW_GRANULARITY) {
+      if (cols * rows > MAX_ACCUMULATOR) continue;
+      for (let splitK = 1; splitK <= 4; splitK++) {
+        // Split-K in whole K-tiles; one split takes any K (the last K-tile is masked).
+        if (splitK > 1 && s.k % (splitK * NVJET_K_TILE) !== 0) continue;
+        const ctas = Math.ceil(s.n / cols) * Math.ceil(s.m / rows) * splitK;
+        // Split-K fills idle SMs of a single wave; it never makes a grid longer than one wave.
+        if (splitK > 1 && ctas > SMS) continue;
+        const ns = estimateNs(s, cols, rows, splitK);
+        // Ties (within 1%) go to fewer CTAs, then to no split: less re-reading, no reduction.
+        if (!best || ns < best.ns * 0.99 || (ns <= best.ns * 1.01 && (splitK < best.splitK || (splitK === best.splitK && ctas < best.ctas)))) {
+          best = { cols, rows, splitK, ns, ctas };
+        }
+      }
+    }
+  }
+  const b = best!;
+  const stages = nvjetStages(b.cols, b.rows);
+  return {
+    name: `nvjet_sm90_tst_${b.cols}x${b.rows}_${NVJET_K_TILE}x${stages}${b.splitK > 1 ? '_splitK' : ''}`,
+    tileRows: b.rows,
+    tileCols: b.cols,
+    splitK: b.splitK,
+    pipeline: nvjetPipeline(b.cols, b.rows, Math.ceil(s.m / b.rows)),
+  };
+}
+
+/**
+ * cuDNN's SDPA decode, as our sweep shows it (PyTorch 2.11, cuDNN 9.19): GQA with the
+ * group's queries as rows runs `sm90_flash_fprop`, one CTA per (request, KV head), no split
+ * (grid min(B × H_kv, 132), a persistent kernel); one query per head (MHA) runs the sm80
+ * kernel, which splits the KV length 8 ways for a batch-1 request of ≥ 1024 tokens (grid
+ * 8 × 32) and adds a reduction kernel.
+ */
+export function selectDecodeAttention(s: DecodeAttentionShape): DecodeAttentionKernel {
+  const group = s.heads / s.kvHeads;
+  // K and V tiles of 128 tokens, double-buffered; two consumer warpgroups.
+  const pipeline: TilePipeline = { inFlightBytes: 2 * 2 * 128 * s.headDim * 2, dramBytesPerNs: CUDNN_FLASH_DRAM_BYTES_PER_NS, overlap: 4 };
+  // The same sm90 flash kernel as prefill's: the same time outside its KV loop per CTA.
+  if (group > 1) return { name: 'cudnn_sm90_flash_fprop', splits: 1, pipeline, tileFixedNs: CUDNN_FLASH_TILE_FIXED_NS, persistentWorkgroups: Math.min(s.batch * s.kvHeads, SMS) };
+  const ctas = s.batch * s.kvHeads;
+  const splits = ctas * 8 <= 2 * SMS && s.kvLen >= 1024 ? 8 : 1;
+  return { name: splits > 1 ? 'cudnn_sm80_flash_fprop+lean_reduction' : 'cudnn_sm80_flash_fprop', splits, pipeline };
+}
+
+/**
+ * DS (CUDA C programming guide, arithmetic instruction throughput, compute capability 9.0):
+ * 16 exp2 results per clock per SM on the special-function units against 128 FP32 FMA lanes,
+ * so one exp costs 8 lane-cycles = 16 FLOP-equivalents at the FMA rate (the "3.9 TFLOPS of
+ * special functions beside 989 TFLOPS of matmul" FlashAttention-3 is built around). The
+ * running max, the scale-and-subtract, the row sum and the bf16 conversion add about 4 lane
+ * operations (8). UNC: the count of the non-exp operations.
+ */
+export const SOFTMAX_FLOPS_PER_SCORE = (128 / 16) * 2 + 4 * 2;
+
+/**
+ * cuDNN 9.19's causal SDPA forward as PyTorch 2.11 runs it for prefill (our phases sweep,
+ * bench/h100/phases.py): `sm90_flash_fprop_wgmma_f16 …64x128x128`, a persistent grid of
+ * min(tiles, 132) CTAs, one CTA per 128 queries of one head streaming 128-token K/V blocks
+ * (128 × 32 heads = 128 CTAs at 512 tokens, 132 above). Its warp-specialised ping-pong runs
+ * one warpgroup's softmax under the other's wgmma, so the two overlap. Tiles are handed out
+ * as FlashAttention-3's persistent scheduler does (cuDNN's is not public): heads in sections
+ * whose K/V fit 32 MB of L2, the longest causal blocks of a section first. K/V stages are
+ * double-buffered.
+ */
+export function selectPrefillAttention(s: PrefillAttentionShape): PrefillAttentionKernel {
+  return {
+    name: 'cudnn_sm90_flash_fprop_wgmma_f16_64x128x128',
+    queryRows: FLASH_BLOCK,
+    kvCols: FLASH_BLOCK,
+    order: 'l2-sections',
+    l2SectionBytes: FLASH_L2_SECTION_BYTES,
+    softmaxFlopsPerScore: SOFTMAX_FLOPS_PER_SCORE,
+    tileFixedNs: CUDNN_FLASH_TILE_FIXED_NS,
+    pipeline: { inFlightBytes: 2 * 2 * FLASH_BLOCK * s.headDim * 2, dramBytesPerNs: CUDNN_FLASH_DRAM_BYTES_PER_NS, overlap: 4, vectorUnderMatrix: true },
+  };
+}
+
+const FLASH_BLOCK = 128;
+/** FlashAttention-3's tile scheduler budgets 32 MB of the L2 for a section's K and V (hopper/tile_scheduler.hpp). */
+const FLASH_L2_SECTION_BYTES = 32 * 1024 * 1024;
+
+/**
+ * DER from CAL `prefillAttentionShort`: the cuDNN flash tile's time outside its KV loop.
+ * At 512 tokens each of the 128 CTAs runs one tile, the longest streaming 4 KV blocks, so
+ * the kernel is one tile: 4 blocks at the rate the cost model gives a block (the larger of
+ * its wgmma and its softmax, which run under each other), the first access and the per-tile
+ * overhead, and this.
+ */
+export const CUDNN_FLASH_TILE_FIXED_NS = (() => {
+  const c = PIPELINE.prefillAttentionShort;
+  const d = 128;
+  const matrixNs = (4 * FLASH_BLOCK * FLASH_BLOCK * d) / (topology.computeUnit.matrixFlopsPerNs.bf16 * WGMMA_EFFICIENCY);
+  const vectorNs = (SOFTMAX_FLOPS_PER_SCORE * FLASH_BLOCK * FLASH_BLOCK) / (topology.computeUnit.vectorFlopsPerNs * VECTOR_EFFICIENCY);
+  const blocks = c.promptLen / FLASH_BLOCK;
+  return Math.round(c.kernelUs * 1000 - blocks * Math.max(matrixNs, vectorNs) - HBM_NS - TILE_OVERHEAD_NS);
+})();
+
+/**
+ * DER from CAL `sdpaDecodeStream`: one cuDNN flash CTA's DRAM rate, bytes/ns. Each of the 8
+ * CTAs streams 2 × 32768 × 128 × 2 B of K/V in the per-call time less the graph gap, the
+ * first access, the per-tile overhead and the tile's fixed time. The stream is issue-limited
+ * (its producer warp's TMA), not latency-limited: in our sweep the per-CTA rate is the same
+ * with 64 CTAs loading the HBM to 0.87 of saturation as with these 8 (0.11), where Little's
+ * law at the loaded latency would give the 64 a third less.
+ */
+export const CUDNN_FLASH_DRAM_BYTES_PER_NS = (() => {
+  const a = PIPELINE.sdpaDecodeStream;
+  return (2 * a.kvLen * 128 * 2) / (a.us * 1000 - GRAPH_GAP_NS - HBM_NS - TILE_OVERHEAD_NS - CUDNN_FLASH_TILE_FIXED_NS);
+})();
+
+/**
+ * `torch._grouped_mm` on sm90 (aten/src/ATen/native/cuda/GroupMM.cu, PyTorch 2.11): CUTLASS's
+ * pointer-array grouped GEMM. DS (source): with rows per group ≤ 128 or N ≤ 128 ("small",
+ * always the case at decode) it runs 64 × 128 × 128 tiles (rows × weight rows × K) under the
+ * ping-pong warp-specialised schedule, clusters of 2 along the rows, on a persistent grid of
+ * one CTA per SM (MEAS ours, bench/h100/phases.py profile: grid 132, 384 threads, 206848 B of
+ * shared memory = 4 stages of (64 + 128) × 128 × 2 B + epilogue).
+ */
+export const CUTLASS_GROUPED = { tileRows: 64, tileCols: 128, kTile: 128, stages: 4, clusterRows: 2 };
+
+/**
+ * DER from CAL `gemvStream` (UNC transfer): nvjet keeps NVJET_DRAM_IN_FLIGHT bytes of its
+ * 64 × 64 weight stage (8 KiB) outstanding at the DRAM; the CUTLASS producer, also one TMA
+ * warp, is assumed to keep the same fraction of its own weight stage — its half of a
+ * 128 × 128 tile under multicast (16 KiB).
+ */
+export const CUTLASS_GROUPED_DRAM_IN_FLIGHT = Math.round(
+  (NVJET_DRAM_IN_FLIGHT / (64 * NVJET_K_TILE * 2)) * ((CUTLASS_GROUPED.tileCols * CUTLASS_GROUPED.kTile * 2) / CUTLASS_GROUPED.clusterRows),
+);
+
+/**
+ * DS (GroupMM.cu, sm90): when the average rows per group and N both exceed 128 (prefill, or
+ * very large batches) PyTorch switches to 128 × 256 × 64 tiles under the cooperative schedule
+ * (both consumer warpgroups on one tile): 4 stages of (128 + 256) × 64 × 2 B fit the shared
+ * memory.
+ */
+export const CUTLASS_GROUPED_LARGE = { tileRows: 128, tileCols: 256, kTile: 64, stages: 4, clusterRows: 2 };
+
+export function selectGroupedGemm(s: GroupedGemmShape): GroupedGemmKernel {
+  const rows = s.groups.reduce((a, r) => a + r, 0) / Math.max(1, s.groups.length);
+  const large = rows > 128 && s.n > 128;
+  const c = large ? CUTLASS_GROUPED_LARGE : CUTLASS_GROUPED;
+  const stageBytes = (c.tileRows + c.tileCols) * c.kTile * 2;
+  // The producer keeps the same share of its weight stage outstanding in either configuration.
+  const dramInFlight = Math.round(CUTLASS_GROUPED_DRAM_IN_FLIGHT * ((c.tileCols * c.kTile) / (CUTLASS_GROUPED.tileCols * CUTLASS_GROUPED.kTile)));
+  return {
+    name: large
+      ? 'cutlass_sm90_ptr_array_grouped_gemm_cooperative_128x256x64_2x1x1 (torch._grouped_mm)'
+      : 'cutlass_sm90_ptr_array_grouped_gemm_pingpong_64x128x128_2x1x1 (torch._grouped_mm)',
+    tileRows: c.tileRows,
+    tileCols: c.tileCols,
+    ctas: SMS,
+    clusterRows: c.clusterRows,
+    // Two consumer warpgroups (alternating tiles, or sharing one) over a 4-stage ring.
+    pipeline: { inFlightBytes: c.stages * stageBytes, dramInFlightBytes: dramInFlight, overlap: c.stages },
+  };
+}
+
+export const kernelLibrary: KernelLibrary = {
+  name: 'cuBLASLt 13.0 (nvjet), tinygemm (W4A16), cuDNN 9.19 SDPA and CUTLASS grouped GEMM, as PyTorch 2.11 calls them',
+  gemm: selectGemm,
+  decodeAttention: selectDecodeAttention,
+  prefillAttention: selectPrefillAttention,
+  groupedGemm: selectGroupedGemm,
+};

@@ -1,0 +1,61 @@
+/**
+ * The fabric and collective library of an HGX Hopper board (H100, H200): NVLink 4 through
+ * NVSwitch, and NCCL's tuning constants for Hopper on NVLink. The constants are facts read
+ * from NVIDIA/nccl src/graph/tuning.cc and src/graph/topo.h (2026-06 snapshot); the custom
+ * all-reduce is vLLM's (custom_all_reduce.py). Nothing here is fitted to a collective
+ * measurement: none exists yet for these nodes.
+ */
+import type { CollectiveLibrary, NodeTopology } from '@fleet/core';
+
+/** NVLink 4: 18 links per GPU, 25 GB/s per link and direction (450 GB/s per GPU per direction, 900 GB/s both ways). */
+export const NVLINK4_LINKS = 18;
+export const NVLINK4_LINK_GBPS = 25;
+/** NCCL's per-link NVLink bandwidth for sm_90 (`SM90_NVLINK_BW` in topo.h), GB/s: what its channels reach. */
+export const NCCL_SM90_NVLINK_GBPS = 20.6;
+
+/** NCCL (Hopper, one node, NVLink): what its tuning model states. */
+export const ncclHopper: CollectiveLibrary = {
+  name: 'nccl',
+  baseLatencyUs: { ring: { LL: 6.6, LL128: 14.0, Simple: 8.4 }, tree: { LL: 6.8, LL128: 14.0, Simple: 8.4 } },
+  hopLatencyUs: { ring: { LL: 0.6, LL128: 1.9, Simple: 3.4 }, tree: { LL: 0.6, LL128: 1.25, Simple: 4.0 } },
+  linkEfficiency: NCCL_SM90_NVLINK_GBPS / NVLINK4_LINK_GBPS,
+  channels: 16,
+  protocols: ['LL', 'LL128', 'Simple'],
+  llFactor: 0.5,
+  llMaxBusGBps: 141.0,
+  ll128Factor: 0.92,
+  ll128MaxPerChannelGBps: 36.7,
+  treeFactor: 0.92,
+  treeMaxPerChannelGBps: 38.7,
+  treeLlFactor: 1 / 3.8,
+  treeLl128Factor: 7 / 9,
+  treeCorrection: {
+    LL: [1.0, 1.0, 1.0, 1.0, 0.9, 0.8, 0.7, 0.7, 0.7, 0.7, 0.6, 0.5, 0.4, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.0, 1.0, 1.0, 1.0],
+    LL128: [1.0, 1.0, 1.0, 1.0, 1.0, 0.9, 0.8, 0.8, 0.8, 0.7, 0.6, 0.6, 0.6, 0.6, 0.6, 0.6, 0.8, 0.9, 0.9, 0.9, 0.9, 1.0, 1.0, 1.0],
+    Simple: [0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.8, 0.7, 0.6, 0.6, 0.5, 0.5, 0.5, 0.5, 0.6, 0.7, 0.8, 0.7, 0.7, 0.8, 0.9, 0.9, 0.9],
+  },
+  // vLLM's custom all-reduce: peer-memory one-shot/two-shot kernels for messages up to 8 MiB.
+  custom: { name: 'vllm-custom-allreduce', maxBytes: 8 * 2 ** 20, barrierUs: 2 },
+  sources: {
+    '/baseLatencyUs': 'NCCL tuning.cc baseLatencies: Tree {6.8, 14.0, 8.4}, Ring {6.6, 14.0, 8.4} µs (LL, LL128, Simple)',
+    '/hopLatencyUs': 'NCCL tuning.cc hwLatencies[NVLINK]: Tree {0.6, 1.25, 4.0}, Ring {0.6, 1.9, 3.4} µs',
+    '/linkEfficiency': 'NCCL topo.h SM90_NVLINK_BW 20.6 GB/s per link ÷ 25 GB/s NVLink 4 peak per direction',
+    '/channels': 'UNC: 16 channels assumed (NCCL picks 16–32 on NVSwitch systems, NVLS disabled); only the LL128 and tree caps depend on it',
+    '/llFactor': 'NCCL tuning.cc: ring LL bus bandwidth × 0.5, at most llMaxBws[Hopper][1 node] = 141 GB/s',
+    '/ll128Factor': 'NCCL tuning.cc: ring LL128 × 0.92 (120 of 128 bytes), at most nChannels × perChMaxRingLL128Bws[Hopper] = 36.7 GB/s',
+    '/treeFactor': 'NCCL tuning.cc: tree all-reduce × 0.92, at most nChannels × perChMaxTreeBws[Hopper][N1] = 38.7 GB/s; LL × 1/3.8, LL128 × 7/9 on one node',
+    '/treeCorrection': 'NCCL tuning.cc treeCorrectionFactor (by log2(bytes/64))',
+    '/custom/maxBytes': 'vLLM custom_all_reduce.py: max_size 8 MiB',
+    '/custom/barrierUs': 'UNC: one flag round trip over NVLink before and after the peer reads (2 × the ~1 µs link latency)',
+  },
+};
+
+/** HGX 8-GPU Hopper boards: every GPU reaches every other through four NVSwitch chips with all 18 of its links. */
+export const HGX_NVLINK4_INTERCONNECT: NodeTopology['interconnect'] = { kind: 'switch', name: 'NVLink 4 / NVSwitch 3', linksPerDevice: NVLINK4_LINKS, linkBytesPerNsPerDirection: NVLINK4_LINK_GBPS, latencyNs: 1000 };
+
+/** Provenance of `HGX_NVLINK4_INTERCONNECT` (JSON pointers into a `NodeTopology`). */
+export const HGX_NVLINK4_SOURCES: Record<string, string> = {
+  '/interconnect/linksPerDevice': 'DS NVIDIA H100 datasheet/whitepaper: 18 NVLink 4 links per GPU',
+  '/interconnect/linkBytesPerNsPerDirection': 'DS NVLink 4: 25 GB/s per link per direction (900 GB/s bidirectional per GPU)',
+  '/interconnect/latencyNs': 'UNC: ≈1 µs for a device-initiated store plus signal to a peer over NVSwitch; no measurement here',
+};

@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { dramLatencyAtInFlight, loadedDramLatencyNs } from '@fleet/core';
+import { CUDNN_FLASH_DRAM_BYTES_PER_NS, CUDNN_FLASH_TILE_FIXED_NS, NVJET_DRAM_IN_FLIGHT, PIPELINE, nvjetStages, selectDecodeAttention, selectGemm, H100_SXM5 as topology } from '../src/index.js';
+import { GRAPH_GAP_NS, TILE_OVERHEAD_NS } from '../src/cost-params.js';
+
+describe('H100 kernel library', () => {
+  it('the GEMM tile follows M: batch rows grow with the batch, split-K only where the grid would leave SMs idle', () => {
+    const rows = [1, 16, 64, 128, 256].map((m) => selectGemm({ m, n: 4096, k: 4096, weightBytes: 2 }).tileRows);
+    for (let i = 1; i < rows.length; i++) expect(rows[i]).toBeGreaterThanOrEqual(rows[i - 1]!);
+    expect(rows[0]).toBe(8);
+    expect(rows[4]).toBeGreaterThan(rows[0]!);
+    // 64 column tiles fill half the SMs: cuBLAS splits K (measured: 64x8 splitK + splitKreduce)
+    expect(selectGemm({ m: 1, n: 4096, k: 4096, weightBytes: 2 }).splitK).toBe(2);
+    // a split never makes the grid longer than one wave of 132 SMs
+    for (const [m, n, k] of [[1, 6144, 4096], [1, 4096, 12288], [64, 24576, 4096], [16, 1024, 4096]] as const) {
+      const g = selectGemm({ m, n, k, weightBytes: 2 });
+      if (g.splitK > 1) expect(Math.ceil(n / g.tileCols) * Math.ceil(m / g.tileRows) * g.splitK).toBeLessThanOrEqual(132);
+    }
+  });
+
+  it('stages fill the shared memory left after the epilogue, as in the tile names cuBLAS shows', () => {
+    expect(nvjetStages(64, 8)).toBe(16);
+    expect(nvjetStages(128, 128)).toBe(6);
+    expect(nvjetStages(256, 128)).toBe(4);
+    expect(nvjetStages(192, 8)).toBe(8);
+  });
+
+  it('decode attention: GQA groups as one CTA per KV head, no split; one query per head splits a long single request', () => {
+    expect(selectDecodeAttention({ batch: 1, heads: 32, kvHeads: 8, kvLen: 32768, headDim: 128 }).splits).toBe(1);
+    expect(selectDecodeAttention({ batch: 1, heads: 32, kvHeads: 32, kvLen: 8192, headDim: 128 }).splits).toBe(8);
+    expect(selectDecodeAttention({ batch: 4, heads: 32, kvHeads: 32, kvLen: 8192, headDim: 128 }).splits).toBe(1);
+  });
+
+  it('derives DRAM bytes in flight at the load of the calibration kernel itself, not at the unloaded latency', () => {
+    const hbm = topology.memory.hbm;
+    const g = PIPELINE.gemvStream;
+    // one CTA's weight stream, B/ns, over the call less what the simulation charges apart
+    const rate = (64 * g.k * 2) / (g.us * 1000 - GRAPH_GAP_NS - hbm.latencyNs - TILE_OVERHEAD_NS);
+    // 96 CTAs at 2.2 TB/s queue at the DRAM: more bytes in flight than the unloaded latency gives
+    expect(NVJET_DRAM_IN_FLIGHT).toBeGreaterThan(1.1 * rate * hbm.latencyNs);
+    expect(NVJET_DRAM_IN_FLIGHT).toBeCloseTo(rate * loadedDramLatencyNs(hbm, g.ctas * rate), -1);
+    // closing the loop: those CTAs in the closed system X · L(X) = W get the calibration's rate back
+    expect(NVJET_DRAM_IN_FLIGHT / dramLatencyAtInFlight(hbm, g.ctas * NVJET_DRAM_IN_FLIGHT)).toBeCloseTo(rate, 1);
+  });
+
+  it("cuDNN flash streams DRAM at an issued rate: its CTAs keep their rate as more of them load the memory", () => {
+    const a = PIPELINE.sdpaDecodeStream;
+    // the rate of the calibration kernel, its fixed time and first access taken out
+    expect(CUDNN_FLASH_DRAM_BYTES_PER_NS).toBeGreaterThan((2 * a.kvLen * 128 * 2) / (a.us * 1000));
+    const one = selectDecodeAttention({ batch: 1, heads: 32, kvHeads: 8, kvLen: 32768, headDim: 128 });
+    expect(one.pipeline.dramBytesPerNs).toBe(CUDNN_FLASH_DRAM_BYTES_PER_NS);
+    expect(one.tileFixedNs).toBe(CUDNN_FLASH_TILE_FIXED_NS);
+  });
+});

@@ -1,0 +1,71 @@
+/**
+ * The MoE suite: a Qwen3-30B-A3B-shaped decode step on our H100 (measured/h100-moe-ours.json,
+ * validation only) — TPOT in one CUDA graph at batch 1 … 128 and KV 1024, the CUTLASS
+ * grouped-GEMM kernel behind `torch._grouped_mm`, the kernels per step, and the distinct
+ * experts layer 0 reached. Predictions run kernel-per-op-graph with PyTorch's kernels (router
+ * GEMM, top-k, argsort/scatter/scan bookkeeping, gather, grouped GEMMs, index_add) under
+ * uniform routing: the benchmark's random router weights route close to uniformly.
+ */
+import { buildDecodeGraph, loadModel, simulateGraph, type Backend, type ValidationRow } from '@fleet/core';
+import { KERNEL_PER_OP_GRAPH, predictDecode } from '@fleet/ops';
+import moe from './measured/h100-moe-ours.json' with { type: 'json' };
+import { row, type H100ValidationOptions } from './validation.js';
+
+const SRC = 'ours: bench/h100/phases.py MoeModel on an H100 80GB HBM3 (packages/backend-h100/src/measured/h100-moe-ours.json)';
+const GROUPED = 'GemmUniversal';
+
+function rows(quick: boolean) {
+  return moe.rows.filter((r) => !quick || r.batch === 1 || r.batch === 64);
+}
+
+function profiles(quick: boolean) {
+  return moe.profiles.filter((p) => !quick || p.batch === 1);
+}
+
+/** Points the suite runs (progress bars). */
+export function moeValidationPoints(quick = false): number {
+  return rows(quick).length + 2 * profiles(quick).length;
+}
+
+/** The model the benchmark builds: the Qwen3-30B-A3B preset (its config matches the benchmark's). */
+function model() {
+  return loadModel(moe.config.name);
+}
+
+/** Mean time of layer 0's two grouped-GEMM kernels (gate+up, down) on their own, µs (kernel + graph gap). */
+export function groupedGemmUs(backend: Backend, batch: number): number {
+  const def = KERNEL_PER_OP_GRAPH;
+  const g = buildDecodeGraph(model(), { batch, contextLen: moe.rows[0]!.kvLen - 1 });
+  const grouped = g.ops.filter((o) => o.layer === 0 && o.kind === 'grouped-linear');
+  const tg = def.compile({ ...g, ops: grouped }, backend, def.schedule, { layers: [0], library: backend.kernelLibrary });
+  return simulateGraph(backend, tg, { launchMode: 'graph' }).timeNs / 1000 / grouped.length;
+}
+
+export function h100MoeValidation(backend: Backend, opts: H100ValidationOptions = {}): ValidationRow[] {
+  const tick = opts.tick ?? (() => {});
+  const quick = opts.quick ?? false;
+  const out: ValidationRow[] = [];
+  const spec = model();
+  const launches = new Map<number, number>();
+  for (const m of rows(quick)) {
+    tick(`qwen3-30b-a3b b${m.batch}`);
+    const p = predictDecode(backend, spec, { policy: 'kernel-per-op-graph', batch: m.batch, prompt: m.kvLen - 1, decode: 1, positions: 1 }) as { tpotMs: number; launchesPerToken?: number };
+    launches.set(m.batch, p.launchesPerToken ?? NaN);
+    out.push(row(`Qwen3-30B-A3B decode TPOT, one CUDA graph, batch ${m.batch}, KV ${m.kvLen}`, 'measurement', m.tpotMs, p.tpotMs, 'ms', 20, SRC));
+  }
+  for (const pr of profiles(quick)) {
+    tick(`grouped gemm b${pr.batch}`);
+    const k = pr.kernels.find((x) => x.name.includes(GROUPED))!;
+    out.push(row(`torch._grouped_mm (CUTLASS 64×128×128, 132 CTAs) mean of gate+up and down, batch ${pr.batch}`, 'measurement', k.us, groupedGemmUs(backend, pr.batch), 'µs', 25, SRC));
+    if (launches.has(pr.batch)) {
+      out.push(row(`kernels per decode step, batch ${pr.batch} (profile: every kernel of one replay)`, 'measurement', pr.kernelsPerStep, launches.get(pr.batch)!, 'kernels', 5, SRC));
+    }
+    tick(`active experts b${pr.batch}`);
+    const g = buildDecodeGraph(spec, { batch: pr.batch, contextLen: 0 });
+    const op = g.ops.find((o) => o.id === 'L0.experts_gate_up');
+    const measured = moe.rows.find((r) => r.batch === pr.batch)!.activeExpertsLayer0;
+    // The expectation E·(1 − (1 − k/E)^batch) against one draw of the random router.
+    out.push(row(`distinct experts reached in layer 0, batch ${pr.batch} (expected under uniform routing vs one measured step)`, 'measurement', measured, op && op.kind === 'grouped-linear' ? op.groups.length : 0, 'experts', 10, SRC));
+  }
+  return out.map((r) => ({ ...r, suite: 'h100-moe' }));
+}

@@ -1,0 +1,79 @@
+/**
+ * The tile-pipeline suite: predictions beside our 2026-11-24 H100 sweep
+ * (measured/h100-pipeline-ours.json, validation only) — cuBLAS GEMMs at M = 1 … 8192 with
+ * cold weights, PyTorch's W4A16 tinygemm at M = 1 … 64, cuDNN decode attention over batch × KV length, and Qwen3-8B / Llama3-8B
+ * decode TPOT in one CUDA graph at batch 1 … 256 and KV up to 32K. The three calibration
+ * points of calibration/h100-pipeline-ours.json are listed as such.
+ */
+import { buildDecodeGraph, loadModel, simulateGraph, type Backend, type ValidationRow } from '@fleet/core';
+import * as ops from '@fleet/ops';
+import sweep from './measured/h100-pipeline-ours.json' with { type: 'json' };
+import { linearOpUs, row, type H100ValidationOptions } from './validation.js';
+
+const SRC = 'ours: bench/h100/pipeline.py on an H100 80GB HBM3, 2026-11-24 (packages/backend-h100/src/measured/h100-pipeline-ours.json)';
+const QWEN3_SHAPES = new Set(['qkv_proj', 'o_proj', 'gate_up_proj', 'down_proj']);
+
+/** Decode-attention kernel time alone (layer 0's attention kernels), µs. */
+function attentionUs(backend: Backend, heads: number, kvHeads: number, batch: number, kvLen: number): number {
+  const model = { ...loadModel(kvHeads === heads ? 'llama2-7b' : 'qwen3-8b'), numHeads: heads, numKvHeads: kvHeads, headDim: 128 };
+  const def = ops.KERNEL_PER_OP_GRAPH;
+  const g = buildDecodeGraph(model, { batch, contextLen: kvLen - 1 });
+  const att = g.ops.filter((o) => o.layer === 0 && o.kind === 'attention');
+  const tg = def.compile({ ...g, ops: att }, backend, def.schedule, { layers: [0], library: backend.kernelLibrary, kernels: backend.tuning.kernels });
+  return simulateGraph(backend, tg, { launchMode: 'graph' }).timeNs / 1000;
+}
+
+/** Number of points the suite runs (progress bars). */
+export function pipelineValidationPoints(quick = false): number {
+  return gemmRows(quick).length + int4Rows(quick).length + sdpaRows(quick).length + decodeRows(quick).length;
+}
+
+function int4Rows(quick: boolean) {
+  return sweep.int4.rows.filter((r) => !quick || (r.op === 'qkv_proj' && r.m === 16));
+}
+
+function gemmRows(quick: boolean) {
+  return sweep.gemm.rows.filter((r) => (quick ? r.op === 'qkv_proj' && [16, 64, 256].includes(r.m) : QWEN3_SHAPES.has(r.op) ? r.m <= 256 || [1024, 8192].includes(r.m) : [1, 64, 256, 8192].includes(r.m)));
+}
+
+function sdpaRows(quick: boolean) {
+  return sweep.sdpa.rows.filter((r) => (quick ? r.batch === 1 && r.kvLen === 8192 : [1, 8, 32, 128].includes(r.batch) && [1024, 8192, 32768].includes(r.kvLen)));
+}
+
+function decodeRows(quick: boolean) {
+  const q = sweep.decode['qwen3-8b'].map((r) => ({ model: 'qwen3-8b', ...r }));
+  const l = sweep.decode['llama3-8b'].map((r) => ({ model: 'llama3-8b', ...r }));
+  return quick ? q.filter((r) => r.batch === 1 && r.kvLen === 1024) : [...q, ...l];
+}
+
+export function h100PipelineValidation(backend: Backend, opts: H100ValidationOptions = {}): ValidationRow[] {
+  const tick = opts.tick ?? (() => {});
+  const quick = opts.quick ?? false;
+  const rows: ValidationRow[] = [];
+  for (const m of gemmRows(quick)) {
+    tick(`gemm ${m.op} m${m.m}`);
+    const p = linearOpUs(backend, m.m, m.n, m.k);
+    const chosen = backend.kernelLibrary?.gemm({ m: m.m, n: m.n, k: m.k, weightBytes: 2 }).name ?? 'default';
+    const measuredKernel = m.kernels[0]!.name.replace(/_v_bz|_h_bz|_TN[TN]$/g, '');
+    const cal = m.op === 'qkv_proj' && m.m === 1;
+    rows.push(row(`GEMM bf16 M=${m.m} ${m.op} N=${m.n} K=${m.k} (picked ${chosen}; cuBLAS ${measuredKernel})`, cal ? 'calibration' : 'measurement', m.us, p.us, 'µs', m.m <= 256 ? 15 : 20, SRC));
+  }
+  for (const q of int4Rows(quick)) {
+    tick(`int4 ${q.op} m${q.m}`);
+    const p = linearOpUs(backend, q.m, q.n, q.k, 'u4g128');
+    const cal = q.op === 'o_proj' && q.m === 1;
+    rows.push(row(`W4A16 g128 M=${q.m} ${q.op} N=${q.n} K=${q.k} (tinygemm, torch._weight_int4pack_mm)`, cal ? 'calibration' : 'measurement', q.us, p.us, 'µs', 15, SRC));
+  }
+  for (const a of sdpaRows(quick)) {
+    tick(`sdpa b${a.batch} kv${a.kvLen}`);
+    const p = attentionUs(backend, a.heads, a.kvHeads, a.batch, a.kvLen);
+    const cal = a.heads !== a.kvHeads && a.batch === 1 && a.kvLen === 32768;
+    rows.push(row(`SDPA decode ${a.heads}/${a.kvHeads} heads, batch ${a.batch}, KV ${a.kvLen} (kernel + graph gap)`, cal ? 'calibration' : 'measurement', a.us, p, 'µs', 20, SRC));
+  }
+  for (const d of decodeRows(quick)) {
+    tick(`decode ${d.model} b${d.batch} kv${d.kvLen}`);
+    const r = ops.predictDecode(backend, loadModel(d.model), { policy: 'kernel-per-op-graph', batch: d.batch, prompt: d.kvLen - 1, decode: 1, positions: 1 });
+    rows.push(row(`${d.model} decode TPOT, one CUDA graph, batch ${d.batch}, KV ${d.kvLen}`, 'measurement', d.tpotMs, r.tpotMs, 'ms', 12, SRC));
+  }
+  return rows.map((r) => ({ ...r, suite: 'h100-pipeline' }));
+}

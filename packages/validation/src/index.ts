@@ -1,0 +1,21 @@
+/**
+ * @fleet/validation — every suite `fleet validate` runs, and the measured and published data
+ * they compare against: predictions of Fleet's devices beside our own H100/H200 measurements,
+ * the FLEET paper on MI350X, vendor GEMV measurements on MI300X, ClusterFusion on H100 and the
+ * NUMA-attention study. Calibration data that sets parameters stays with the devices and their
+ * families; what is here is only ever compared against.
+ */
+export { SUITES, type ValidationSuite } from './suites.js';
+
+// H100: our end-to-end, pipeline, prefill and MoE measurements; ClusterFusion's Table 1 and claims.
+export { h100Validation, clusterFusionTableValidation, TABLE1_TOLERANCE, linearOpUs, clusterKernelUs, clusterFusionTpotMs, row as validationRow, type H100ValidationOptions } from './h100/validation.js';
+export { h100PipelineValidation, pipelineValidationPoints } from './h100/pipeline.js';
+export { h100PrefillValidation, prefillValidationPoints } from './h100/prefill.js';
+export { h100MoeValidation, moeValidationPoints, groupedGemmUs } from './h100/moe.js';
+export { clusterFusionValidation, clusterFusionClaimPoints, clusterFusionSpeedup, CLUSTERFUSION_CLAIMS } from './h100/clusterfusion.js';
+// H200: our measurements with the H100 scripts.
+export { h200PipelineValidation, h200PipelineValidationPoints, h200PrefillValidation, h200PrefillValidationPoints } from './h200/validation.js';
+// MI350X: the FLEET paper; MI300X: vendor GEMV bandwidth.
+export { fleetMi350Validation, fleetMi350Jobs } from './mi350/fleet-mi350.js';
+export { fleetPaper, FLEET_PAPER_SOURCE, type FleetPaperDataset, type FleetPolicy } from './mi350/fleet-paper.js';
+export { gemvMi300xValidation } from './mi300x/gemv.js';

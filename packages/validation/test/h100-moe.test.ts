@@ -1,0 +1,14 @@
+import { describe, expect, it } from 'vitest';
+import { loadBackend } from '@fleet/core';
+import h100 from '@fleet/backend-h100';
+import { h100MoeValidation } from '../src/index.js';
+
+describe('H100 MoE suite', () => {
+  it('quick: Qwen3-30B-A3B TPOT within 20% at batch 1 and 64, growing with batch', { timeout: 120_000 }, () => {
+    const rows = h100MoeValidation(loadBackend(h100, 'h100'), { quick: true });
+    const tpot = rows.filter((r) => r.experiment.includes('TPOT'));
+    expect(tpot).toHaveLength(2);
+    for (const r of tpot) expect(r.ok, `${r.experiment}: ${r.predicted} vs ${String(r.published)}`).toBe(true);
+    expect(tpot[1]!.predicted).toBeGreaterThan(tpot[0]!.predicted * 2);
+  });
+});
