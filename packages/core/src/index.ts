@@ -52,6 +52,7 @@ export { Machine, bucketOf } from './runtime/machine.js';
 export * from './simulation/simulate.js';
 export * from './trace/index.js';
 export * from './validation/validation-row.js';
+export type { ValidationSuite } from './validation/validation-suite.js';
 export * from './collectives/cluster-collectives.js';
 export * from './node/index.js';
 export { checkNodeSpec } from './node/check.js';

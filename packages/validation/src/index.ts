@@ -5,7 +5,11 @@
  * NUMA-attention study. Calibration data that sets parameters stays with the devices and their
  * families; what is here is only ever compared against.
  */
-export { SUITES, type ValidationSuite } from './suites.js';
+import { ContainerModule, defineExtension, TOKENS } from '@fleet/core';
+import { SUITES } from './suites.js';
+
+export { SUITES } from './suites.js';
+export type { ValidationSuite } from '@fleet/core';
 
 // H100: our end-to-end, pipeline, prefill and MoE measurements; ClusterFusion's Table 1 and claims.
 export { h100Validation, clusterFusionTableValidation, TABLE1_TOLERANCE, linearOpUs, clusterKernelUs, clusterFusionTpotMs, row as validationRow, type H100ValidationOptions } from './h100/validation.js';
@@ -19,3 +23,15 @@ export { h200PipelineValidation, h200PipelineValidationPoints, h200PrefillValida
 export { fleetMi350Validation, fleetMi350Jobs } from './mi350/fleet-mi350.js';
 export { fleetPaper, FLEET_PAPER_SOURCE, type FleetPaperDataset, type FleetPolicy } from './mi350/fleet-paper.js';
 export { gemvMi300xValidation } from './mi300x/gemv.js';
+
+/**
+ * The package as a Fleet extension: every suite bound to `TOKENS.ValidationSuite`, so that
+ * `fleet validate` finds Fleet's suites the way it finds any installed package's.
+ */
+export default defineExtension({
+  name: 'validation',
+  apiVersion: '2.0',
+  module: new ContainerModule(({ bind }) => {
+    for (const s of SUITES) bind(TOKENS.ValidationSuite).toConstantValue(s);
+  }),
+});

@@ -1,4 +1,4 @@
-import type { BackendRegistry, ValidationRow } from '@fleet/core';
+import type { ValidationSuite } from '@fleet/core';
 import { attentionValidation, attentionValidationPoints } from '@fleet/attention-study';
 import { clusterFusionClaimPoints, clusterFusionValidation } from './h100/clusterfusion.js';
 import { h100MoeValidation, moeValidationPoints } from './h100/moe.js';
@@ -9,16 +9,7 @@ import { h200PipelineValidation, h200PipelineValidationPoints, h200PrefillValida
 import { fleetMi350Jobs, fleetMi350Validation } from './mi350/fleet-mi350.js';
 import { gemvMi300xValidation } from './mi300x/gemv.js';
 
-/** A validation suite: the backend(s) it needs, how much work it is, and how to run it. */
-export interface ValidationSuite {
-  name: string;
-  description: string;
-  backends: string[];
-  points: number;
-  run(registry: BackendRegistry, tick: (label: string) => void): ValidationRow[];
-}
-
-/** Every suite `fleet validate` runs, in its order. Add one: a module and one entry here. */
+/** Fleet's suites, in the order `fleet validate` runs them. Add one: a module and one entry here. */
 export const SUITES: ValidationSuite[] = [
   {
     name: 'fleet-mi350',

@@ -1,27 +1,45 @@
 import type { Command } from 'commander';
-import { inputError, type ValidationRow } from '@fleet/core';
+import { inputError, TOKENS, type BackendRegistry, type ValidationRow, type ValidationSuite } from '@fleet/core';
+import { SUITES } from '@fleet/validation';
 import { loadBackends } from '../backends.js';
 import type { Io } from '../io.js';
 import { progress } from '../progress.js';
 import { formatValidation } from '../validate/format.js';
-import { SUITES } from '@fleet/validation';
+
+/**
+ * The installed suites: every `TOKENS.ValidationSuite` the loaded plugins bound (Fleet's own
+ * come from @fleet/validation, a built-in extension), in load order, names unique.
+ */
+export function installedSuites(registry: BackendRegistry): ValidationSuite[] {
+  const out: ValidationSuite[] = [];
+  for (const { value, origin } of registry.contributions(TOKENS.ValidationSuite)) {
+    const s = value as Partial<ValidationSuite>;
+    if (typeof s.name !== 'string' || !/^[a-z0-9][a-z0-9.-]*$/.test(s.name) || typeof s.description !== 'string' || !Array.isArray(s.backends) || !(Number.isInteger(s.points) && s.points! >= 0) || typeof s.run !== 'function') {
+      throw inputError(`${origin}: a TOKENS.ValidationSuite must be {name: lower-case-dashed string, description: string, backends: string[], points: integer ≥ 0, run(registry, tick)}`);
+    }
+    if (out.some((x) => x.name === s.name)) throw inputError(`${origin}: validation suite '${s.name}' is installed twice`);
+    out.push(s as ValidationSuite);
+  }
+  return out;
+}
 
 /** `fleet validate`: run the published experiments and print predicted vs published. */
 export function registerValidate(program: Command, io: Io): void {
   program
     .command('validate')
     .description('run published/measured experiments and print predicted vs published with the error of each point')
-    .option('--suite <names>', `comma-separated suites (${SUITES.map((s) => s.name).join(', ')}; default all)`)
+    .option('--suite <names>', `comma-separated suites (Fleet's: ${SUITES.map((s) => s.name).join(', ')}; installed packages may add more; default all)`)
     .option('--json', 'machine-readable output')
     .option('--strict', 'exit with code 1 if any point is outside its tolerance')
     .action(async (o) => {
-      const names = o.suite ? (o.suite as string).split(',').map((s) => s.trim()) : SUITES.map((s) => s.name);
+      const registry = await loadBackends(io.cwd);
+      const installed = installedSuites(registry);
+      const names = o.suite ? (o.suite as string).split(',').map((s) => s.trim()) : installed.map((s) => s.name);
       const suites = names.map((n) => {
-        const s = SUITES.find((x) => x.name === n);
-        if (!s) throw inputError(`--suite: unknown suite '${n}' (known: ${SUITES.map((x) => x.name).join(', ')})`);
+        const s = installed.find((x) => x.name === n);
+        if (!s) throw inputError(`--suite: unknown suite '${n}' (known: ${installed.map((x) => x.name).join(', ')})`);
         return s;
       });
-      const registry = await loadBackends(io.cwd);
       const bar = progress(io, suites.reduce((a, s) => a + s.points, 0), 'validating');
       const rows: ValidationRow[] = suites.flatMap((s) => s.run(registry, bar.tick));
       bar.stop();
