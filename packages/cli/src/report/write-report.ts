@@ -25,7 +25,7 @@ export async function writeReport(dir: string, data: ReportData, sampling: Compa
   const rendered: RenderedChart[] = [];
   for (const chart of reportCharts(data)) {
     const svg = await renderSvg(chart.spec, chart.id);
-    write(`charts/${chart.id}.vl.json`, JSON.stringify(chart.spec, null, 2) + '\n');
+    write(`charts/${chart.id}.vl.json`, `${JSON.stringify(chart.spec, null, 2)}\n`);
     write(`charts/${chart.id}.svg`, svg);
     write(`charts/${chart.id}.png`, renderPng(svg));
     rendered.push({ chart, svg });

@@ -7,7 +7,7 @@ import { FleetError, loadModel, type BackendRegistry, type ModelSpec } from '@fl
 import { parseWeightType } from '@fleet/ops';
 import { loadBackends } from '../backends.js';
 import { runJob, type CompareRow } from '../compare.js';
-import { SWEEP_AXES, overridesOfParams, type SweepParams } from './axes.js';
+import { SWEEP_AXES, overridesOfParams } from './axes.js';
 import { modelPath, type SweepJobSpec } from './spec.js';
 
 /**

@@ -5,6 +5,7 @@ import { inputError, type FleetError } from '../errors/fleet-error.js';
  * file name or the wrapped exception looks like.
  */
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters it finds and escapes
 const CONTROL = /[\u0000-\u001f\u007f\u2028\u2029]/g;
 const ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 

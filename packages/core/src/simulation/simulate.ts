@@ -173,9 +173,9 @@ export function simulateGraph(backend: Backend, graph: TaskGraph, opts: Simulati
     );
   }
   const counters = machine.memory.allCounters();
-  counters.forEach((c, bucket) =>
-    bus.emit({ type: 'memory-summary', t: runtime.finishedAt, layer: bucket - 1, l2: c.l2, llc: machine.memory.llc ? c.llc : null, hbmReadBytes: c.hbmReadBytes, hbmWriteBytes: c.hbmWriteBytes, fabricReadBytes: c.fabricReadBytes }),
-  );
+  counters.forEach((c, bucket) => {
+    bus.emit({ type: 'memory-summary', t: runtime.finishedAt, layer: bucket - 1, l2: c.l2, llc: machine.memory.llc ? c.llc : null, hbmReadBytes: c.hbmReadBytes, hbmWriteBytes: c.hbmWriteBytes, fabricReadBytes: c.fabricReadBytes });
+  });
   const end = runtime.finishedAt;
   bus.emit({ type: 'step-end', t: end });
   bus.complete();
