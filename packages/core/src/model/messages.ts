@@ -16,10 +16,10 @@ export function escapeControls(s: string): string {
 
 /**
  * A bad-input `FleetError` whose message is one line even when it quotes a path, a tensor
- * name or a package name holding a newline.
+ * name or a package name holding a newline. `field`: the option at fault, if any.
  */
-export function lineError(message: string): FleetError {
-  return inputError(escapeControls(message));
+export function lineError(message: string, field?: string): FleetError {
+  return inputError(escapeControls(message), field);
 }
 
 /** A short, single-line rendering of a JSON value (non-finite numbers as themselves, not `null`). */

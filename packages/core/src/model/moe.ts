@@ -87,11 +87,11 @@ export function parseRouting(text: string): Routing {
   if (z) {
     const s = Number(z[1]);
     if (z[1]!.trim() === '' || !Number.isFinite(s) || s < 0 || s > MAX_ZIPF_S) {
-      throw lineError(`--routing: zipf exponent '${z[1]}' must be a number in 0..${MAX_ZIPF_S} (e.g. zipf:1.2)`);
+      throw lineError(`\`routing\`: zipf exponent '${z[1]}' must be a number in 0..${MAX_ZIPF_S} (e.g. zipf:1.2)`, 'routing');
     }
     return { kind: 'zipf', s };
   }
-  if (!fs.existsSync(t)) throw lineError(`--routing: '${t}' is not uniform, zipf:<s> or an existing JSON file of per-expert token counts`);
+  if (!fs.existsSync(t)) throw lineError(`\`routing\`: '${t}' is not uniform, zipf:<s> or an existing JSON file of per-expert token counts`, 'routing');
   const body = readBoundedText(t, 16 * 2 ** 20, 'a routing histogram');
   let json: unknown;
   try {
