@@ -61,15 +61,15 @@ export interface AttentionResult {
 /** Validate a shape; a bad value is a one-line input error naming the option. */
 export function checkShape(s: AttentionShape): void {
   const int = (name: string, v: number, min: number, max: number) => {
-    if (!Number.isInteger(v) || v < min || v > max) throw inputError(`${name}: '${v}' is not an integer in ${min}..${max}`);
+    if (!Number.isInteger(v) || v < min || v > max) throw inputError(`\`${name}\`: '${v}' is not an integer in ${min}..${max}`, name);
   };
-  int('--heads', s.heads, 1, 1024);
-  int('--kv-heads', s.kvHeads, 1, 1024);
-  int('--seq', s.seq, 1, 4_194_304);
-  int('--batch', s.batch, 1, 1024);
-  int('--head-dim', s.headDim, 8, 512);
-  if (s.heads % s.kvHeads !== 0) throw inputError(`--kv-heads: ${s.kvHeads} does not divide --heads ${s.heads}`);
-  if (s.pass !== 'fwd' && s.pass !== 'bwd') throw inputError(`--pass: '${String(s.pass)}' is not one of fwd, bwd`);
+  int('heads', s.heads, 1, 1024);
+  int('kvHeads', s.kvHeads, 1, 1024);
+  int('seq', s.seq, 1, 4_194_304);
+  int('batch', s.batch, 1, 1024);
+  int('headDim', s.headDim, 8, 512);
+  if (s.heads % s.kvHeads !== 0) throw inputError(`\`kvHeads\`: ${s.kvHeads} does not divide \`heads\` ${s.heads}`, 'kvHeads');
+  if (s.pass !== 'fwd' && s.pass !== 'bwd') throw inputError(`\`pass\`: '${String(s.pass)}' is not one of fwd, bwd`, 'pass');
 }
 
 /** Fewest entries a sampled L2 keeps (enough for a few lockstep streams; see the bench). */

@@ -116,8 +116,8 @@ describe('attention study', () => {
 
   it('rejects bad shapes with one-line input errors', () => {
     expect(() => checkShape(shape(8192, 1, 12, 8))).toThrow(FleetError);
-    expect(() => checkShape(shape(8192, 1, 12, 8))).toThrow(/--kv-heads: 8 does not divide --heads 12/);
-    expect(() => checkShape(shape(0, 1, 8))).toThrow(/--seq/);
-    expect(() => checkShape({ ...shape(8192, 1, 8), pass: 'sideways' as 'fwd' })).toThrow(/--pass/);
+    expect(() => checkShape(shape(8192, 1, 12, 8))).toThrow(/`kvHeads`: 8 does not divide `heads` 12/);
+    expect(() => checkShape(shape(0, 1, 8))).toThrow(expect.objectContaining({ field: 'seq', message: "`seq`: '0' is not an integer in 1..4194304" }));
+    expect(() => checkShape({ ...shape(8192, 1, 8), pass: 'sideways' as 'fwd' })).toThrow(/`pass`/);
   });
 });

@@ -3,6 +3,7 @@
  * `main(argv, io)` runs it programmatically and returns the exit code.
  */
 export { buildProgram, main, type Io } from './program.js';
+export { FLAG_OF_FIELD, withFlags } from './flags.js';
 export { loadBackends, topologySummary } from './backends.js';
 export { compareJobs, runJob, parseIntList, type CompareOptions, type CompareRow } from './compare.js';
 export { formatTable } from './format/table.js';

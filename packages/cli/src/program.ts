@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { API_VERSION, FleetError } from '@fleet/core';
 import { COMMANDS } from './commands/index.js';
+import { withFlags } from './flags.js';
 import { defaultIo, type Io } from './io.js';
 
 export type { Io } from './io.js';
@@ -29,7 +30,7 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
   } catch (e) {
     if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 2;
     if (e instanceof FleetError) {
-      io.err(`fleet: ${e.message}\n`);
+      io.err(`fleet: ${withFlags(e.message)}\n`);
       return e.exitCode;
     }
     io.err(`fleet: internal error: ${e instanceof Error ? e.message.split('\n')[0] : safeString(e)}\n`);

@@ -129,7 +129,7 @@ describe('fleet report', () => {
       expect(by['tpot-vs-batch']!.lines).toBe(series);
       expect(by['l2-hit-vs-batch']!.lines).toBe(series);
       expect(by['hbm-bytes-per-token']!.rects).toBe(ok.length);
-      expect(by['roofline']!.symbols).toBeGreaterThanOrEqual(ok.length);
+      expect(by.roofline!.symbols).toBeGreaterThanOrEqual(ok.length);
       expect(by['time-breakdown']!.rects).toBe(ok.length * OP_CLASSES.length);
       expect(await page.locator('#comparison tbody tr').count()).toBe(rows.length);
       expect(requests).toEqual([url]);

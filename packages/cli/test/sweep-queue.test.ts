@@ -62,7 +62,13 @@ function start(cmd: string, args: string[], cwd: string): Proc {
         const m = err.match(re);
         if (m) return resolve(m);
         const t = setTimeout(() => reject(new Error(`timed out waiting for ${re} in:\n${err}`)), ms);
-        waiters.push({ re, resolve: (x) => (clearTimeout(t), resolve(x)) });
+        waiters.push({
+          re,
+          resolve: (x) => {
+            clearTimeout(t);
+            resolve(x);
+          },
+        });
       }),
   };
 }

@@ -68,7 +68,7 @@ describe('fleet sweep (local)', () => {
 
   it('resumes: a rerun skips what the file holds, even with a torn last line', async () => {
     const lines = text.trimEnd().split('\n');
-    writeFileSync(join(dir, 'c.jsonl'), lines.slice(0, 10).join('\n') + '\n' + lines[10]!.slice(0, 25));
+    writeFileSync(join(dir, 'c.jsonl'), `${lines.slice(0, 10).join('\n')}\n${lines[10]!.slice(0, 25)}`);
     const r = await run(['sweep', 'spec.json', '--out', 'c.jsonl', '--workers', '1', '--json'], dir);
     expect(r.code, r.err).toBe(0);
     expect(JSON.parse(r.out)).toMatchObject({ jobs: JOBS, skipped: 10, ran: JOBS - 10 });

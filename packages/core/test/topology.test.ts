@@ -4,14 +4,17 @@ import { coherenceScope, partitionCount, totalComputeUnits } from '../src/topolo
 import { describeAjvError, validateTopology } from '../src/topology/validate.js';
 import { expectFleetError, testTopology } from './helpers.js';
 
+// biome-ignore lint/suspicious/noExplicitAny: the edits reach into any field, including ones the schema rejects
+type Editable = any;
+
 /** A deep copy of the test topology, edited by `edit` (which may break it on purpose). */
-function variant(edit: (t: any) => void): unknown {
-  const t = structuredClone(testTopology()) as any;
+function variant(edit: (t: Editable) => void): unknown {
+  const t = structuredClone(testTopology()) as Editable;
   edit(t);
   return t;
 }
 
-function invalid(edit: (t: any) => void, ...words: string[]) {
+function invalid(edit: (t: Editable) => void, ...words: string[]) {
   return expectFleetError(() => validateTopology(variant(edit), 'unit-test.json'), 2, 'invalid topology from unit-test.json', ...words);
 }
 

@@ -66,7 +66,7 @@ export function registerAttention(program: Command, io: Io): void {
       const note = samplingNote(rows);
       if (o.json) {
         const results = rows.map(jsonRow);
-        io.out(JSON.stringify({ schemaVersion: 1, backend: backend.name, pass, reference: REFERENCE_MAPPING, sampling: { note }, results }, null, 2) + '\n');
+        io.out(`${JSON.stringify({ schemaVersion: 1, backend: backend.name, pass, reference: REFERENCE_MAPPING, sampling: { note }, results }, null, 2)}\n`);
         return;
       }
       const header = `${backend.name}, FA2 ${pass === 'fwd' ? 'forward' : 'backward'}, BLOCK_M 128, BLOCK_N 64; time relative to ${REFERENCE_MAPPING}`;

@@ -102,7 +102,7 @@ export function registerCollective(program: Command, io: Io): void {
         if (o.offChip || o.both) throw inputError(`--off-chip and --both apply to cluster collectives (--op reduce|gather), not --op ${o.op}`);
         const r = runDeviceCollective(backend, o.op as CollectiveOpName, bytes, devices, o.mode as LaunchMode);
         if (o.json) {
-          io.out(JSON.stringify(r, null, 2) + '\n');
+          io.out(`${JSON.stringify(r, null, 2)}\n`);
           return;
         }
         io.out(`${backend.name} ${r.op} ${bytes} B over ${devices} devices of ${r.node} (${r.interconnect}, ${r.library}, ${r.mode})\n`);
@@ -131,7 +131,7 @@ export function registerCollective(program: Command, io: Io): void {
         ...(o.both ? { results, onChipSpeedup: Math.round((results[1]!.latencyUs / results[0]!.latencyUs) * 1000) / 1000 } : {}),
       };
       if (o.json) {
-        io.out(JSON.stringify(out, null, 2) + '\n');
+        io.out(`${JSON.stringify(out, null, 2)}\n`);
         return;
       }
       io.out(`${backend.name} ${op} ${bytes} B per participant, cluster ${cluster}, ${primary.rounds} rounds, ${out.formulaTrafficBytes} B exchanged\n`);

@@ -10,7 +10,7 @@ export function registerModels(program: Command, io: Io): void {
     .option('--json', 'machine-readable output')
     .action((o) => {
       const names = listPresets();
-      if (o.json) io.out(JSON.stringify({ schemaVersion: 1, models: names.map((n) => MODEL_PRESETS[n]) }, null, 2) + '\n');
+      if (o.json) io.out(`${JSON.stringify({ schemaVersion: 1, models: names.map((n) => MODEL_PRESETS[n]) }, null, 2)}\n`);
       else for (const n of names) io.out(`${describeModel(MODEL_PRESETS[n]!)}\n`);
     });
 

@@ -122,7 +122,7 @@ export function registerOp(program: Command, io: Io): void {
       const weights = parseWeightType(String(o.weights));
       if (weights.kind === 'dense' && weights.bits !== 16) throw inputError(`--weights: '${String(o.weights)}': dense weights are modelled as 16-bit (bf16, fp16); use a low-bit type such as u4g128 to change the bytes`);
       const r = runLinearOp(backend, o.policy as string, m, n, k, weights, policiesOf(registry));
-      if (o.json) io.out(JSON.stringify({ schemaVersion: 1, ...r }, null, 2) + '\n');
+      if (o.json) io.out(`${JSON.stringify({ schemaVersion: 1, ...r }, null, 2)}\n`);
       else io.out(`${r.backend} ${r.policy} linear m=${m} n=${n} k=${k} ${r.weights}: ${r.timeUs.toFixed(2)} µs, HBM read ${(r.hbmReadBytes / 1e6).toFixed(3)} MB (unique ${(r.uniqueReadBytes / 1e6).toFixed(3)} MB, fabric ${(r.fabricReadBytes / 1e6).toFixed(3)} MB), L2 hit ${(r.l2HitRate * 100).toFixed(1)}%, ${r.weightTBps} TB/s of weights, ${r.tasks} tasks\n`);
     });
 }

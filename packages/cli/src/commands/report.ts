@@ -35,7 +35,7 @@ export function registerReport(program: Command, io: Io): void {
         bar.stop();
       }
       const files = await writeReport(dir, data, sampling, contributedSections(await loadBackends(cwd)));
-      if (o.json) io.out(JSON.stringify({ schemaVersion: 1, dir, files }, null, 2) + '\n');
+      if (o.json) io.out(`${JSON.stringify({ schemaVersion: 1, dir, files }, null, 2)}\n`);
       else io.out(`wrote ${resolve(dir, 'index.html')} (${files.length} files: comparison, ${files.filter((f) => f.endsWith('.svg')).length} charts as SVG and PNG)\n`);
     });
 }

@@ -69,7 +69,7 @@ export function registerSweep(program: Command, io: Io): void {
 
       const seconds = (performance.now() - t0) / 1000;
       const summary = { schemaVersion: 1, out: outPath, format, jobs: sweep.jobs.length, skipped: sweep.jobs.length - pending.length, ran: pending.length - failures.length, failed: failures.length, seconds: Math.round(seconds * 10) / 10 };
-      if (o.json) io.out(JSON.stringify(summary, null, 2) + '\n');
+      if (o.json) io.out(`${JSON.stringify(summary, null, 2)}\n`);
       else io.out(`${outPath}: ${summary.jobs} jobs, ${summary.ran} run now, ${summary.skipped} already there, ${summary.failed} failed (${summary.seconds} s)\n`);
       if (failures.length > 0) io.exitCode = Math.max(...failures.map((f) => f.failure.exitCode));
     });

@@ -142,7 +142,7 @@ export function registerTrace(program: Command, io: Io): void {
         instants: count('i'),
         counters: count('C'),
       };
-      if (o.json) io.out(JSON.stringify(summary, null, 2) + '\n');
+      if (o.json) io.out(`${JSON.stringify(summary, null, 2)}\n`);
       else {
         io.out(
           `wrote ${file}${note}: ${mb(bytes.length)} MB, ${summary.slices} slices, ${summary.flows} flows, ${summary.instants} instants, ${summary.counters} counter samples; ` +

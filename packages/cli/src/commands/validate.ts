@@ -43,8 +43,8 @@ export function registerValidate(program: Command, io: Io): void {
       const bar = progress(io, suites.reduce((a, s) => a + s.points, 0), 'validating');
       const rows: ValidationRow[] = suites.flatMap((s) => s.run(registry, bar.tick));
       bar.stop();
-      if (o.json) io.out(JSON.stringify({ schemaVersion: 1, rows }, null, 2) + '\n');
-      else io.out(formatValidation(rows) + '\n');
+      if (o.json) io.out(`${JSON.stringify({ schemaVersion: 1, rows }, null, 2)}\n`);
+      else io.out(`${formatValidation(rows)}\n`);
       if (o.strict && rows.some((r) => !r.ok)) io.exitCode = 1;
     });
 }

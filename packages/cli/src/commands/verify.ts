@@ -121,7 +121,7 @@ export function registerVerify(program: Command, io: Io): void {
             steps: r.steps.map((s) => ({ ...s, maxRelError: finite(s.maxRelError), maxAbsError: finite(s.maxAbsError), cacheRelError: finite(s.cacheRelError) })),
           })),
         };
-        io.out(JSON.stringify(out, null, 2) + '\n');
+        io.out(`${JSON.stringify(out, null, 2)}\n`);
       } else {
         io.out(
           `${describeModel(model.spec)} (${model.weightsFrom} weights)\n` +

@@ -12,5 +12,5 @@ export function csvField(v: string | number | undefined): string {
 export function formatCsv(model: string, rows: readonly CompareRow[]): string {
   const header = ['model', ...RAW_FIELDS].join(',');
   const lines = rows.map((r) => [csvField(model), ...RAW_FIELDS.map((k) => csvField(r[k]))].join(','));
-  return [header, ...lines].join('\r\n') + '\r\n';
+  return `${[header, ...lines].join('\r\n')}\r\n`;
 }

@@ -37,7 +37,7 @@ export function formatCompare(format: CompareFormat, { model, sampling, rows, ov
   switch (format) {
     case 'json': {
       const tiling = tilingBenefits(rows);
-      return JSON.stringify({ schemaVersion: 1, model: model.name, sampling, ...(overrides ? { overrides } : {}), results: rows, ...(tiling.length > 0 ? { tilingBenefit: tiling } : {}) }, null, 2) + '\n';
+      return `${JSON.stringify({ schemaVersion: 1, model: model.name, sampling, ...(overrides ? { overrides } : {}), results: rows, ...(tiling.length > 0 ? { tilingBenefit: tiling } : {}) }, null, 2)}\n`;
     }
     case 'csv':
       return formatCsv(model.name, rows);

@@ -28,7 +28,7 @@ export async function writeReport(dir: string, data: ReportData, sampling: Compa
   const own = reportCharts(data);
   for (const chart of [...own, ...sectionCharts(sections, rows, data.model, new Set(own.map((c) => c.id)))]) {
     const svg = await renderSvg(chart.spec, chart.id);
-    write(`charts/${chart.id}.vl.json`, JSON.stringify(chart.spec, null, 2) + '\n');
+    write(`charts/${chart.id}.vl.json`, `${JSON.stringify(chart.spec, null, 2)}\n`);
     write(`charts/${chart.id}.svg`, svg);
     write(`charts/${chart.id}.png`, renderPng(svg));
     rendered.push({ chart, svg });

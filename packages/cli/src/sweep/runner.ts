@@ -7,8 +7,9 @@ import { FleetError, loadModel, type BackendRegistry, type ModelSpec } from '@fl
 import { parseWeightType } from '@fleet/ops';
 import { loadBackends } from '../backends.js';
 import { runJob, type CompareRow } from '../compare.js';
-import { SWEEP_AXES, overridesOfParams, type SweepParams } from './axes.js';
+import { SWEEP_AXES, overridesOfParams } from './axes.js';
 import { modelPath, type SweepJobSpec } from './spec.js';
+import { withFlags } from '../flags.js';
 
 /**
  * One line of a sweep's output: `id`, `model`, the comparison row (the `fleet compare --json`
@@ -79,6 +80,6 @@ export function resultLine(job: SweepJobSpec, row: CompareRow): SweepResult {
 
 /** A thrown error as a `JobFailure` (Fleet's own errors keep their exit code). */
 export function toFailure(e: unknown): JobFailure {
-  if (e instanceof FleetError) return { message: e.message, exitCode: e.exitCode };
+  if (e instanceof FleetError) return { message: withFlags(e.message), exitCode: e.exitCode };
   return { message: `internal error: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`, exitCode: 1 };
 }

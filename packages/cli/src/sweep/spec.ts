@@ -173,6 +173,7 @@ function kindOf(v: unknown): string {
 }
 
 function clip(s: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: replaces control characters so a name prints on one line
   const one = s.replace(/[\u0000-\u001f\u007f]/g, ' ');
   return one.length > 60 ? `${one.slice(0, 57)}...` : one;
 }

@@ -156,7 +156,9 @@ export class MemorySystem {
     };
     return () => {
       const out: number[] = [];
-      caches.forEach((c, i) => c.appendState(label, out, snaps[i]));
+      caches.forEach((c, i) => {
+        c.appendState(label, out, snaps[i]);
+      });
       return out;
     };
   }

@@ -5,6 +5,7 @@ import { inputError, type FleetError } from '../errors/fleet-error.js';
  * file name or the wrapped exception looks like.
  */
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters it finds and escapes
 const CONTROL = /[\u0000-\u001f\u007f\u2028\u2029]/g;
 const ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
@@ -15,10 +16,10 @@ export function escapeControls(s: string): string {
 
 /**
  * A bad-input `FleetError` whose message is one line even when it quotes a path, a tensor
- * name or a package name holding a newline.
+ * name or a package name holding a newline. `field`: the option at fault, if any.
  */
-export function lineError(message: string): FleetError {
-  return inputError(escapeControls(message));
+export function lineError(message: string, field?: string): FleetError {
+  return inputError(escapeControls(message), field);
 }
 
 /** A short, single-line rendering of a JSON value (non-finite numbers as themselves, not `null`). */

@@ -76,7 +76,7 @@ export const UNIFORM_ROUTING: Routing = { kind: 'uniform' };
 export const MAX_ZIPF_S = 8;
 
 /**
- * Parse `--routing`: `uniform`, `zipf:<s>` (expert popularity ∝ 1/rank^s), or a JSON file of
+ * Parse a `routing` option (the CLI's `--routing`): `uniform`, `zipf:<s>` (expert popularity ∝ 1/rank^s), or a JSON file of
  * per-expert token counts — an array, or `{ "counts": [...] }` — taken as the popularity
  * histogram (e.g. counted over a trace); its length must be the model's expert count.
  */
@@ -87,11 +87,11 @@ export function parseRouting(text: string): Routing {
   if (z) {
     const s = Number(z[1]);
     if (z[1]!.trim() === '' || !Number.isFinite(s) || s < 0 || s > MAX_ZIPF_S) {
-      throw lineError(`--routing: zipf exponent '${z[1]}' must be a number in 0..${MAX_ZIPF_S} (e.g. zipf:1.2)`);
+      throw lineError(`\`routing\`: zipf exponent '${z[1]}' must be a number in 0..${MAX_ZIPF_S} (e.g. zipf:1.2)`, 'routing');
     }
     return { kind: 'zipf', s };
   }
-  if (!fs.existsSync(t)) throw lineError(`--routing: '${t}' is not uniform, zipf:<s> or an existing JSON file of per-expert token counts`);
+  if (!fs.existsSync(t)) throw lineError(`\`routing\`: '${t}' is not uniform, zipf:<s> or an existing JSON file of per-expert token counts`, 'routing');
   const body = readBoundedText(t, 16 * 2 ** 20, 'a routing histogram');
   let json: unknown;
   try {
@@ -110,7 +110,7 @@ export function parseRouting(text: string): Routing {
   return { kind: 'histogram', weights: arr as number[], origin: t };
 }
 
-/** `--routing` as written back (reports, JSON). */
+/** A `routing` option as written back (reports, JSON). */
 export function describeRouting(r: Routing): string {
   return r.kind === 'uniform' ? 'uniform' : r.kind === 'zipf' ? `zipf:${r.s}` : r.origin;
 }

@@ -126,11 +126,11 @@ function ncclTime(lib: CollectiveLibrary, op: CollectiveOpName, bytes: number, n
  * the fastest of the library's algorithms and protocols.
  */
 export function collectiveCost(spec: NodeSpec, op: CollectiveOpName, bytes: number, devices: number): CollectiveCost {
-  if (!COLLECTIVE_OPS.includes(op)) throw inputError(`--op must be one of ${COLLECTIVE_OPS.join(', ')} (got ${String(op)})`);
-  if (!Number.isFinite(bytes) || bytes < 0 || bytes > MAX_COLLECTIVE_BYTES) throw inputError(`--bytes must be a number in 0..${MAX_COLLECTIVE_BYTES} (got ${bytes})`);
+  if (!COLLECTIVE_OPS.includes(op)) throw inputError(`\`op\` must be one of ${COLLECTIVE_OPS.join(', ')} (got ${String(op)})`, 'op');
+  if (!Number.isFinite(bytes) || bytes < 0 || bytes > MAX_COLLECTIVE_BYTES) throw inputError(`\`bytes\` must be a number in 0..${MAX_COLLECTIVE_BYTES} (got ${bytes})`, 'bytes');
   const node = spec.topology;
   if (!Number.isInteger(devices) || devices < 1 || devices > node.devices) {
-    throw inputError(`--devices must be an integer in 1..${node.devices} (the devices of node ${node.name}; got ${devices})`);
+    throw inputError(`\`devices\` must be an integer in 1..${node.devices} (the devices of node ${node.name}; got ${devices})`, 'devices');
   }
   const lib = spec.library;
   const linkGBps = groupBytesPerNs(node, devices);

@@ -114,7 +114,9 @@ export class KernelRuntime {
     const rr = this.m.cost.hardwareDispatch === 'round-robin-partition';
     this.queues = Array.from({ length: rr ? P : 1 }, () => []);
     // Launch id i goes to partition i mod P, unless the task names its partition.
-    k.tasks.forEach((id, i) => this.queues[rr ? (this.graph.tasks[id]!.partition ?? i % P) : 0]!.push(id));
+    k.tasks.forEach((id, i) => {
+      this.queues[rr ? (this.graph.tasks[id]!.partition ?? i % P) : 0]!.push(id);
+    });
     this.remaining = k.tasks.length;
     if (this.remaining === 0) {
       this.kernelDone();

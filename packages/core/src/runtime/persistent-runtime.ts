@@ -92,7 +92,9 @@ export class PersistentRuntime {
       ? this.partitionWorkers
       : Array.from({ length: S }, (_, s) => range(Math.floor((s * W) / S), Math.floor(((s + 1) * W) / S)));
     this.schedulerOfWorker = new Int32Array(W);
-    this.schedWorkers.forEach((ws, si) => ws.forEach((w) => (this.schedulerOfWorker[w] = si)));
+    this.schedWorkers.forEach((ws, si) => {
+      for (const w of ws) this.schedulerOfWorker[w] = si;
+    });
     this.layerOfTask = Int32Array.from(graph.tasks.map((t) => t.layer));
     this.schedulerOf = new Int32Array(graph.tasks.length);
     this.outstanding = new Int32Array(graph.tasks.length);
@@ -156,9 +158,12 @@ export class PersistentRuntime {
       return;
     }
     const memory = this.m.memory.layerRelativeState(b);
-    if (memory === null) return this.probe.offer(b, null);
+    if (memory === null) {
+      this.probe.offer(b, null);
+      return;
+    }
     const now = this.m.engine.now;
-    const sched = this.schedWorkers.map((ws, s) => [this.schedCursor[s]! % Math.max(1, ws.length), Math.max(0, this.schedFree[s]! - now)]).flat();
+    const sched = this.schedWorkers.flatMap((ws, s) => [this.schedCursor[s]! % Math.max(1, ws.length), Math.max(0, this.schedFree[s]! - now)]);
     this.probe.offer(b, { runtime: [this.signaller, ...sched, ...this.m.writeBackBusyNs()], memory });
   }
 

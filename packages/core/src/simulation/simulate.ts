@@ -21,7 +21,7 @@ export interface SimulationOptions {
   launchMode?: 'eager' | 'graph';
   /**
    * Look for the first decoder layer that starts and ends in the same layer-relative state
-   * (`StepResult.steadyFrom`), comparing states at the layer boundaries where the runtime is
+   * (`GraphSimulationResult.steadyFrom`), comparing states at the layer boundaries where the runtime is
    * quiescent.
    */
   checkSteadyState?: boolean;
@@ -41,7 +41,8 @@ export interface SimulationOptions {
   linkBytesPerNs?: number;
 }
 
-export interface StepResult {
+/** What `simulateGraph` measured: time, per-layer ends and memory counters, event counts. */
+export interface GraphSimulationResult {
   /** Simulated time of the whole graph, ns. */
   timeNs: number;
   /** Completion time of the last task of each counter bucket (index = layer + 1). */
@@ -91,7 +92,7 @@ function unitPartitions(backend: Backend, perUnit = 1): number[] {
  * counters. A graph that stops making progress raises a `DeadlockError` naming the blocked
  * tasks and pending events.
  */
-export function simulateGraph(backend: Backend, graph: TaskGraph, opts: SimulationOptions = {}): StepResult {
+export function simulateGraph(backend: Backend, graph: TaskGraph, opts: SimulationOptions = {}): GraphSimulationResult {
   const P = backend.topology.partitions.computeUnits.length;
   checkTaskGraph(graph, P);
   const engine = new Engine();
@@ -173,9 +174,9 @@ export function simulateGraph(backend: Backend, graph: TaskGraph, opts: Simulati
     );
   }
   const counters = machine.memory.allCounters();
-  counters.forEach((c, bucket) =>
-    bus.emit({ type: 'memory-summary', t: runtime.finishedAt, layer: bucket - 1, l2: c.l2, llc: machine.memory.llc ? c.llc : null, hbmReadBytes: c.hbmReadBytes, hbmWriteBytes: c.hbmWriteBytes, fabricReadBytes: c.fabricReadBytes }),
-  );
+  counters.forEach((c, bucket) => {
+    bus.emit({ type: 'memory-summary', t: runtime.finishedAt, layer: bucket - 1, l2: c.l2, llc: machine.memory.llc ? c.llc : null, hbmReadBytes: c.hbmReadBytes, hbmWriteBytes: c.hbmWriteBytes, fabricReadBytes: c.fabricReadBytes });
+  });
   const end = runtime.finishedAt;
   bus.emit({ type: 'step-end', t: end });
   bus.complete();

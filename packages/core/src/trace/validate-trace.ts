@@ -21,40 +21,55 @@ export function validateTrace(trace: ChromeTrace, maxProblems = 20): string[] {
   const usedThreads = new Set<string>();
   const key = (e: TraceEvent) => `${e.pid}/${e.tid}`;
 
-  trace.traceEvents.forEach((e, i) => {
+  for (const [i, e] of trace.traceEvents.entries()) {
     const where = `event ${i} (${e.ph} '${e.name}')`;
-    if (typeof e.name !== 'string' || !PHASES.has(e.ph) || !Number.isInteger(e.pid)) return report(`${where}: needs name, a known ph and an integer pid`);
+    if (typeof e.name !== 'string' || !PHASES.has(e.ph) || !Number.isInteger(e.pid)) {
+      report(`${where}: needs name, a known ph and an integer pid`);
+      continue;
+    }
     if (e.ph === 'M') {
       if (e.name === 'process_name') processNames.add(e.pid);
       if (e.name === 'thread_name') threadNames.add(key(e));
-      return;
+      continue;
     }
-    if (typeof e.ts !== 'number' || !Number.isFinite(e.ts) || e.ts < 0) return report(`${where}: ts must be a finite number ≥ 0`);
+    if (typeof e.ts !== 'number' || !Number.isFinite(e.ts) || e.ts < 0) {
+      report(`${where}: ts must be a finite number ≥ 0`);
+      continue;
+    }
     if (e.ph !== 'C') {
-      if (!Number.isInteger(e.tid)) return report(`${where}: needs an integer tid`);
+      if (!Number.isInteger(e.tid)) {
+        report(`${where}: needs an integer tid`);
+        continue;
+      }
       usedThreads.add(key(e));
     }
     switch (e.ph) {
       case 'X': {
-        if (typeof e.dur !== 'number' || !(e.dur >= 0)) return report(`${where}: dur must be ≥ 0`);
+        if (typeof e.dur !== 'number' || !(e.dur >= 0)) {
+          report(`${where}: dur must be ≥ 0`);
+          continue;
+        }
         let list = slicesByTrack.get(key(e));
         if (!list) slicesByTrack.set(key(e), (list = []));
         list.push({ start: nsOf(e.ts), end: nsOf(e.ts) + nsOf(e.dur), name: e.name });
-        return;
+        continue;
       }
       case 'C':
         if (!e.args || Object.values(e.args).some((v) => typeof v !== 'number' || !Number.isFinite(v))) report(`${where}: counter args must be finite numbers`);
-        return;
+        continue;
       case 's':
       case 'f': {
-        if (!Number.isInteger(e.id)) return report(`${where}: flow needs an integer id`);
+        if (!Number.isInteger(e.id)) {
+          report(`${where}: flow needs an integer id`);
+          continue;
+        }
         let fl = flows.get(e.id!);
         if (!fl) flows.set(e.id!, (fl = { s: [], f: [] }));
         fl[e.ph].push(e);
-        return;
+        continue;
       }
     }
-  });
+  }
 
   const enclosing = new Map<string, { start: number; end: number }[]>();
   for (const [track, list] of slicesByTrack) {

@@ -39,7 +39,7 @@ const VALID: Record<string, Binder> = {
 
 function moduleWith(over: Partial<Record<string, Binder | null>> = {}): ContainerModule {
   return new ContainerModule(({ bind }) => {
-    for (const [token, binder] of Object.entries({ ...VALID, ...over })) if (binder) binder(bind as never);
+    for (const binder of Object.values({ ...VALID, ...over })) if (binder) binder(bind as never);
   });
 }
 

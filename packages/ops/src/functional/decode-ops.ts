@@ -12,7 +12,7 @@
  * scalings are not part of the op graph and are not applied.
  */
 import type { AttentionOp, GroupedLinearOp, LinearOp, OpGraph, OpNode, RowOp } from '@fleet/core';
-import { attentionPartial, combinePartials, naiveDecodeAttention, type DecodeAttentionShape, type SoftmaxPartial } from '../numerics/attention.js';
+import { attentionPartial, combinePartials, naiveDecodeAttention, type RequestAttentionShape, type SoftmaxPartial } from '../numerics/attention.js';
 import { rounder, type FloatDType } from '../numerics/dtype.js';
 import { actMul, argmax, residualAdd, rmsnorm } from '../numerics/elementwise.js';
 import { linearBox, type LinearBox } from '../numerics/linear.js';
@@ -320,7 +320,7 @@ export class DecodeOps {
     for (let i = 0; i < p.length; i++) y[i] = this.round(p[i]!);
   }
 
-  private attentionInputs(op: AttentionOp, t: Tensors, request: number): { q: Float32Array; k: Float32Array; v: Float32Array; shape: DecodeAttentionShape } {
+  private attentionInputs(op: AttentionOp, t: Tensors, request: number): { q: Float32Array; k: Float32Array; v: Float32Array; shape: RequestAttentionShape } {
     const d = op.headDim;
     const qkv = t(op.inputs[0]!);
     const cols = (op.heads + 2 * op.kvHeads) * d;

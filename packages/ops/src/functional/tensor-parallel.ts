@@ -176,7 +176,7 @@ export function verifyTensorParallel(spec: ModelSpec, opts: TensorParallelVerify
   const tolerance = opts.tolerance ?? defaultTolerance(dtype);
   const base = { backend: 'reference', policy: `tp${opts.tp}`, tolerance, steps: [] as VerifyStep[] };
   const problem = tensorParallelProblem(spec, opts.tp);
-  if (problem) throw inputError(`--tp: ${problem} (model ${spec.name})`);
+  if (problem) throw inputError(`\`tp\`: ${problem} (model ${spec.name})`, 'tp');
   checkRunnable(spec);
   const tp = opts.tp;
   const batch = opts.batch ?? 2;

@@ -13,23 +13,24 @@
  * one request); outputs [heads, headDim].
  */
 
-export interface DecodeAttentionShape {
+/** One request's decode attention (no batch: the kernel library's `DecodeAttentionShape` has one). */
+export interface RequestAttentionShape {
   heads: number;
   kvHeads: number;
   headDim: number;
   kvLen: number;
 }
 
-export function checkDecodeAttentionShape(s: DecodeAttentionShape): void {
+export function checkDecodeAttentionShape(s: RequestAttentionShape): void {
   if (s.heads % s.kvHeads !== 0) throw new RangeError(`heads (${s.heads}) must be a multiple of kvHeads (${s.kvHeads})`);
 }
 
-function defaultScale(s: DecodeAttentionShape): number {
+function defaultScale(s: RequestAttentionShape): number {
   return 1 / Math.sqrt(s.headDim);
 }
 
 /** Plain attention: scores, softmax, weighted sum, in double. */
-export function naiveDecodeAttention(q: ArrayLike<number>, k: ArrayLike<number>, v: ArrayLike<number>, s: DecodeAttentionShape, scale = defaultScale(s)): Float64Array {
+export function naiveDecodeAttention(q: ArrayLike<number>, k: ArrayLike<number>, v: ArrayLike<number>, s: RequestAttentionShape, scale = defaultScale(s)): Float64Array {
   checkDecodeAttentionShape(s);
   const { heads, kvHeads, headDim: d, kvLen: T } = s;
   const group = heads / kvHeads;
@@ -74,7 +75,7 @@ export function attentionPartial(
   q: ArrayLike<number>,
   k: ArrayLike<number>,
   v: ArrayLike<number>,
-  s: DecodeAttentionShape,
+  s: RequestAttentionShape,
   kvHead: number,
   t0: number,
   t1: number,
@@ -143,7 +144,7 @@ export function flashDecodeAttention(
   q: ArrayLike<number>,
   k: ArrayLike<number>,
   v: ArrayLike<number>,
-  s: DecodeAttentionShape,
+  s: RequestAttentionShape,
   chunk: number,
   scale = defaultScale(s),
 ): Float64Array {

@@ -68,12 +68,12 @@ export function parallelismProblem(backend: Backend, model: ModelSpec, p: Parall
   return null;
 }
 
-/** Resolve and check `tp`/`ep` options (bad values are input errors, naming the flag). */
+/** Resolve and check `tp`/`ep` options (bad values are input errors, naming the field). */
 export function parallelismOf(opts: { tp?: number; ep?: number }): Parallelism {
   const tp = opts.tp ?? 1;
   const ep = opts.ep ?? 1;
-  if (!Number.isInteger(tp) || tp < 1 || tp > 64) throw inputError(`--tp must be an integer in 1..64 (got ${tp})`);
-  if (!Number.isInteger(ep) || ep < 1 || ep > 64) throw inputError(`--ep must be an integer in 1..64 (got ${ep})`);
+  if (!Number.isInteger(tp) || tp < 1 || tp > 64) throw inputError(`\`tp\` must be an integer in 1..64 (got ${tp})`, 'tp');
+  if (!Number.isInteger(ep) || ep < 1 || ep > 64) throw inputError(`\`ep\` must be an integer in 1..64 (got ${ep})`, 'ep');
   return { tp, ep, devices: tp * ep };
 }
 
@@ -166,11 +166,11 @@ export function predictDecode(backend: Backend, model: ModelSpec, opts: DecodeOp
   const resolved = resolvePolicy(backend, opts.policy, opts.overrides, opts.policies);
   if ('reason' in resolved) return unsupported(resolved.reason);
   const { policy } = resolved;
-  if (!Number.isInteger(opts.decode) || opts.decode < 1) throw inputError(`--decode must be a positive integer (got ${opts.decode})`);
+  if (!Number.isInteger(opts.decode) || opts.decode < 1) throw inputError(`\`decode\` must be a positive integer (got ${opts.decode})`, 'decode');
   if ((model.moe || model.mla) && opts.weights && opts.weights.kind === 'quantized') {
     return unsupported(`quantized weights are modelled for dense layers only; ${model.name} has ${model.moe ? 'expert' : 'latent-attention'} layers`);
   }
-  if (!Number.isInteger(opts.prompt) || opts.prompt < 0) throw inputError(`--prompt must be a non-negative integer (got ${opts.prompt})`);
+  if (!Number.isInteger(opts.prompt) || opts.prompt < 0) throw inputError(`\`prompt\` must be a non-negative integer (got ${opts.prompt})`, 'prompt');
 
   const why = parallelismProblem(backend, model, par);
   if (why) return unsupported(why);
@@ -195,7 +195,7 @@ export function predictDecode(backend: Backend, model: ModelSpec, opts: DecodeOp
       const estimate = simulationSteps(g, new Set([-1, L, ...layers]));
       if (estimate > budget) {
         throw inputError(
-          `simulation too large: ${model.name} at batch ${opts.batch} needs about ${estimate.toExponential(2)} tile steps per decode position (limit ${budget.toExponential(2)}); raise it with --max-sim-steps or simulate fewer layers with --sample-layers`,
+          `simulation too large: ${model.name} at batch ${opts.batch} needs about ${estimate.toExponential(2)} tile steps per decode position (limit ${budget.toExponential(2)}); raise it with \`maxSimSteps\` or simulate fewer layers with \`layers\``, 'maxSimSteps',
         );
       }
       const r = simulateStep(backend, resolved, g, { layers, weights: opts.weights, granularityBytes: opts.granularityBytes, observers: opts.observers, isMoeLayer: (l) => isMoeLayer(model, l) });

@@ -35,7 +35,7 @@ export function predictMixed(backend: Backend, model: ModelSpec, opts: MixedOpti
   const unsupported = (reason: string): MixedPrediction => ({
     status: 'unsupported', reason, stepMs: NaN, tokensPerSecond: NaN, l2HitRate: NaN, hbmReadBytes: NaN, hbmWriteBytes: NaN, fabricReadBytes: NaN, tasksPerLayer: NaN,
   });
-  if (!Number.isInteger(opts.chunk) || opts.chunk < 1) throw inputError(`--chunk must be a positive integer (got ${opts.chunk})`);
+  if (!Number.isInteger(opts.chunk) || opts.chunk < 1) throw inputError(`\`chunk\` must be a positive integer (got ${opts.chunk})`, 'chunk');
   const resolved = resolvePolicy(backend, opts.policy, opts.overrides, opts.policies);
   if ('reason' in resolved) return unsupported(resolved.reason);
   if (resolved.policy.prefill) return unsupported(resolved.policy.prefill);
@@ -54,7 +54,7 @@ export function predictMixed(backend: Backend, model: ModelSpec, opts: MixedOpti
     isMoeLayer: (l) => isMoeLayer(model, l),
     maxSimSteps: budget,
     tooLarge: (steps) =>
-      inputError(`simulation too large: a step of ${opts.batch} decode requests and a ${opts.chunk}-token chunk needs ${steps.toExponential(2)} tile steps (limit ${budget.toExponential(2)}); raise it with --max-sim-steps or simulate fewer layers with --sample-layers`),
+      inputError(`simulation too large: a step of ${opts.batch} decode requests and a ${opts.chunk}-token chunk needs ${steps.toExponential(2)} tile steps (limit ${budget.toExponential(2)}); raise it with \`maxSimSteps\` or simulate fewer layers with \`layers\``, 'maxSimSteps'),
   });
   return {
     status: 'ok',

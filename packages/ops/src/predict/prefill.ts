@@ -54,8 +54,8 @@ export function predictPrefill(backend: Backend, model: ModelSpec, opts: Prefill
   const unsupported = (reason: string): PrefillPrediction => ({
     status: 'unsupported', reason, ttftMs: NaN, tokensPerSecond: NaN, l2HitRate: NaN, hbmReadBytes: NaN, hbmWriteBytes: NaN, fabricReadBytes: NaN, tasksPerLayer: NaN, launches: NaN, sampling, ...par, perDeviceBytes: perDevice,
   });
-  if (!Number.isInteger(opts.prompt) || opts.prompt < 1) throw inputError(`--prompt must be a positive integer for prefill (got ${opts.prompt})`);
-  if (!Number.isInteger(chunk) || chunk < 1) throw inputError(`--chunk must be a positive integer (got ${chunk})`);
+  if (!Number.isInteger(opts.prompt) || opts.prompt < 1) throw inputError(`\`prompt\` must be a positive integer for prefill (got ${opts.prompt})`, 'prompt');
+  if (!Number.isInteger(chunk) || chunk < 1) throw inputError(`\`chunk\` must be a positive integer (got ${chunk})`, 'chunk');
   const resolved = resolvePolicy(backend, opts.policy, opts.overrides, opts.policies);
   if ('reason' in resolved) return unsupported(resolved.reason);
   const { policy } = resolved;
@@ -85,7 +85,7 @@ export function predictPrefill(backend: Backend, model: ModelSpec, opts: Prefill
       maxSimSteps: budget,
       tooLarge: (steps) =>
         inputError(
-          `simulation too large: ${model.name} prefill of ${len} tokens × batch ${opts.batch} needs ${steps.toExponential(2)} tile steps (limit ${budget.toExponential(2)}); raise it with --max-sim-steps, use --chunk, or simulate fewer layers with --sample-layers`,
+          `simulation too large: ${model.name} prefill of ${len} tokens × batch ${opts.batch} needs ${steps.toExponential(2)} tile steps (limit ${budget.toExponential(2)}); raise it with \`maxSimSteps\`, use \`chunk\`, or simulate fewer layers with \`layers\``, 'maxSimSteps',
         ),
     });
     results.push({ index: i, r });

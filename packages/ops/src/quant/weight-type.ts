@@ -43,20 +43,20 @@ const SYNTAX = `bf16, fp16, fp32, or <type>g<group> with type i2..i8, u2..u8 or 
  * given). Integer types need at least 2 bits: symmetric quantization of 1-bit integers has
  * no positive level.
  */
-export function parseWeightType(text: string, field = '--weights', scaleDtype: FloatDType = 'bf16'): WeightType {
+export function parseWeightType(text: string, field = '`weights`', scaleDtype: FloatDType = 'bf16'): WeightType {
   const s = String(text).trim().toLowerCase();
   const dense = DENSE[s];
   if (dense) return { kind: 'dense', name: dense, dtype: dense, bits: dense === 'fp32' ? 32 : 16 };
   const m = /^(.+?)g(\d+)$/.exec(s);
-  if (!m) throw inputError(`${field}: unknown weight type '${text}' (allowed: ${SYNTAX})`);
+  if (!m) throw inputError(`${field}: unknown weight type '${text}' (allowed: ${SYNTAX})`, 'weights');
   let type: LowBitType;
   try {
     type = parseLowBitType(m[1]!, field);
   } catch {
-    throw inputError(`${field}: unknown weight type '${text}' (allowed: ${SYNTAX})`);
+    throw inputError(`${field}: unknown weight type '${text}' (allowed: ${SYNTAX})`, 'weights');
   }
   const group = Number(m[2]);
-  if (!QUANT_GROUPS.includes(group)) throw inputError(`${field}: group ${m[2]} in '${text}' is not supported (allowed: ${QUANT_GROUPS.join(', ')})`);
-  if (type.kind !== 'float' && type.bits < 2) throw inputError(`${field}: '${text}': symmetric quantization needs integers of at least 2 bits`);
+  if (!QUANT_GROUPS.includes(group)) throw inputError(`${field}: group ${m[2]} in '${text}' is not supported (allowed: ${QUANT_GROUPS.join(', ')})`, 'weights');
+  if (type.kind !== 'float' && type.bits < 2) throw inputError(`${field}: '${text}': symmetric quantization needs integers of at least 2 bits`, 'weights');
   return { kind: 'quantized', name: `${type.name}g${group}`, type, bits: type.bits, group, scaleDtype };
 }

@@ -16,7 +16,7 @@ import {
   ropeInPlace,
   Rng,
   softmax,
-  type DecodeAttentionShape,
+  type RequestAttentionShape,
 } from '../../src/index.js';
 
 function maxRel(a: ArrayLike<number>, b: ArrayLike<number>): number {
@@ -31,7 +31,7 @@ function maxRel(a: ArrayLike<number>, b: ArrayLike<number>): number {
 
 describe('decode attention: split-KV flash-decoding equals plain softmax attention', () => {
   const rng = new Rng(3);
-  const cases: [string, DecodeAttentionShape][] = [
+  const cases: [string, RequestAttentionShape][] = [
     ['MHA', { heads: 4, kvHeads: 4, headDim: 16, kvLen: 300 }],
     ['GQA', { heads: 8, kvHeads: 2, headDim: 32, kvLen: 513 }],
     ['MQA', { heads: 6, kvHeads: 1, headDim: 8, kvLen: 97 }],

@@ -38,9 +38,9 @@ describe('weight types', () => {
   });
 
   it('rejects bad types in one line naming the flag', () => {
-    expect(() => parseWeightType('u4g100')).toThrow(/--weights: group 100 .*allowed: 32, 64, 128, 256/);
-    expect(() => parseWeightType('x4g128')).toThrow(/--weights: unknown weight type 'x4g128'/);
-    expect(() => parseWeightType('u4')).toThrow(/--weights/);
+    expect(() => parseWeightType('u4g100')).toThrow(/`weights`: group 100 .*allowed: 32, 64, 128, 256/);
+    expect(() => parseWeightType('x4g128')).toThrow(/`weights`: unknown weight type 'x4g128'/);
+    expect(() => parseWeightType('u4')).toThrow(expect.objectContaining({ field: 'weights' }));
     expect(() => parseWeightType('i1g128')).toThrow(/at least 2 bits/);
   });
 });
