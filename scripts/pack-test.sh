@@ -17,8 +17,9 @@ cleanup() {
 trap cleanup EXIT
 export npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
 
-# The CLI needs core, ops and the built-in backends; the B200 example is the third-party backend.
-PACKAGES=(packages/core packages/ops packages/backend-mi300x packages/backend-mi350 packages/backend-h100 packages/backend-h200 packages/cli examples/backend-b200)
+# Every package of packages/ (the CLI needs them all); the B200 example is the third-party backend.
+PACKAGES=(packages/*/ examples/backend-b200)
+PACKAGES=("${PACKAGES[@]%/}")
 
 step() { printf '\n== pack test: %s\n' "$*" >&2; }
 fail() { printf 'pack test FAILED: %s\n' "$*" >&2; exit 1; }
@@ -49,8 +50,9 @@ mkdir "$WORK/project"
 cd "$WORK/project"
 printf '{ "name": "fleet-pack-test", "version": "0.0.0", "private": true, "type": "module" }\n' >package.json
 npm install --no-audit --no-fund --prefer-offline --loglevel=error "$WORK"/tarballs/*.tgz
-for p in core ops backend-mi300x backend-mi350 backend-h100 backend-h200 cli; do
-  [[ -d "node_modules/@fleet/$p" && ! -L "node_modules/@fleet/$p" ]] || fail "@fleet/$p is not installed from its tarball"
+for p in "${PACKAGES[@]}"; do
+  name="$(node -p "require('$ROOT/$p/package.json').name")"
+  [[ -d "node_modules/$name" && ! -L "node_modules/$name" ]] || fail "$name is not installed from its tarball"
 done
 [[ "$(find node_modules -path '*/@fleet/core/package.json' | wc -l)" -eq 1 ]] || fail "more than one copy of @fleet/core"
 # The installed bin itself (npx may add its own warnings to stderr).
@@ -96,18 +98,20 @@ node --input-type=module -e '
   const core = await import("@fleet/core");
   const b200 = (await import("@fleet-examples/backend-b200")).default;
   if (core.loadBackend(b200, "pack-test").name !== "b200") throw new Error("b200 does not load");
-  for (const s of ["@fleet/core/conformance", "@fleet/core/package.json", "@fleet/cli/package.json", "@fleet/ops"]) import.meta.resolve(s);
+  for (const s of ["@fleet/core/conformance", "@fleet/core/package.json", "@fleet/cli/package.json", "@fleet/ops", "@fleet/numerics", "@fleet/functional"]) import.meta.resolve(s);
 '
 cat >check.ts <<'EOF'
 import { loadBackend, type Backend, type Topology } from '@fleet/core';
 import { predictDecode } from '@fleet/ops';
+import { roundBf16 } from '@fleet/numerics';
+import { verifyDecode } from '@fleet/functional';
 import { main } from '@fleet/cli';
 import h100 from '@fleet/backend-h100';
 import b200, { topology } from '@fleet-examples/backend-b200';
 
 const t: Topology = topology;
 const backends: Backend[] = [loadBackend(b200, 'check'), loadBackend(h100, 'check')];
-export const used = [t, backends, predictDecode, main];
+export const used = [t, backends, predictDecode, roundBf16, verifyDecode, main];
 EOF
 printf '{ "compilerOptions": { "module": "nodenext", "target": "es2022", "strict": true, "noEmit": true, "skipLibCheck": true, "types": [] }, "files": ["check.ts"] }\n' >tsconfig.json
 "$ROOT/node_modules/.bin/tsc" -p tsconfig.json || fail "type-checking against the installed packages"

@@ -3,10 +3,12 @@
 // level lookup + per-group scale) on a 4096 × 4096 weight at several types, the dense GEMV
 // beside it, and the wall time of functional verification (`fleet verify`'s work) of the
 // tiny model for every policy on MI350. Run after a build:
-//   npm run bench -w @fleet/ops      (or: node packages/ops/bench/numerics.bench.mjs [--quick])
+//   npm run bench -w @fleet/functional      (or: node packages/functional/bench/numerics.bench.mjs [--quick])
 import { loadBackend } from '@fleet/core';
 import mi350 from '@fleet/backend-mi350';
-import { linear, parseLowBitType, POLICIES, quantizedLinear, quantizeGroupwise, randomWeights, Rng, TINY_MODEL, verifyDecode } from '../dist/index.js';
+import { linear, parseLowBitType, Rng } from '@fleet/numerics';
+import { POLICIES, quantizedLinear, quantizeGroupwise } from '@fleet/ops';
+import { randomWeights, TINY_MODEL, verifyDecode } from '../dist/index.js';
 
 const quick = process.argv.includes('--quick');
 const runs = quick ? 1 : 5;

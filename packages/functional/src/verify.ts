@@ -8,7 +8,6 @@
  * prefilled) and tokens; each keeps its own KV cache from step to step, and both are fed the
  * reference's greedy tokens (so a near-tie in the argmax cannot make them diverge).
  */
-import { persistentOptionsFor } from '../predict/decode.js';
 import {
   buildDecodeGraph,
   FleetError,
@@ -21,10 +20,8 @@ import {
   type SimulationOptions,
   type TaskGraph,
 } from '@fleet/core';
-import { rounder, type FloatDType } from '../numerics/dtype.js';
-import { Rng } from '../numerics/random.js';
-import { compilePolicy, type CompileOptions } from '../policies/compile.js';
-import { POLICIES, type PolicyDef } from '../policies/policy.js';
+import { type FloatDType, Rng, rounder } from '@fleet/numerics';
+import { type CompileOptions, compilePolicy, persistentOptionsFor, POLICIES, type PolicyDef } from '@fleet/ops';
 import { DecodeOps, DEFAULT_SEMANTICS, type DecodeSemantics } from './decode-ops.js';
 import { FunctionalExecutor } from './executor.js';
 import { allocateState, referenceStep } from './reference.js';

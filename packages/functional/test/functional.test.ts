@@ -3,15 +3,14 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildDecodeGraph, checkTaskGraph, loadModel, readSafetensorsHeader, type TaskGraph } from '@fleet/core';
+import { compilePolicy, POLICIES } from '@fleet/ops';
 import {
   allocateState,
   checkpointTensorsOf,
-  compilePolicy,
   DEFAULT_SEMANTICS,
   dropDependency,
   loadCheckpointWeights,
   loadFunctionalModel,
-  POLICIES,
   randomWeights,
   referenceStep,
   SafetensorsFile,
@@ -19,8 +18,8 @@ import {
   TINY_MODEL,
   verifyDecode,
   writeSafetensors,
-} from '../../src/index.js';
-import { mi350Backend } from '../helpers.js';
+} from '../src/index.js';
+import { mi350Backend } from './helpers.js';
 
 const backend = mi350Backend();
 const dirs: string[] = [];
