@@ -4,7 +4,7 @@ import { module } from './module.js';
 
 export { topology, B200_CLOCK_GHZ, B200_LATENCY_NS, SMS_PER_DIE } from './topology.js';
 export { params } from './cost-params.js';
-export { policies, MIRAGE_WORKERS_PER_DIE, MIRAGE_SCHEDULERS, FLEET_WORKERS_PER_DIE } from './policies.js';
+export { tuning, MIRAGE_WORKERS_PER_DIE, MIRAGE_SCHEDULERS, FLEET_WORKERS_PER_DIE } from './policies.js';
 export { module } from './module.js';
 
 /**
@@ -12,4 +12,4 @@ export { module } from './module.js';
  * `API_VERSION`, so a Fleet too old (or a major too new) for it refuses it with a clear error.
  * Keep it equal to `fleet.apiVersion` in package.json.
  */
-export default defineBackend({ name: 'b200', apiVersion: '1.0', module });
+export default defineBackend({ name: 'b200', apiVersion: '2.0', module });

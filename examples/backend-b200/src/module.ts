@@ -1,11 +1,11 @@
-/** The B200 bindings: one topology, one cost model, one `PolicySupport` per policy. */
+/** The B200 bindings: one topology, one cost model, its tuning. */
 import { ContainerModule, RooflineCostModel, TOKENS } from '@fleet/core';
 import { params } from './cost-params.js';
-import { policies } from './policies.js';
+import { tuning } from './policies.js';
 import { topology } from './topology.js';
 
 export const module = new ContainerModule(({ bind }) => {
   bind(TOKENS.Topology).toConstantValue(topology);
   bind(TOKENS.CostModel).toConstantValue(new RooflineCostModel(topology, params));
-  for (const p of policies) bind(TOKENS.PolicySupport).toConstantValue(p);
+  bind(TOKENS.Tuning).toConstantValue(tuning);
 });

@@ -1,8 +1,8 @@
 /**
- * The scheduling policies the B200 runs. Partitions are the two dies, so FLEET's chiplet-tasks
- * map onto dies; Mirage MPK keeps its own B200 layout.
+ * How the B200 runs the policies' runtimes. Partitions are the two dies, so FLEET's
+ * chiplet-tasks map onto dies; Mirage MPK keeps its own B200 layout.
  */
-import type { PolicySupport } from '@fleet/core';
+import type { BackendTuning } from '@fleet/core';
 import { SMS_PER_DIE } from './topology.js';
 
 /**
@@ -16,16 +16,12 @@ export const MIRAGE_SCHEDULERS = 80;
 /** FLEET's layout (one scheduler CU per partition, the rest workers; seeds §1) on a die: 73 + 1. */
 export const FLEET_WORKERS_PER_DIE = SMS_PER_DIE - 1;
 
-export const policies: readonly PolicySupport[] = [
-  { policy: 'kernel-per-op' },
-  { policy: 'kernel-per-op-graph' },
-  { policy: 'mirage', workersPerPartition: MIRAGE_WORKERS_PER_DIE, globalSchedulers: MIRAGE_SCHEDULERS, signalScope: 'device' },
+export const tuning: BackendTuning = {
   // Chiplet-tasks broadcast to one die's workers; completion is counted in the die's own L2 half.
-  { policy: 'fleet-mtile', workersPerPartition: FLEET_WORKERS_PER_DIE, schedulersPerPartition: 1 },
-  { policy: 'fleet-msplit', workersPerPartition: FLEET_WORKERS_PER_DIE, schedulersPerPartition: 1 },
-  {
-    policy: 'clusterfusion',
-    unsupportedReason:
-      "this backend maps the chiplet level onto the dies, not onto Blackwell's thread-block clusters, and the fused cluster dataflow is not modelled yet",
+  persistent: { workersPerPartition: FLEET_WORKERS_PER_DIE, schedulersPerPartition: 1 },
+  policies: {
+    mirage: { persistent: { workersPerPartition: MIRAGE_WORKERS_PER_DIE, globalSchedulers: MIRAGE_SCHEDULERS } },
+    // The topology gives FLEET a chiplet level (the dies) but no DSMEM cluster level, so
+    // ClusterFusion already declines on its own; no refusal is needed here.
   },
-];
+};

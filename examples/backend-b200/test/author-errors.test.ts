@@ -25,21 +25,21 @@ function errorOf(fn: () => unknown): FleetError {
 describe('errors a backend author meets', () => {
   it('the real descriptor and package.json field load without error', () => {
     expect(loadBackend(b200, pkg.name).name).toBe('b200');
-    expect(checkFleetField(pkg.name, pkg.fleet)).toEqual({ kind: 'backend', apiVersion: '1.0', entry: './dist/index.js' });
+    expect(checkFleetField(pkg.name, pkg.fleet)).toEqual({ kind: 'backend', apiVersion: '2.0', entry: './dist/index.js' });
   });
 
   it('a wrong apiVersion in the descriptor says which versions are supported', () => {
-    expect(errorOf(() => loadBackend(withApiVersion('2.0'), pkg.name)).message).toBe(
-      `backend ${pkg.name} (b200): apiVersion 2.0 is not supported; this Fleet supports 1.0–1.1`,
+    expect(errorOf(() => loadBackend(withApiVersion('3.0'), pkg.name)).message).toBe(
+      `backend ${pkg.name} (b200): apiVersion 3.0 is not supported; this Fleet supports 2.0–2.0`,
     );
     // a newer minor than the host's is refused too; an older one would be accepted
     expect(errorOf(() => loadBackend(withApiVersion('1.9'), pkg.name)).message).toMatch(/apiVersion 1\.9 is not supported/);
   });
 
   it('a wrong apiVersion in package.json is caught before the entry is imported', () => {
-    const field = { ...(pkg.fleet as object), apiVersion: '2.0' };
+    const field = { ...(pkg.fleet as object), apiVersion: '3.0' };
     expect(errorOf(() => checkFleetField(pkg.name, field)).message).toBe(
-      `package ${pkg.name}: apiVersion 2.0 is not supported; this Fleet supports 1.0–1.1`,
+      `package ${pkg.name}: apiVersion 3.0 is not supported; this Fleet supports 2.0–2.0`,
     );
     expect(errorOf(() => checkFleetField(pkg.name, { ...field, apiVersion: '1' })).message).toMatch(/\/apiVersion: must match pattern/);
   });

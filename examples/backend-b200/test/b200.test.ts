@@ -1,10 +1,10 @@
 import { coherenceScope, loadBackend, partitionCount, totalComputeUnits, validateTopology } from '@fleet/core';
 import { describe, expect, it } from 'vitest';
-import b200, { B200_LATENCY_NS, params, policies, topology } from '../src/index.js';
+import b200, { B200_LATENCY_NS, params, topology, tuning } from '../src/index.js';
+import { BUILTIN_POLICIES, unsupportedReason } from '@fleet/ops';
 import { numericLeafPointers, PROVENANCE_TAG as TAG, resolvePointer } from '@fleet/core/conformance';
 
 const relErr = (a: number, b: number) => Math.abs(a - b) / b;
-const policy = (name: string) => policies.find((p) => p.policy === name)!;
 
 describe('b200 topology', () => {
   it('passes core validation', () => {
@@ -58,8 +58,7 @@ describe('b200 topology', () => {
 
 describe('b200 policies and costs', () => {
   it('runs Mirage MPK as 128 workers + 80 schedulers, 4 scheduler warps per SM, on 148 SMs', () => {
-    const m = policy('mirage');
-    expect(m.unsupportedReason).toBeUndefined();
+    const m = tuning.policies!.mirage!.persistent!;
     const workers = m.workersPerPartition! * partitionCount(topology);
     expect(workers).toBe(128);
     expect(m.globalSchedulers).toBe(80);
@@ -68,20 +67,15 @@ describe('b200 policies and costs', () => {
   });
 
   it('runs FLEET with one scheduler SM and the rest workers on each die', () => {
-    for (const name of ['fleet-mtile', 'fleet-msplit']) {
-      const p = policy(name);
-      expect(p.unsupportedReason).toBeUndefined();
-      for (const sms of topology.partitions.computeUnits) {
-        expect(p.workersPerPartition! + p.schedulersPerPartition!).toBe(sms);
-      }
-    }
+    const p = tuning.persistent!;
+    for (const sms of topology.partitions.computeUnits) expect(p.workersPerPartition! + p.schedulersPerPartition!).toBe(sms);
   });
 
-  it('declares every policy name the CLI knows, ClusterFusion with a reason', () => {
-    expect(policies.map((p) => p.policy).sort()).toEqual(
-      ['clusterfusion', 'fleet-msplit', 'fleet-mtile', 'kernel-per-op', 'kernel-per-op-graph', 'mirage'],
-    );
-    expect(policy('clusterfusion').unsupportedReason).toMatch(/not modelled/);
+  it('runs every policy its topology allows: all but ClusterFusion (its chiplet level is the die, not a cluster)', () => {
+    const b = loadBackend(b200, 'test');
+    const refused = BUILTIN_POLICIES.filter((p) => unsupportedReason(b, p) !== null).map((p) => p.name);
+    expect(refused).toEqual(['clusterfusion']);
+    expect(unsupportedReason(b, BUILTIN_POLICIES.find((p) => p.name === 'clusterfusion')!)).toMatch(/thread-block clusters/);
   });
 
   it('exposes its cost parameters through the loaded cost model', () => {

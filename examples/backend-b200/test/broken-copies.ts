@@ -3,7 +3,7 @@
  * exactly one mistake a backend author makes, so the error it produces can be checked.
  */
 import { ContainerModule, RooflineCostModel, TOKENS, defineBackend, type BackendDescriptor, type Topology } from '@fleet/core';
-import b200, { params, policies, topology } from '../src/index.js';
+import b200, { params, topology, tuning } from '../src/index.js';
 
 /** The descriptor with another `apiVersion`. */
 export function withApiVersion(apiVersion: string): BackendDescriptor {
@@ -14,11 +14,11 @@ export function withApiVersion(apiVersion: string): BackendDescriptor {
 export function withTopology(t: unknown): BackendDescriptor {
   return defineBackend({
     name: 'b200',
-    apiVersion: '1.0',
+    apiVersion: '2.0',
     module: new ContainerModule(({ bind }) => {
       bind(TOKENS.Topology).toConstantValue(t);
       bind(TOKENS.CostModel).toConstantValue(new RooflineCostModel(topology, params));
-      for (const p of policies) bind(TOKENS.PolicySupport).toConstantValue(p);
+      bind(TOKENS.Tuning).toConstantValue(tuning);
     }),
   });
 }
@@ -32,10 +32,10 @@ export function misspeltL2(): Topology {
 export function withoutCostModel(): BackendDescriptor {
   return defineBackend({
     name: 'b200',
-    apiVersion: '1.0',
+    apiVersion: '2.0',
     module: new ContainerModule(({ bind }) => {
       bind(TOKENS.Topology).toConstantValue(topology);
-      for (const p of policies) bind(TOKENS.PolicySupport).toConstantValue(p);
+      bind(TOKENS.Tuning).toConstantValue(tuning);
     }),
   });
 }

@@ -59,7 +59,7 @@ export class Sandbox {
   backendPackage(name: string, source: string, fleetField: Record<string, unknown> = {}): string {
     const dir = join(this.root, `${this.n++}-${name.replace(/[@/]/g, '_')}`);
     mkdirSync(dir);
-    const field = { kind: 'backend', apiVersion: '1.0', entry: './index.js', ...fleetField };
+    const field = { kind: 'backend', apiVersion: '2.0', entry: './index.js', ...fleetField };
     writeFileSync(join(dir, 'package.json'), JSON.stringify({ name, version: '0.0.0', type: 'module', fleet: field }));
     writeFileSync(join(dir, 'index.js'), source.replaceAll('$CORE', JSON.stringify(coreUrl)).replaceAll('$B200', JSON.stringify(pathToFileURL(entry).href)));
     return dir;
@@ -79,20 +79,20 @@ const coreUrl = pathToFileURL(createRequire(import.meta.url).resolve('@fleet/cor
  */
 export const mistakes: Record<string, (s: Sandbox) => Promise<CliResult>> = {
   'api-version': (s) =>
-    fleet(s.project([s.backendPackage('@acme/backend-b200-next', 'export { default } from $B200;', { apiVersion: '2.0' })]), ['backends']),
+    fleet(s.project([s.backendPackage('@acme/backend-b200-next', 'export { default } from $B200;', { apiVersion: '3.0' })]), ['backends']),
   'topology-schema': (s) =>
     fleet(
       s.project([
         s.backendPackage(
           '@acme/backend-b200-typo',
           `import { ContainerModule, RooflineCostModel, TOKENS, defineBackend } from $CORE;
-           import { topology, params, policies } from $B200;
+           import { topology, params, tuning } from $B200;
            const l2 = { ...topology.memory.l2, organisation: 'split' };
            const typo = { ...topology, memory: { ...topology.memory, l2 } };
-           export default defineBackend({ name: 'b200', apiVersion: '1.0', module: new ContainerModule(({ bind }) => {
+           export default defineBackend({ name: 'b200', apiVersion: '2.0', module: new ContainerModule(({ bind }) => {
              bind(TOKENS.Topology).toConstantValue(typo);
              bind(TOKENS.CostModel).toConstantValue(new RooflineCostModel(topology, params));
-             for (const p of policies) bind(TOKENS.PolicySupport).toConstantValue(p);
+             bind(TOKENS.Tuning).toConstantValue(tuning);
            }) });`,
         ),
       ]),
@@ -104,10 +104,10 @@ export const mistakes: Record<string, (s: Sandbox) => Promise<CliResult>> = {
         s.backendPackage(
           '@acme/backend-b200-no-cost',
           `import { ContainerModule, TOKENS, defineBackend } from $CORE;
-           import { topology, policies } from $B200;
-           export default defineBackend({ name: 'b200', apiVersion: '1.0', module: new ContainerModule(({ bind }) => {
+           import { topology, tuning } from $B200;
+           export default defineBackend({ name: 'b200', apiVersion: '2.0', module: new ContainerModule(({ bind }) => {
              bind(TOKENS.Topology).toConstantValue(topology);
-             for (const p of policies) bind(TOKENS.PolicySupport).toConstantValue(p);
+             bind(TOKENS.Tuning).toConstantValue(tuning);
            }) });`,
         ),
       ]),

@@ -27,7 +27,7 @@ describe('installing the B200 backend', () => {
     const r = await fleet(sandbox.project([exampleDir]), ['backends', '--json']);
     expect(r.code).toBe(0);
     const b = listed(r.out);
-    expect(b.apiVersion).toBe('1.0');
+    expect(b.apiVersion).toBe('2.0');
     expect(b.topology).toMatch(/\b148 SMs in 2 dies\b/);
     expect(b.policies.filter((p) => !p.supported).map((p) => p.policy)).toEqual(['clusterfusion']);
   });
@@ -38,7 +38,7 @@ describe('installing the B200 backend', () => {
     expect(discoverBackendPackages(project).find((p) => p.packageName === exampleName)?.dir).toBe(join(project, 'node_modules', exampleName));
     const r = await fleet(project, ['backends', '--json']);
     expect(r.code).toBe(0);
-    expect(listed(r.out).apiVersion).toBe('1.0');
+    expect(listed(r.out).apiVersion).toBe('2.0');
   });
 
   it('runs in fleet compare: every policy but clusterfusion simulates', async () => {

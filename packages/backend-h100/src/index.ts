@@ -4,7 +4,7 @@ import { module } from './module.js';
 
 export { topology, H100_CLOCK_GHZ, H100_LATENCY_CYCLES } from './topology.js';
 export { params, BYTES_IN_FLIGHT_PER_SM, WGMMA_EFFICIENCY } from './cost-params.js';
-export { policies, MIRAGE_WORKERS_PER_GPC, MIRAGE_SCHEDULERS, CLUSTERFUSION_DEFAULT_CLUSTER } from './policies.js';
+export { tuning, PYTORCH_KERNELS, MIRAGE_WORKERS_PER_GPC, MIRAGE_SCHEDULERS, CLUSTERFUSION_DEFAULT_CLUSTER } from './policies.js';
 export { CLUSTER_DOMAINS, MAX_CLUSTER_SIZE, CLUSTERFUSION_CTAS_PER_SM, maxActiveClusters, activeSms, dsmem, type DsmemSpec } from './clusters.js';
 export {
   collectives,

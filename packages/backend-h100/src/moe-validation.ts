@@ -33,11 +33,11 @@ function model() {
 
 /** Mean time of layer 0's two grouped-GEMM kernels (gate+up, down) on their own, µs (kernel + graph gap). */
 export function groupedGemmUs(backend: Backend, ops: OpsForValidation, batch: number): number {
-  const def = ops.POLICIES.find((p) => p.name === 'kernel-per-op-graph')!;
+  const def = ops.KERNEL_PER_OP_GRAPH;
   const g = buildDecodeGraph(model(), { batch, contextLen: moe.rows[0]!.kvLen - 1 });
   const grouped = g.ops.filter((o) => o.layer === 0 && o.kind === 'grouped-linear');
-  const tg = ops.compilePolicy({ ...g, ops: grouped }, def, backend.topology, { layers: [0], library: backend.kernelLibrary });
-  return simulateGraph(backend, tg, { launchMode: def.launchMode }).timeNs / 1000 / grouped.length;
+  const tg = def.compile({ ...g, ops: grouped }, backend, def.schedule, { layers: [0], library: backend.kernelLibrary });
+  return simulateGraph(backend, tg, { launchMode: 'graph' }).timeNs / 1000 / grouped.length;
 }
 
 export function h100MoeValidation(backend: Backend, ops: OpsForValidation, opts: H100ValidationOptions = {}): ValidationRow[] {

@@ -15,12 +15,11 @@ const QWEN3_SHAPES = new Set(['qkv_proj', 'o_proj', 'gate_up_proj', 'down_proj']
 /** Decode-attention kernel time alone (layer 0's attention kernels), µs. */
 function attentionUs(backend: Backend, ops: OpsForValidation, heads: number, kvHeads: number, batch: number, kvLen: number): number {
   const model = { ...loadModel(kvHeads === heads ? 'llama2-7b' : 'qwen3-8b'), numHeads: heads, numKvHeads: kvHeads, headDim: 128 };
-  const def = ops.POLICIES.find((p) => p.name === 'kernel-per-op-graph')!;
-  const support = backend.policies.find((p) => p.policy === def.name);
+  const def = ops.KERNEL_PER_OP_GRAPH;
   const g = buildDecodeGraph(model, { batch, contextLen: kvLen - 1 });
   const att = g.ops.filter((o) => o.layer === 0 && o.kind === 'attention');
-  const tg = ops.compilePolicy({ ...g, ops: att }, def, backend.topology, { layers: [0], library: backend.kernelLibrary, kernels: support?.kernels });
-  return simulateGraph(backend, tg, { launchMode: def.launchMode }).timeNs / 1000;
+  const tg = def.compile({ ...g, ops: att }, backend, def.schedule, { layers: [0], library: backend.kernelLibrary, kernels: backend.tuning.kernels });
+  return simulateGraph(backend, tg, { launchMode: 'graph' }).timeNs / 1000;
 }
 
 /** Number of points the suite runs (progress bars). */

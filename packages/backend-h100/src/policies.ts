@@ -1,5 +1,5 @@
-/** The scheduling policies H100 supports, and why not the chiplet-aware ones. */
-import type { PolicySupport } from '@fleet/core';
+/** How H100 runs the policies' runtimes: MPK's layout, PyTorch's kernels, ClusterFusion's clusters. */
+import type { BackendTuning, KernelGranularity } from '@fleet/core';
 import { CLUSTER_DOMAINS, maxActiveClusters } from './clusters.js';
 
 /** Mirage MPK on H100: 128 workers (one per SM) + 16 schedulers (seeds §5, seedcode §6 mirage utils.py). */
@@ -15,7 +15,7 @@ export const CLUSTERFUSION_DEFAULT_CLUSTER = 4;
  * separate K and V cache copies, SiLU and mul apart, and cuBLAS split-K GEMMs (O and down
  * projections at M = 1) followed by a reduction kernel.
  */
-export const PYTORCH_KERNELS: NonNullable<PolicySupport['kernels']> = {
+export const PYTORCH_KERNELS: KernelGranularity = {
   unfused: true,
   // MoE (MEAS ours, bench/h100/phases.py MoeModel profile, 31 kernels per MoE block): top-k is
   // 7 kernels (fp32 copy, softmax, topk + its sort, sum, div, bf16 copy), dispatch 13 (3
@@ -26,23 +26,13 @@ export const PYTORCH_KERNELS: NonNullable<PolicySupport['kernels']> = {
   splitKReduce: true,
 };
 
-export const policies: readonly PolicySupport[] = [
-  { policy: 'kernel-per-op', kernels: PYTORCH_KERNELS },
-  { policy: 'kernel-per-op-graph', kernels: PYTORCH_KERNELS },
+export const tuning: BackendTuning = {
   // 8 GPCs × 16 = 128 workers; the 16 schedulers are 4 warps on each of 4 SMs, not per GPC.
-  { policy: 'mirage', workersPerPartition: MIRAGE_WORKERS_PER_GPC, globalSchedulers: MIRAGE_SCHEDULERS, signalScope: 'device' },
-  {
-    policy: 'fleet-mtile',
-    unsupportedReason:
-      "Hopper's chiplet level is a thread-block cluster (≤16 blocks sharing DSMEM, no private L2 per cluster); FLEET's chiplet-tasks need a partition-private L2 — use mirage or clusterfusion",
-  },
-  {
-    policy: 'fleet-msplit',
-    unsupportedReason:
-      "Hopper's chiplet level is a thread-block cluster (≤16 blocks sharing DSMEM, no private L2 per cluster); FLEET's chiplet-tasks need a partition-private L2 — use mirage or clusterfusion",
-  },
+  persistent: { workersPerPartition: MIRAGE_WORKERS_PER_GPC, globalSchedulers: MIRAGE_SCHEDULERS },
+  // kernel-per-op(-graph) stand for PyTorch's ops on H100.
+  kernels: PYTORCH_KERNELS,
   // QKV projection + attention + output projection fused per KV-head group in a cluster of 4
   // CTAs (SplitToken, DSMEM ClusterGather/ClusterReduce), FFN as kernels, one CUDA graph.
   // ≈101 KB of shared memory per CTA fits two CTAs per SM (measured placement domains).
-  { policy: 'clusterfusion', clusterSize: CLUSTERFUSION_DEFAULT_CLUSTER, maxActiveClusters: maxActiveClusters(CLUSTERFUSION_DEFAULT_CLUSTER, CLUSTER_DOMAINS, 2) },
-];
+  cluster: { size: CLUSTERFUSION_DEFAULT_CLUSTER, maxActiveClusters: maxActiveClusters(CLUSTERFUSION_DEFAULT_CLUSTER, CLUSTER_DOMAINS, 2) },
+};

@@ -29,12 +29,11 @@ export function prefillValidationPoints(quick = false): number {
 /** Causal prefill attention alone (layer 0's attention kernel in a graph), µs. */
 function prefillAttentionUs(backend: Backend, ops: OpsForValidation, heads: number, kvHeads: number, batch: number, promptLen: number): number {
   const model = { ...loadModel('qwen3-8b'), numHeads: heads, numKvHeads: kvHeads, headDim: 128 };
-  const def = ops.POLICIES.find((p) => p.name === 'kernel-per-op-graph')!;
-  const support = backend.policies.find((p) => p.policy === def.name);
+  const def = ops.KERNEL_PER_OP_GRAPH;
   const g = buildPrefillGraph(model, { batch, promptLen });
   const att = g.ops.filter((o) => o.layer === 0 && o.kind === 'attention');
-  const tg = ops.compilePolicy({ ...g, ops: att }, def, backend.topology, { layers: [0], library: backend.kernelLibrary, kernels: support?.kernels });
-  return simulateGraph(backend, tg, { launchMode: def.launchMode }).timeNs / 1000;
+  const tg = def.compile({ ...g, ops: att }, backend, def.schedule, { layers: [0], library: backend.kernelLibrary, kernels: backend.tuning.kernels });
+  return simulateGraph(backend, tg, { launchMode: 'graph' }).timeNs / 1000;
 }
 
 export function h100PrefillValidation(backend: Backend, ops: OpsForValidation, opts: H100ValidationOptions = {}): ValidationRow[] {

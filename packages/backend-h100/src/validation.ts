@@ -18,7 +18,7 @@ import {
   type CollectiveModel,
   type ModelSpec,
   type KernelLibrary,
-  type PolicySupport,
+  type KernelGranularity,
   type OpGraph,
   type SimEvent,
   type TaskGraph,
@@ -33,8 +33,9 @@ import reference from './measured/clusterfusion-table1.json' with { type: 'json'
 
 /** A scheduling policy as `@fleet/ops` describes it (only what is used here). */
 export interface PolicyLike {
-  name: string;
-  launchMode?: 'eager' | 'graph';
+  readonly name: string;
+  readonly schedule: unknown;
+  compile(graph: OpGraph, backend: Backend, schedule: unknown, opts: { layers: readonly number[]; library?: KernelLibrary; kernels?: KernelGranularity; weights?: WeightTypeLike }): TaskGraph;
 }
 
 /** A weight type as `@fleet/ops` describes it (only passed through). */
@@ -51,15 +52,10 @@ export interface OpsForValidation {
     opts: { policy: string; batch: number; prompt: number; decode: number; positions?: number; layers?: number },
   ): { status: string; tpotMs: number; reason?: string };
   predictPrefill(backend: Backend, model: ModelSpec, opts: { policy: string; batch: number; prompt: number; chunk?: number }): { status: string; ttftMs: number; reason?: string };
-  compilePolicy(
-    graph: OpGraph,
-    policy: PolicyLike,
-    topology: Topology,
-    opts: { layers: readonly number[]; library?: KernelLibrary; kernels?: PolicySupport['kernels']; weights?: WeightTypeLike },
-  ): TaskGraph;
   /** A weight type from its name (`bf16`, `u4g128`, …). */
   parseWeightType(text: string): WeightTypeLike;
-  readonly POLICIES: readonly PolicyLike[];
+  /** kernel-per-op-graph: the library kernels replayed as one graph. */
+  readonly KERNEL_PER_OP_GRAPH: PolicyLike;
   linearOpGraph(m: number, n: number, k: number): OpGraph;
   compileClusterFusion(
     graph: OpGraph,
@@ -109,11 +105,10 @@ export function row(
 
 /** One linear op launched on its own under kernel-per-op-graph, µs (launch and graph node included). */
 export function linearOpUs(backend: Backend, ops: OpsForValidation, m: number, n: number, k: number, weights = 'bf16'): { us: number; l2HitRate: number } {
-  const def = ops.POLICIES.find((p) => p.name === 'kernel-per-op-graph')!;
-  const support = backend.policies.find((p) => p.policy === def.name);
+  const def = ops.KERNEL_PER_OP_GRAPH;
   const wt = ops.parseWeightType(weights);
-  const graph = ops.compilePolicy(ops.linearOpGraph(m, n, k), def, backend.topology, { layers: [0], library: backend.kernelLibrary, kernels: support?.kernels, weights: wt });
-  const r = simulateGraph(backend, graph, { launchMode: def.launchMode });
+  const graph = def.compile(ops.linearOpGraph(m, n, k), backend, def.schedule, { layers: [0], library: backend.kernelLibrary, kernels: backend.tuning.kernels, weights: wt });
+  const r = simulateGraph(backend, graph, { launchMode: 'graph' });
   const c = zeroCounters();
   for (const b of r.counters) addCounters(c, b);
   return { us: r.timeNs / 1000, l2HitRate: l2HitRate(c) };

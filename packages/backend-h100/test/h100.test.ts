@@ -1,6 +1,7 @@
 import { coherenceScope, dramLatencyAtInFlight, loadBackend, partitionCount, totalComputeUnits, validateTopology } from '@fleet/core';
 import { describe, expect, it } from 'vitest';
-import descriptor, { params, policies, topology } from '../src/index.js';
+import descriptor, { params, topology, tuning } from '../src/index.js';
+import { CLUSTERFUSION, FLEET_MSPLIT, FLEET_MTILE, MIRAGE, unsupportedReason } from '../../ops/src/index.js';
 import { numericLeafPointers, PROVENANCE_TAG as TAG, resolvePointer } from '@fleet/core/conformance';
 
 const relErr = (a: number, b: number) => Math.abs(a - b) / b;
@@ -64,19 +65,18 @@ describe('h100 topology', () => {
 
 describe('h100 policies and costs', () => {
   it('runs MPK as 8 GPCs × 16 = 128 workers + 16 schedulers', () => {
-    const m = policies.find((p) => p.policy === 'mirage')!;
-    expect(m.unsupportedReason).toBeUndefined();
+    const m = tuning.persistent!;
     expect(m.workersPerPartition! * partitionCount(topology)).toBe(128);
     expect(m.globalSchedulers).toBe(16);
-    expect(m.signalScope).toBe('device');
     for (const n of topology.partitions.computeUnits) expect(m.workersPerPartition!).toBeLessThanOrEqual(n);
   });
 
-  it('refuses the chiplet-aware FLEET policies with a reason and runs ClusterFusion', () => {
-    for (const name of ['fleet-mtile', 'fleet-msplit']) {
-      expect(policies.find((p) => p.policy === name)!.unsupportedReason).toMatch(/partition-private L2/);
-    }
-    expect(policies.find((p) => p.policy === 'clusterfusion')!.unsupportedReason).toBeUndefined();
+  it('names no policy: FLEET declines from the topology (the chiplet level is a cluster), ClusterFusion runs', () => {
+    const b = loadBackend(descriptor, 'test');
+    expect(tuning.policies).toBeUndefined();
+    for (const p of [FLEET_MTILE, FLEET_MSPLIT]) expect(unsupportedReason(b, p)).toMatch(/chiplet level is the cluster/);
+    expect(unsupportedReason(b, CLUSTERFUSION)).toBeNull();
+    expect(unsupportedReason(b, MIRAGE)).toBeNull();
   });
 
   it('prices fences and atomics from our measurements: a device release costs more than an L2 hit, a far atomic more than a near one', () => {

@@ -8,7 +8,7 @@ import { module } from './module.js';
 
 export { topology, MI300X_CLOCK_GHZ } from './topology.js';
 export { params } from './cost-params.js';
-export { policies, WORKERS_PER_XCD } from './policies.js';
+export { tuning, WORKERS_PER_XCD } from './policies.js';
 export { module } from './module.js';
 export { kernelLibrary, MI300X_LIBRARY_SPEC } from './kernel-library.js';
 export { node, oamMi300x, rcclCdna, XGMI_MI300X_LINK_GBPS_PER_DIRECTION } from './node.js';

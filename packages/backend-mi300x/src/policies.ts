@@ -1,10 +1,10 @@
 /**
- * Policies on MI300X: FLEET's MI300X port uses 37 workers + 1 scheduler per XCD
+ * Tuning on MI300X: FLEET's MI300X port uses 37 workers + 1 scheduler per XCD
  * (8 × 37 + 8 = 304 CUs; FLEET python/mirage/utils.py, seedcode §5; seeds §1).
  */
-import type { PolicySupport } from '@fleet/core';
-import { cdnaPolicies } from './cdna/policies.js';
+import type { BackendTuning } from '@fleet/core';
+import { cdnaTuning } from './cdna/policies.js';
 
 export const WORKERS_PER_XCD = 37;
 
-export const policies: readonly PolicySupport[] = cdnaPolicies(WORKERS_PER_XCD);
+export const tuning: BackendTuning = cdnaTuning(WORKERS_PER_XCD);

@@ -1,6 +1,7 @@
 import { coherenceScope, loadBackend, partitionCount, totalComputeUnits, validateTopology } from '@fleet/core';
 import { describe, expect, it } from 'vitest';
-import descriptor, { cdnaPolicies, params, policies, topology } from '../src/index.js';
+import descriptor, { cdnaTuning, params, topology, tuning } from '../src/index.js';
+import { CLUSTERFUSION, FLEET_MSPLIT, FLEET_MTILE, MIRAGE, unsupportedReason } from '../../ops/src/index.js';
 import { numericLeafPointers, PROVENANCE_TAG as TAG, resolvePointer } from '@fleet/core/conformance';
 
 const relErr = (a: number, b: number) => Math.abs(a - b) / b;
@@ -61,17 +62,15 @@ describe('mi300x topology', () => {
 
 describe('mi300x policies and costs', () => {
   it('runs FLEET as 8 × 37 workers + 8 schedulers = 304 CUs', () => {
-    for (const name of ['mirage', 'fleet-mtile', 'fleet-msplit']) {
-      const p = policies.find((q) => q.policy === name)!;
-      expect(p.unsupportedReason).toBeUndefined();
-      expect(8 * (p.workersPerPartition! + p.schedulersPerPartition!)).toBe(totalComputeUnits(topology));
-    }
-    expect(policies.find((p) => p.policy === 'mirage')!.signalScope).toBe('device');
-    expect(policies.find((p) => p.policy === 'clusterfusion')!.unsupportedReason).toMatch(/cluster/i);
+    const p = tuning.persistent!;
+    expect(8 * (p.workersPerPartition! + p.schedulersPerPartition!)).toBe(totalComputeUnits(topology));
+    const b = loadBackend(descriptor, 'test');
+    for (const policy of [MIRAGE, FLEET_MTILE, FLEET_MSPLIT]) expect(unsupportedReason(b, policy)).toBeNull();
+    expect(unsupportedReason(b, CLUSTERFUSION)).toMatch(/cluster/i);
   });
 
   it('rejects a nonsensical worker count', () => {
-    expect(() => cdnaPolicies(0)).toThrow(RangeError);
+    expect(() => cdnaTuning(0)).toThrow(RangeError);
   });
 
   it('exposes the cost parameters through the loaded cost model', () => {

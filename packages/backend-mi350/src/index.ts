@@ -7,7 +7,7 @@ import { module } from './module.js';
 
 export { topology, MI350X_CLOCK_GHZ } from './topology.js';
 export { params } from './cost-params.js';
-export { policies, WORKERS_PER_XCD } from './policies.js';
+export { tuning, WORKERS_PER_XCD } from './policies.js';
 export { module } from './module.js';
 export { kernelLibrary, MI350_LIBRARY_SPEC, HIPBLASLT_MFMA_EFFICIENCY, HIPBLASLT_8192_TFLOPS } from './kernel-library.js';
 export { node, oamMi350, XGMI_MI350_LINK_GBPS_PER_DIRECTION } from './node.js';

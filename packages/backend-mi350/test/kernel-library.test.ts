@@ -4,7 +4,7 @@ import { CDNA4_CU, hipblasltResources, selectCdnaGemm } from '@fleet/backend-mi3
 // the simulation tests read its source, and the H100 backend's likewise (no backend depends
 // on another vendor's).
 import h100 from '../../backend-h100/src/index.js';
-import { compilePolicy, linearOpGraph, POLICIES, predictPrefill } from '../../ops/src/index.js';
+import { compilePolicy, linearOpGraph, KERNEL_PER_OP_GRAPH, predictPrefill } from '../../ops/src/index.js';
 import { describe, expect, it } from 'vitest';
 import descriptor, { HIPBLASLT_MFMA_EFFICIENCY, MI350_LIBRARY_SPEC, kernelLibrary, topology } from '../src/index.js';
 
@@ -36,9 +36,8 @@ describe('MI350 kernel library', () => {
     // 8192³ in 256 × 256 tiles is 1024 tiles = exactly 4 waves of 256 CUs, and each tile's two
     // prefetched slices (128 KiB) cover the L2 latency, so the simulated GEMM sits just under
     // hipBLASLt's measured efficiency (56%, its power-capped clock included) — not at the peak.
-    const def = POLICIES.find((p) => p.name === 'kernel-per-op-graph')!;
-    const graph = compilePolicy(linearOpGraph(8192, 8192, 8192), def, topology, { layers: [0], library: kernelLibrary });
-    const ns = simulateGraph(mi350, graph, { launchMode: def.launchMode }).timeNs;
+    const graph = compilePolicy(linearOpGraph(8192, 8192, 8192), KERNEL_PER_OP_GRAPH, mi350, { layers: [0], library: kernelLibrary });
+    const ns = simulateGraph(mi350, graph, { launchMode: 'graph' }).timeNs;
     const fraction = (2 * 8192 ** 3) / ns / peakFlopsPerNs;
     expect(fraction).toBeGreaterThan(0.5);
     expect(fraction).toBeLessThan(0.9);

@@ -1,7 +1,8 @@
 import { topology as mi300x } from '@fleet/backend-mi300x';
 import { coherenceScope, loadBackend, partitionCount, totalComputeUnits, validateTopology } from '@fleet/core';
 import { describe, expect, it } from 'vitest';
-import descriptor, { params, policies, topology } from '../src/index.js';
+import descriptor, { params, topology, tuning } from '../src/index.js';
+import { CLUSTERFUSION, FLEET_MSPLIT, FLEET_MTILE, MIRAGE, unsupportedReason } from '../../ops/src/index.js';
 import { numericLeafPointers, PROVENANCE_TAG as TAG, resolvePointer } from '@fleet/core/conformance';
 
 const relErr = (a: number, b: number) => Math.abs(a - b) / b;
@@ -57,13 +58,12 @@ describe('mi350 topology', () => {
 
 describe('mi350 policies and costs', () => {
   it('runs FLEET as 8 × 31 workers + 8 schedulers = 256 CUs', () => {
-    for (const name of ['mirage', 'fleet-mtile', 'fleet-msplit']) {
-      const p = policies.find((q) => q.policy === name)!;
-      expect(p.unsupportedReason).toBeUndefined();
-      expect(p.workersPerPartition).toBe(31);
-      expect(8 * p.workersPerPartition! + 8 * p.schedulersPerPartition!).toBe(256);
-    }
-    expect(policies.find((p) => p.policy === 'clusterfusion')!.unsupportedReason).toBeTruthy();
+    const p = tuning.persistent!;
+    expect(p.workersPerPartition).toBe(31);
+    expect(8 * p.workersPerPartition! + 8 * p.schedulersPerPartition!).toBe(256);
+    const b = loadBackend(descriptor, 'test');
+    for (const policy of [MIRAGE, FLEET_MTILE, FLEET_MSPLIT]) expect(unsupportedReason(b, policy)).toBeNull();
+    expect(unsupportedReason(b, CLUSTERFUSION)).toBeTruthy();
   });
 
   it('exposes its cost parameters through the loaded cost model', () => {

@@ -11,6 +11,7 @@ import {
   inputError,
   inspectPackage,
   loadBackend,
+  loadExtension,
   type Backend,
   type DiscoveredPackage,
 } from '@fleet/core';
@@ -61,9 +62,10 @@ function configuredPackage(entry: string, cwd: string): DiscoveredPackage {
 const BUILTIN = ['@fleet/backend-mi350', '@fleet/backend-mi300x', '@fleet/backend-h100', '@fleet/backend-h200'];
 
 /**
- * Load every backend: the built-in ones, those `fleet.config.json` lists, then any installed
- * package (from the current directory up, and beside the CLI) that declares a `fleet` field
- * in its package.json.
+ * Load every plugin: the built-in backends, those `fleet.config.json` lists, then any
+ * installed package (from the current directory up, and beside the CLI) that declares a
+ * `fleet` field in its package.json — backends, and extensions contributing policies,
+ * validation suites and report sections.
  */
 export async function loadBackends(cwd = process.cwd()): Promise<BackendRegistry> {
   const registry = new BackendRegistry();
@@ -83,7 +85,8 @@ export async function loadBackends(cwd = process.cwd()): Promise<BackendRegistry
     if (seen.has(p.packageName)) continue;
     seen.add(p.packageName);
     const value = await importBackendEntry(p);
-    registry.register(loadBackend(value, p.packageName), p.packageName);
+    if (p.field.kind === 'extension') registry.addExtension(loadExtension(value, p.packageName), p.packageName);
+    else registry.register(loadBackend(value, p.packageName), p.packageName);
   }
   return registry;
 }

@@ -1,5 +1,5 @@
 import { inputError, type Backend, type ModelSpec, type Routing } from '@fleet/core';
-import { predictDecode, predictMixed, predictPrefill, type DecodePrediction, type PolicyOverrides, type WeightType } from '@fleet/ops';
+import { PolicyRegistry, predictDecode, predictMixed, predictPrefill, type DecodePrediction, type PolicyOverrides, type WeightType } from '@fleet/ops';
 
 /** What a comparison predicts: decode TPOT, prefill TTFT, or one mixed serving step. */
 export const PHASES = ['decode', 'prefill', 'mixed'] as const;
@@ -8,6 +8,8 @@ export type Phase = (typeof PHASES)[number];
 export interface CompareOptions {
   backends: Backend[];
   policies: string[] | null;
+  /** Where policy names are looked up: Fleet's and the plugins' (default: Fleet's own). */
+  installed?: PolicyRegistry;
   batches: number[];
   /**
    * `decode` (default): TPOT after `prompt` tokens; `prefill`: TTFT of a `prompt`-token
@@ -112,8 +114,9 @@ export function compareJobs(o: CompareOptions): Required<CompareJob>[] {
   const jobs: Required<CompareJob>[] = [];
   const prompts = o.prompts ?? [o.prompt];
   const tps = o.tps ?? [1];
+  const installed = (o.installed ?? new PolicyRegistry()).names();
   for (const backend of o.backends) {
-    const policies = o.policies ?? backend.policies.map((p) => p.policy);
+    const policies = o.policies ?? installed;
     for (const policy of policies) for (const tp of tps) for (const batch of o.batches) for (const prompt of prompts) jobs.push({ backend, policy, batch, prompt, tp });
   }
   return jobs;
@@ -126,7 +129,7 @@ export function runJob(model: ModelSpec, job: CompareJob, o: CompareOptions): Co
   const who = { backend: job.backend.name, policy: job.policy, tp, ep, devices: tp * ep };
   const weights = o.weights?.name ?? 'bf16';
   if ((o.phase ?? 'decode') === 'prefill') {
-    const r = predictPrefill(job.backend, model, { policy: job.policy, batch: job.batch, prompt, chunk: o.chunk, chunksSimulated: o.positions, layers: o.layers, overrides: o.overrides, weights: o.weights, maxSimSteps: o.maxSimSteps, routing: o.routing, tp, ep });
+    const r = predictPrefill(job.backend, model, { policy: job.policy, policies: o.installed, batch: job.batch, prompt, chunk: o.chunk, chunksSimulated: o.positions, layers: o.layers, overrides: o.overrides, weights: o.weights, maxSimSteps: o.maxSimSteps, routing: o.routing, tp, ep });
     const base = { ...who, phase: 'prefill' as const, batch: job.batch, promptTokens: prompt, ...(o.chunk !== undefined ? { chunkTokens: o.chunk } : {}), weights, ...(Number.isFinite(r.perDeviceBytes) ? { perDeviceBytes: Math.round(r.perDeviceBytes) } : {}) };
     if (r.status !== 'ok') return { ...base, status: 'unsupported', reason: r.reason };
     return {
@@ -144,7 +147,7 @@ export function runJob(model: ModelSpec, job: CompareJob, o: CompareOptions): Co
   }
   if (o.phase === 'mixed') {
     const chunk = o.chunk ?? DEFAULT_MIXED_CHUNK;
-    const r = predictMixed(job.backend, model, { policy: job.policy, batch: job.batch, context: prompt, chunk, layers: o.layers, overrides: o.overrides, weights: o.weights, maxSimSteps: o.maxSimSteps, routing: o.routing });
+    const r = predictMixed(job.backend, model, { policy: job.policy, policies: o.installed, batch: job.batch, context: prompt, chunk, layers: o.layers, overrides: o.overrides, weights: o.weights, maxSimSteps: o.maxSimSteps, routing: o.routing });
     const base = { ...who, phase: 'mixed' as const, batch: job.batch, promptTokens: prompt, chunkTokens: chunk, weights };
     if (r.status !== 'ok') return { ...base, status: 'unsupported', reason: r.reason };
     return {
@@ -161,6 +164,7 @@ export function runJob(model: ModelSpec, job: CompareJob, o: CompareOptions): Co
   }
   const r: DecodePrediction = predictDecode(job.backend, model, {
     policy: job.policy,
+    policies: o.installed,
     batch: job.batch,
     prompt,
     decode: o.decode,

@@ -128,10 +128,11 @@ export function testParams(over: Partial<RooflineParams> = {}): RooflineParams {
 export function testBackend(params: Partial<RooflineParams> = {}, topology: Topology = testTopology()): Backend {
   return {
     name: 'test-gpu',
-    apiVersion: '1.0',
+    apiVersion: '2.0',
     topology,
     costModel: new RooflineCostModel(topology, testParams(params)),
-    policies: [],
+    tuning: {},
+    contributions: [],
     streamContributions: [],
     collectives: [],
   };

@@ -19,7 +19,7 @@ import {
   loadBackend,
   type Backend,
   type CollectiveModel,
-  type PolicySupport,
+  type BackendTuning,
   type StreamContribution,
 } from '../src/index.js';
 import * as errors from '../src/errors/fleet-error.js';
@@ -29,7 +29,8 @@ import { expectFleetError, testBackend, testParams, testTopology } from './helpe
 interface ModuleParts {
   topology?: unknown;
   costModel?: boolean;
-  policies?: PolicySupport[];
+  tuning?: BackendTuning;
+  policies?: object[];
   contributions?: StreamContribution[];
   collectives?: CollectiveModel[];
 }
@@ -40,7 +41,8 @@ function backendModule(parts: ModuleParts = {}): ContainerModule {
   return new ContainerModule(({ bind }) => {
     if (topology !== undefined) bind(TOKENS.Topology).toConstantValue(topology);
     if (parts.costModel !== false) bind(TOKENS.CostModel).toConstantValue(new RooflineCostModel(testTopology(), testParams()));
-    for (const p of parts.policies ?? [{ policy: 'fleet' }]) bind(TOKENS.PolicySupport).toConstantValue(p);
+    if (parts.tuning) bind(TOKENS.Tuning).toConstantValue(parts.tuning);
+    for (const p of parts.policies ?? []) bind(TOKENS.Policy).toConstantValue(p);
     for (const c of parts.contributions ?? []) bind(TOKENS.StreamContribution).toConstantValue(c);
     for (const c of parts.collectives ?? []) bind(TOKENS.Collective).toConstantValue(c);
   });
@@ -59,8 +61,9 @@ describe('public entry point', () => {
 
 describe('isApiCompatible', () => {
   it('same major and a minor no newer than the host', () => {
-    expect(API_VERSION).toBe('1.1');
-    expect(isApiCompatible('1.0')).toBe(true);
+    expect(API_VERSION).toBe('2.0');
+    expect(isApiCompatible('2.0')).toBe(true);
+    expect(isApiCompatible('1.1')).toBe(false);
     expect(isApiCompatible('1.0', '1.3')).toBe(true);
     expect(isApiCompatible('1.2', '1.3')).toBe(true);
     expect(isApiCompatible('1.4', '1.3')).toBe(false);
@@ -92,12 +95,12 @@ describe('checkDescriptor', () => {
     expectFleetError(() => checkDescriptor(descriptor({}, { module: 'mod' }), 'pkg-c'), 2, 'pkg-c', '/module');
   });
 
-  it('rejects apiVersion 2.0, naming the supported versions', () => {
-    expectFleetError(() => checkDescriptor(descriptor({}, { apiVersion: '2.0' }), 'pkg-d'), 2, 'pkg-d', 'acme-gpu', 'apiVersion 2.0 is not supported', '1.0');
+  it('rejects apiVersion 3.0, naming the supported versions', () => {
+    expectFleetError(() => checkDescriptor(descriptor({}, { apiVersion: '3.0' }), 'pkg-d'), 2, 'pkg-d', 'acme-gpu', 'apiVersion 3.0 is not supported', '2.0');
   });
 
   it('rejects a newer minor and a malformed version or name', () => {
-    expectFleetError(() => checkDescriptor(descriptor({}, { apiVersion: '1.2' }), 'pkg-e'), 2, 'apiVersion 1.2 is not supported');
+    expectFleetError(() => checkDescriptor(descriptor({}, { apiVersion: '2.1' }), 'pkg-e'), 2, 'apiVersion 2.1 is not supported');
     expectFleetError(() => checkDescriptor(descriptor({}, { apiVersion: 'one' }), 'pkg-e'), 2, '/apiVersion');
     expectFleetError(() => checkDescriptor(descriptor({}, { name: 'Acme GPU' }), 'pkg-e'), 2, '/name');
   });
@@ -107,12 +110,14 @@ describe('loadBackend', () => {
   it('assembles a Backend from the bindings', () => {
     const metric: StreamContribution = () => ({}) as never;
     const collective: CollectiveModel = { name: 'ring', latencyNs: () => 1, trafficBytes: () => 2, onChip: true };
-    const policies = [{ policy: 'a' }, { policy: 'b', unsupportedReason: 'no hardware support for this' }];
-    const b = loadBackend(descriptor({ policies, contributions: [metric], collectives: [collective] }), 'origin');
+    const tuning: BackendTuning = { persistent: { workersPerPartition: 3 }, policies: { b: { refuse: 'no hardware support for this' } } };
+    const policy = { name: 'mine' };
+    const b = loadBackend(descriptor({ tuning, policies: [policy], contributions: [metric], collectives: [collective] }), 'origin');
     expect(b.name).toBe('acme-gpu');
-    expect(b.apiVersion).toBe('1.1');
+    expect(b.apiVersion).toBe(API_VERSION);
     expect(b.topology.name).toBe('test-gpu');
-    expect(b.policies.map((p) => p.policy)).toEqual(['a', 'b']);
+    expect(b.tuning).toEqual(tuning);
+    expect(b.contributions).toEqual([{ token: TOKENS.Policy, value: policy, origin: 'origin' }]);
     expect(b.streamContributions).toEqual([metric]);
     expect(b.collectives).toEqual([collective]);
     expect(b.costModel.dispatchNs).toBe(20);
@@ -120,6 +125,8 @@ describe('loadBackend', () => {
 
   it('optional contributions default to empty lists', () => {
     const b = loadBackend(descriptor(), 'origin');
+    expect(b.tuning).toEqual({});
+    expect(b.contributions).toEqual([]);
     expect(b.streamContributions).toEqual([]);
     expect(b.collectives).toEqual([]);
   });
@@ -128,9 +135,8 @@ describe('loadBackend', () => {
     expectFleetError(() => loadBackend(descriptor({ costModel: false }), 'pkg-f'), 2, 'acme-gpu', 'pkg-f', 'TOKENS.CostModel');
   });
 
-  it('a module that does not bind TOKENS.Topology or TOKENS.PolicySupport is an error naming it', () => {
+  it('a module that does not bind TOKENS.Topology is an error naming it', () => {
     expectFleetError(() => loadBackend(descriptor({ topology: undefined }), 'pkg-g'), 2, 'TOKENS.Topology');
-    expectFleetError(() => loadBackend(descriptor({ policies: [] }), 'pkg-g'), 2, 'TOKENS.PolicySupport');
   });
 
   it('a topology that fails the schema is an error carrying the JSON pointer', () => {
@@ -145,8 +151,14 @@ describe('loadBackend', () => {
     expectFleetError(() => loadBackend(descriptor({ topology: bad }), 'pkg-h'), 2, '/memory/l2', 'halves');
   });
 
-  it('a policy bound twice is an error naming the policy', () => {
-    expectFleetError(() => loadBackend(descriptor({ policies: [{ policy: 'same' }, { policy: 'same' }] }), 'pkg-i'), 2, "policy 'same' is bound twice");
+  it('tuning that names an unknown field or an absurd count is an error with its pointer', () => {
+    expectFleetError(() => loadBackend(descriptor({ tuning: { persistant: {} } as BackendTuning }), 'pkg-i'), 2, 'TOKENS.Tuning', 'persistant');
+    expectFleetError(() => loadBackend(descriptor({ tuning: { policies: { mirage: { persistent: { workersPerPartition: 999 } } } } }), 'pkg-i'), 2, '/policies/mirage/persistent/workersPerPartition');
+    expectFleetError(() => loadBackend(descriptor({ tuning: { policies: { mirage: { refuse: '' } } } }), 'pkg-i'), 2, 'TOKENS.Tuning', 'refuse');
+  });
+
+  it('a contribution that is not an object is an error naming its token', () => {
+    expectFleetError(() => loadBackend(descriptor({ policies: [42 as unknown as object] }), 'pkg-i'), 2, 'TOKENS.Policy');
   });
 
   it('a module whose load throws is reported on one line', () => {
@@ -162,7 +174,6 @@ describe('loadBackend', () => {
         throw new Error('no topology today\nstack');
       });
       bind(TOKENS.CostModel).toConstantValue(new RooflineCostModel(testTopology(), testParams()));
-      bind(TOKENS.PolicySupport).toConstantValue({ policy: 'p' });
     });
     expectFleetError(() => loadBackend(descriptor({}, { module }), 'pkg-k'), 2, 'pkg-k', 'cannot resolve its bindings');
   });
@@ -221,7 +232,7 @@ describe('package discovery', () => {
     return dir;
   }
 
-  const field = (over: Record<string, unknown> = {}) => ({ kind: 'backend', apiVersion: '1.0', entry: './index.mjs', ...over });
+  const field = (over: Record<string, unknown> = {}) => ({ kind: 'backend', apiVersion: '2.0', entry: './index.mjs', ...over });
 
   it('finds scoped and unscoped packages with a fleet field and ignores the rest', () => {
     const root = tempProject();
@@ -246,8 +257,8 @@ describe('package discovery', () => {
 
   it('an unsupported apiVersion in the fleet field names the supported range', () => {
     const root = tempProject();
-    writePackage(root, '@acme/backend-future', { fleet: field({ apiVersion: '2.0' }) });
-    expectFleetError(() => discoverBackendPackages(root), 2, '@acme/backend-future', 'apiVersion 2.0 is not supported', '1.0');
+    writePackage(root, '@acme/backend-future', { fleet: field({ apiVersion: '3.0' }) });
+    expectFleetError(() => discoverBackendPackages(root), 2, '@acme/backend-future', 'apiVersion 3.0 is not supported', '2.0');
   });
 
   it('checkFleetField rejects a wrong kind, an entry outside the package and extra keys', () => {

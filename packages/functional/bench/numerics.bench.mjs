@@ -7,7 +7,7 @@
 import { loadBackend } from '@fleet/core';
 import mi350 from '@fleet/backend-mi350';
 import { linear, parseLowBitType, Rng } from '@fleet/numerics';
-import { POLICIES, quantizedLinear, quantizeGroupwise } from '@fleet/ops';
+import { BUILTIN_POLICIES, quantizedLinear, quantizeGroupwise, resolvePolicy } from '@fleet/ops';
 import { randomWeights, TINY_MODEL, verifyDecode } from '../dist/index.js';
 
 const quick = process.argv.includes('--quick');
@@ -43,7 +43,7 @@ console.log('\nfunctional verification, tiny model (2 layers, hidden 64, batch 2
 const backend = loadBackend(mi350, 'bench');
 const weights = randomWeights(TINY_MODEL, 1);
 let total = 0;
-for (const p of POLICIES.filter((d) => backend.policies.some((s) => s.policy === d.name && !s.unsupportedReason))) {
+for (const p of BUILTIN_POLICIES.filter((d) => !('reason' in resolvePolicy(backend, d)))) {
   let status = '';
   const ms = time(() => {
     status = verifyDecode(backend, TINY_MODEL, { policy: p.name, weights }).status;

@@ -16,29 +16,24 @@ import {
   simulateGraph,
   type Backend,
   type ModelSpec,
-  type PolicySupport,
   type SimulationOptions,
   type TaskGraph,
 } from '@fleet/core';
 import { type FloatDType, Rng, rounder } from '@fleet/numerics';
-import { type CompileOptions, compilePolicy, persistentOptionsFor, POLICIES, type PolicyDef } from '@fleet/ops';
+import { resolvePolicy, type CompileOptions, type PolicyRegistry } from '@fleet/ops';
 import { DecodeOps, DEFAULT_SEMANTICS, type DecodeSemantics } from './decode-ops.js';
 import { FunctionalExecutor } from './executor.js';
 import { allocateState, referenceStep } from './reference.js';
 import { VersionedMemory } from './versioned-memory.js';
 import { modelFloatDType, randomWeights, type ModelWeights } from './weights.js';
 
-/**
- * Policies whose compiled graphs hold stages the executor has no semantics for yet, with the
- * reason (none at present: every policy with a compiler runs functionally).
- */
-export const FUNCTIONALLY_UNSUPPORTED: Readonly<Record<string, string>> = {};
-
 /** Models larger than this are refused: functional runs hold every weight in memory. */
 export const MAX_VERIFY_PARAMETERS = 200e6;
 
 export interface VerifyOptions {
   policy: string;
+  /** Where the policy name is looked up (default: Fleet's own policies). */
+  policies?: PolicyRegistry;
   /** Requests decoded together (default 2). */
   batch?: number;
   /** Tokens in the KV cache before the first step (default 300: two flash-decoding chunks). */
@@ -103,11 +98,6 @@ export function defaultTolerance(dtype: FloatDType): number {
   return dtype === 'fp32' ? 1e-4 : 2e-2;
 }
 
-/** The persistent-runtime options a backend declares for a policy (as `predictDecode` uses them). */
-export function simulationOptions(backend: Backend, def: PolicyDef, support: PolicySupport): SimulationOptions {
-  return { launchMode: def.launchMode, persistent: def.style === 'persistent' ? persistentOptionsFor(backend, def, support) : undefined };
-}
-
 /** Refuse models too large to hold and run in memory (a one-line input error). */
 export function checkRunnable(spec: ModelSpec): void {
   const params = parameterCount(spec);
@@ -146,12 +136,10 @@ export function verifyDecode(backend: Backend, spec: ModelSpec, opts: VerifyOpti
   const dtype = modelFloatDType(spec);
   const tolerance = opts.tolerance ?? defaultTolerance(dtype);
   const base = { backend: backend.name, policy: opts.policy, tolerance, steps: [] as VerifyStep[] };
-  const support = backend.policies.find((p) => p.policy === opts.policy);
-  const def = POLICIES.find((p) => p.name === opts.policy);
-  if (!support) return { ...base, status: 'unsupported', reason: `backend ${backend.name} does not declare policy '${opts.policy}'`, maxRelError: NaN };
-  if (support.unsupportedReason) return { ...base, status: 'unsupported', reason: support.unsupportedReason, maxRelError: NaN };
-  if (!def) return { ...base, status: 'unsupported', reason: `policy '${opts.policy}' has no compiler in @fleet/ops yet`, maxRelError: NaN };
-  const notYet = FUNCTIONALLY_UNSUPPORTED[opts.policy] ?? (spec.mla && opts.policy === 'clusterfusion' ? 'the fused MLA cluster block is simulated for timing only (functional runs cover its kernel-per-op and megakernel schedules)' : undefined);
+  const resolved = resolvePolicy(backend, opts.policy, undefined, opts.policies);
+  if ('reason' in resolved) return { ...base, status: 'unsupported', reason: resolved.reason, maxRelError: NaN };
+  const { policy, schedule } = resolved;
+  const notYet = policy.functional(spec);
   if (notYet) return { ...base, status: 'unsupported', reason: notYet, maxRelError: NaN };
 
   const batch = checkCount('batch', opts.batch ?? 2, 1, 256);
@@ -180,10 +168,10 @@ export function verifyDecode(backend: Backend, spec: ModelSpec, opts: VerifyOpti
   let funCache = new Map([...refCache].map(([n, c]) => [n, c.slice()]));
   let tokens = Float32Array.from({ length: batch }, () => rng.int(vocab));
 
-  const sim = simulationOptions(backend, def, support);
+  const sim = policy.runtime(backend, schedule);
   // The cluster configuration predictions use (the framework kernel granularity, `kernels`,
   // is not applied: its repeated passes and split-K reduction kernels are costs, not numerics).
-  const cluster = { size: support.clusterSize, maxActiveClusters: support.maxActiveClusters, collectives: backend.collectives, ...opts.cluster };
+  const cluster = { size: backend.tuning.cluster?.size, maxActiveClusters: backend.tuning.cluster?.maxActiveClusters, collectives: backend.collectives, ...opts.cluster };
   // Compiled regions count activations as 2-byte elements; an fp32 model's op graph is built
   // with 2-byte tensors so regions and tensors agree (the numerics still run in fp32).
   const graphSpec: ModelSpec = spec.dtype === 'fp32' ? { ...spec, dtype: 'bf16' } : spec;
@@ -201,7 +189,7 @@ export function verifyDecode(backend: Backend, spec: ModelSpec, opts: VerifyOpti
     const refTokens = state.get('tokens')!.slice();
     refCache = new Map(cacheNames.map((n) => [n, state.get(n)!.slice()]));
 
-    let tg = compilePolicy(graph, def, backend.topology, { layers, cluster, library: backend.kernelLibrary });
+    let tg = policy.compile(graph, backend, schedule, { layers, cluster, library: backend.kernelLibrary });
     if (opts.transform) tg = opts.transform(tg, step);
     const memory = new VersionedMemory(graph, round);
     for (const n of cacheNames) memory.setInitial(n, growCache(funCache.get(n)!, batch, kvh, ctx, ctx + 1, d));

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { buildDecodeGraph, checkTaskGraph, type TaskGraph } from '@fleet/core';
-import { compilePolicy, POLICIES } from '@fleet/ops';
+import { BUILTIN_POLICIES, compilePolicy } from '@fleet/ops';
 import { dropDependency, stagesOf, TINY_MODEL, verifyDecode, type VerifyOptions } from '../src/index.js';
 import { hopperLike } from './helpers.js';
 
 const backend = hopperLike();
-const clusterfusion = POLICIES.find((p) => p.name === 'clusterfusion')!;
+const clusterfusion = BUILTIN_POLICIES.find((p) => p.name === 'clusterfusion')!;
 
 function verify(opts: Partial<VerifyOptions> = {}, spec = TINY_MODEL) {
   return verifyDecode(backend, spec, { policy: 'clusterfusion', steps: 1, ...opts });
@@ -64,7 +64,7 @@ describe('functional execution of the ClusterFusion block', () => {
 
   it('a cluster kernel task computes QKV projection through output projection', () => {
     const graph = buildDecodeGraph(TINY_MODEL, { batch: 2, contextLen: 8 });
-    const tg = compilePolicy(graph, clusterfusion, backend.topology, { layers: [0, 1] });
+    const tg = compilePolicy(graph, clusterfusion, backend, { layers: [0, 1] });
     const st = stagesOf(graph, tg);
     const cta = tg.tasks.findIndex((t) => t.name === 'L1.cluster0.cta1');
     expect(st[cta]!.kind).toBe('cluster');

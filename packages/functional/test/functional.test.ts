@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildDecodeGraph, checkTaskGraph, loadModel, readSafetensorsHeader, type TaskGraph } from '@fleet/core';
-import { compilePolicy, POLICIES } from '@fleet/ops';
+import { BUILTIN_POLICIES, compilePolicy } from '@fleet/ops';
 import {
   allocateState,
   checkpointTensorsOf,
@@ -34,7 +34,7 @@ function tempDir(): string {
 }
 
 describe('functional execution of every policy', () => {
-  for (const p of POLICIES.filter((x) => x.name !== 'clusterfusion')) {
+  for (const p of BUILTIN_POLICIES.filter((x) => x.name !== 'clusterfusion')) {
     it(`${p.name} on ${backend.name} reproduces the straight-line logits`, () => {
       const r = verifyDecode(backend, TINY_MODEL, { policy: p.name, steps: 2 });
       expect(r.status, r.reason).toBe('pass');
@@ -54,7 +54,7 @@ describe('functional execution of every policy', () => {
 
   it('exercises split-K partial sums and multi-chunk flash-decoding in the tiny model', () => {
     const graph = buildDecodeGraph(TINY_MODEL, { batch: 2, contextLen: 300 });
-    const kpo = compilePolicy(graph, POLICIES.find((p) => p.name === 'kernel-per-op')!, backend.topology, { layers: [0, 1] });
+    const kpo = compilePolicy(graph, BUILTIN_POLICIES.find((p) => p.name === 'kernel-per-op')!, backend, { layers: [0, 1] });
     const down = kpo.tasks.filter((t) => t.opId === 'L0.down_proj');
     expect(down.length).toBe(2);
     expect(down.every((t) => t.tiles[0]!.reads.some((r) => r.rows !== undefined))).toBe(true);
@@ -134,13 +134,13 @@ describe('a dropped dependency edge makes verification fail', () => {
 describe('stages of compiled tasks', () => {
   it('fuse the attention prologue under persistent policies and residual + norm under kernel-per-op', () => {
     const graph = buildDecodeGraph(TINY_MODEL, { batch: 1, contextLen: 4 });
-    const mirage = compilePolicy(graph, POLICIES.find((p) => p.name === 'mirage')!, backend.topology, { layers: [0, 1] });
+    const mirage = compilePolicy(graph, BUILTIN_POLICIES.find((p) => p.name === 'mirage')!, backend, { layers: [0, 1] });
     const st = stagesOf(graph, mirage);
     const att = mirage.tasks.findIndex((t) => t.kind === 'attention');
     expect(st[att]!.ops.map((o) => o.kind)).toEqual(['qk-norm', 'rope', 'kv-append', 'attention']);
     const o = mirage.tasks.findIndex((t) => t.opId === 'L0.o_proj');
     expect(st[o]!.ops.map((x) => x.kind)).toEqual(['linear', 'residual']);
-    const kpo = compilePolicy(graph, POLICIES.find((p) => p.name === 'kernel-per-op')!, backend.topology, { layers: [0, 1] });
+    const kpo = compilePolicy(graph, BUILTIN_POLICIES.find((p) => p.name === 'kernel-per-op')!, backend, { layers: [0, 1] });
     const k = kpo.tasks.findIndex((t) => t.opId === 'L0.ffn_residual');
     expect(stagesOf(graph, kpo)[k]!.ops.map((x) => x.id)).toEqual(['L0.ffn_residual', 'L1.attn_norm']);
   });

@@ -3,7 +3,9 @@
  * policies that compile a decode step's op graph into a task graph.
  *
  * - `decompose/`  linear (16×64 tiles, N-split, M-tile/M-split, split-K), split-KV attention, row ops
- * - `policies/`   kernel-per-op, kernel-per-op-graph, mirage, fleet-mtile, fleet-msplit
+ * - `compile/`    lowering an op graph to tasks: schedules, stages, the shared decompositions
+ * - `policies/`   scheduling policies as objects, one module per family (kernel-per-op;
+ *                 megakernels: Mirage MPK and FLEET's traversals; ClusterFusion), the registry
  * - `predict/`    decode prediction: sampled positions and layers, extrapolated
  * - `quant/`      weight types, group-wise quantization, pre-layout, weight bytes and dequant work
  *
@@ -14,12 +16,17 @@ export * from './decompose/linear.js';
 export * from './decompose/attention.js';
 export * from './decompose/row-ops.js';
 export { BufferTable } from './decompose/buffers.js';
+export * from './compile/schedule.js';
+export type { Draft, Stage } from './compile/drafts.js';
+export { lowerGraph, colTiles, splitCols, type CompileOptions, type Lowering, type LoweringContext, type LinearJob, type GroupedOperands } from './compile/lowering.js';
 export * from './policies/policy.js';
-export { compilePolicy, type CompileOptions } from './policies/compile.js';
+export * from './policies/registry.js';
+export { kernelPerOpLowering, kernelSchedule, KERNEL_PER_OP, KERNEL_PER_OP_GRAPH } from './policies/kernel-per-op.js';
+export { cuTaskLowering, chipletTaskLowering, megakernelPolicy, fleetSchedule, chipletIsPartition, persistentOptionsFor, MIRAGE, FLEET_MTILE, FLEET_MSPLIT } from './policies/megakernel.js';
 export * from './predict/decode.js';
 export * from './predict/prefill.js';
 export * from './predict/mixed.js';
-export { simulateStep, compiledSteps, collectivesFor, resolvePolicy, sameLayerOps, worseExtrapolation, PROOF_LAYERS, type LayerExtrapolation, type StepOptions, type StepResult, type StepSimulation } from './predict/step.js';
+export { simulateStep, compiledSteps, collectivesFor, backendCompileOptions, sameLayerOps, worseExtrapolation, PROOF_LAYERS, type LayerExtrapolation, type StepOptions, type StepResult, type StepSimulation } from './predict/step.js';
 export { linearOpGraph } from './predict/single-op.js';
 export * from './attention-mapping/index.js';
 export * from './quant/weight-type.js';

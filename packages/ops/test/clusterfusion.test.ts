@@ -9,7 +9,7 @@ import {
   type CollectiveModel,
   type Tile,
 } from '@fleet/core';
-import { clusterMessages, clusterTrafficBytes, compileClusterFusion, CLUSTERFUSION_BASE, POLICIES } from '../src/index.js';
+import { clusterMessages, clusterTrafficBytes, compileClusterFusion, CLUSTERFUSION, KERNEL_PER_OP_GRAPH } from '../src/index.js';
 import { mi350Backend } from './helpers.js';
 import { hopperLike } from './hopper-like.js';
 
@@ -50,8 +50,7 @@ describe('clusterfusion compilation', () => {
     }
     // fewer kernels than kernel-per-op-graph, tasks numbered densely
     expect(tg.tasks.every((t, i) => t.id === i)).toBe(true);
-    const kpo = POLICIES.find((p) => p.name === 'kernel-per-op-graph')!;
-    expect(CLUSTERFUSION_BASE.launchMode).toBe(kpo.launchMode);
+    expect(CLUSTERFUSION.schedule.launchMode).toBe(KERNEL_PER_OP_GRAPH.schedule.launchMode);
   });
 
   it('runs one cluster of N CTAs per KV group, capped by the co-resident clusters', () => {

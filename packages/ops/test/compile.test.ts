@@ -1,17 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { buildDecodeGraph, checkTaskGraph, loadModel, simulateGraph, l2HitRate, zeroCounters, addCounters } from '@fleet/core';
-import { compilePolicy, POLICIES, TILE_M, type PolicyDef } from '../src/index.js';
+import { compilePolicy, BUILTIN_POLICIES, TILE_M, type Policy } from '../src/index.js';
 import { mi350Backend, singleLinearGraph } from './helpers.js';
 
-const policy = (name: string): PolicyDef => POLICIES.find((p) => p.name === name)!;
+const policy = (name: string): Policy => BUILTIN_POLICIES.find((p) => p.name === name)!;
 // The policies MI350 runs (clusterfusion needs thread-block clusters).
-const MI350_POLICIES = POLICIES.filter((p) => p.name !== 'clusterfusion');
+const MI350_POLICIES = BUILTIN_POLICIES.filter((p) => p.name !== 'clusterfusion');
 const backend = mi350Backend();
 const qwen = loadModel('qwen3-8b');
 
 describe('policy compilation', () => {
   it('splits every GEMM of a layer into one chiplet-task per XCD under FLEET', () => {
-    const g = compilePolicy(buildDecodeGraph(qwen, { batch: 1, contextLen: 64 }), policy('fleet-mtile'), backend.topology, { layers: [0] });
+    const g = compilePolicy(buildDecodeGraph(qwen, { batch: 1, contextLen: 64 }), policy('fleet-mtile'), backend, { layers: [0] });
     const linear = g.tasks.filter((t) => t.layer === 0 && t.kind === 'linear');
     expect(linear.every((t) => t.level === 'chiplet')).toBe(true);
     // qkv, o, gate_up (SiLU fused), down: 4 GEMMs × 8 XCDs
@@ -22,7 +22,7 @@ describe('policy compilation', () => {
   it('reads each weight byte of a layer exactly once at batch ≤ 16, for every policy', () => {
     const graph = buildDecodeGraph(qwen, { batch: 1, contextLen: 64 });
     for (const p of MI350_POLICIES) {
-      const g = compilePolicy(graph, p, backend.topology, { layers: [0] });
+      const g = compilePolicy(graph, p, backend, { layers: [0] });
       const linearWeights = ['L0.w_qkv', 'L0.w_o', 'L0.w_gate_up', 'L0.w_down'];
       const weightIds = new Set(g.buffers.filter((b) => linearWeights.includes(b.name)).map((b) => b.id));
       let bytes = 0;
@@ -33,11 +33,11 @@ describe('policy compilation', () => {
 
   it('produces graphs that pass the static deadlock checks', () => {
     const graph = buildDecodeGraph(qwen, { batch: 8, contextLen: 100 });
-    for (const p of MI350_POLICIES) expect(() => checkTaskGraph(compilePolicy(graph, p, backend.topology, { layers: [0, 1] }), 8)).not.toThrow();
+    for (const p of MI350_POLICIES) expect(() => checkTaskGraph(compilePolicy(graph, p, backend, { layers: [0, 1] }), 8)).not.toThrow();
   });
 
   it('orders chiplet-task tiles M-major under fleet-mtile: consecutive tiles share weight columns', () => {
-    const g = compilePolicy(singleLinearGraph(64, 4096, 4096), policy('fleet-mtile'), backend.topology, { layers: [0] });
+    const g = compilePolicy(singleLinearGraph(64, 4096, 4096), policy('fleet-mtile'), backend, { layers: [0] });
     const tiles = g.tasks[0]!.tiles;
     const mt = 64 / TILE_M;
     for (let i = 0; i < mt; i++) expect(tiles[i]!.reads[0]!.offset).toBe(tiles[0]!.reads[0]!.offset);
@@ -45,7 +45,7 @@ describe('policy compilation', () => {
   });
 
   it('rejects layers outside the model', () => {
-    expect(() => compilePolicy(buildDecodeGraph(qwen, { batch: 1, contextLen: 0 }), policy('mirage'), backend.topology, { layers: [36] })).toThrow(/out of range/);
+    expect(() => compilePolicy(buildDecodeGraph(qwen, { batch: 1, contextLen: 0 }), policy('mirage'), backend, { layers: [36] })).toThrow(/out of range/);
   });
 });
 
@@ -58,7 +58,7 @@ describe('cooperative tiling, isolated GEMM (analytic oracle)', () => {
   // of K at once), so an XCD's live weight set is ~4 MiB rather than the ~1 MiB of K-chunk
   // streaming, and a few shared tiles are evicted before their last reader: hence ±0.05.
   const run = (name: string) => {
-    const g = compilePolicy(singleLinearGraph(64, 8192, 4096), policy(name), backend.topology, { layers: [0] });
+    const g = compilePolicy(singleLinearGraph(64, 8192, 4096), policy(name), backend, { layers: [0] });
     const r = simulateGraph(backend, g, { persistent: { workersPerPartition: 31, chipletAware: true, schedulers: 8, twoLevelCounting: true } });
     const c = zeroCounters();
     for (const b of r.counters) addCounters(c, b);
@@ -93,7 +93,7 @@ describe('library decode attention', () => {
     }),
   });
   const fixedOf = (persistentWorkgroups?: number) => {
-    const g = compilePolicy(buildDecodeGraph(qwen, { batch: 8, contextLen: 256 }), policy('kernel-per-op-graph'), backend.topology, { layers: [0], library: withFixed(persistentWorkgroups) });
+    const g = compilePolicy(buildDecodeGraph(qwen, { batch: 8, contextLen: 256 }), policy('kernel-per-op-graph'), backend, { layers: [0], library: withFixed(persistentWorkgroups) });
     const attn = g.tasks.filter((t) => t.layer === 0 && t.kind === 'attention');
     return attn.map((t) => t.tiles.reduce((a, tile) => a + (tile.fixedNs ?? 0), 0));
   };

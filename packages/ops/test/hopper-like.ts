@@ -23,6 +23,5 @@ export function hopperLike(): Backend {
     hardwareDispatch: 'greedy',
     tileComputeNs: (t, op, level) => base.tileComputeNs(t, op, level),
   };
-  const policies = [...b.policies.filter((p) => p.policy !== 'clusterfusion'), { policy: 'clusterfusion', clusterSize: 4 }];
-  return { ...b, name: 'hopper-like', topology, costModel, policies };
+  return { ...b, name: 'hopper-like', topology, costModel, tuning: { ...b.tuning, cluster: { size: 4 } } };
 }

@@ -10,7 +10,7 @@ import {
   mlaClusterMessages,
   mlaClusterTrafficBytes,
   mlaDecodeDrafts,
-  POLICIES,
+  BUILTIN_POLICIES,
   predictDecode,
   withOverrides,
 } from '../src/index.js';
@@ -18,7 +18,7 @@ import { mi350Backend } from './helpers.js';
 
 const qwen = loadModel('qwen3-30b-a3b');
 const dsv2 = loadModel('deepseek-v2-lite');
-const policy = (name: string) => POLICIES.find((p) => p.name === name)!;
+const policy = (name: string) => BUILTIN_POLICIES.find((p) => p.name === name)!;
 const sum = (rs: readonly Region[]) => rs.reduce((a, r) => a + r.bytes * (r.rows ?? 1), 0);
 
 describe('MoE decode', () => {
@@ -67,8 +67,7 @@ describe('MoE decode', () => {
     const g = buildDecodeGraph(qwen, { batch: 16, contextLen: 255 });
     const moeOps: OpGraph = { ...g, ops: g.ops.filter((o) => o.layer === 0 && (o.kind === 'moe-dispatch' || o.kind === 'grouped-linear' || o.id === 'L0.experts_act_mul')) };
     const hit = (placement: 'owner' | 'spread') => {
-      const def = withOverrides(policy('fleet-mtile'), { expertPlacement: placement });
-      const tg = compilePolicy(moeOps, def, mi.topology, { layers: [0] });
+      const tg = compilePolicy(moeOps, policy('fleet-mtile'), mi, { layers: [0] }, { expertPlacement: placement });
       const r = simulateGraph(mi, tg, { persistent: { workersPerPartition: 37, chipletAware: true, schedulers: 8, twoLevelCounting: true } });
       const c = zeroCounters();
       for (const b of r.counters) addCounters(c, b);

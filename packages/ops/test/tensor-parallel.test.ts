@@ -1,7 +1,7 @@
 import { buildDecodeGraph, loadBackend, MODEL_PRESETS, type Backend, type NodeSpec } from '@fleet/core';
 import h100 from '@fleet/backend-h100';
 import { describe, expect, it } from 'vitest';
-import { compilePolicy, collectivesFor, POLICIES, predictDecode, residentBytes } from '../src/index.js';
+import { compilePolicy, collectivesFor, BUILTIN_POLICIES, predictDecode, residentBytes } from '../src/index.js';
 import { mi350Backend } from './helpers.js';
 
 const backend = loadBackend(h100, 'test');
@@ -39,10 +39,10 @@ describe('tensor-parallel predictions', () => {
   });
 
   it("MPK's put-with-signal slices start while the producing GEMM is still running (overlap)", () => {
-    const def = POLICIES.find((p) => p.name === 'mirage')!;
+    const def = BUILTIN_POLICIES.find((p) => p.name === 'mirage')!;
     const g = buildDecodeGraph(qwen, { batch: 1, contextLen: 64, tp: 2 });
     const multi = collectivesFor(backend, g)!;
-    const tg = compilePolicy(g, def, backend.topology, { layers: [0], collective: multi.collective });
+    const tg = compilePolicy(g, def, backend, { layers: [0], collective: multi.collective });
     const slices = tg.tasks.filter((t) => t.opId === 'L0.o_allreduce');
     const producers = tg.tasks.filter((t) => t.opId === 'L0.o_proj');
     expect(slices.length).toBe(producers.length);
@@ -54,11 +54,11 @@ describe('tensor-parallel predictions', () => {
 
   it('FLEET chiplet-tasks shrink with TP', () => {
     const b = mi350Backend();
-    const def = POLICIES.find((p) => p.name === 'fleet-mtile')!;
+    const def = BUILTIN_POLICIES.find((p) => p.name === 'fleet-mtile')!;
     const cols = (tp: number) => {
       const g = buildDecodeGraph(qwen, { batch: 1, contextLen: 64, ...(tp > 1 ? { tp } : {}) });
       const multi = tp > 1 ? collectivesFor(b, g) : null;
-      const tg = compilePolicy(g, def, b.topology, { layers: [0], ...(multi ? { collective: multi.collective } : {}) });
+      const tg = compilePolicy(g, def, b, { layers: [0], ...(multi ? { collective: multi.collective } : {}) });
       return tg.tasks.find((t) => t.opId === 'L0.gate_up_proj')!.tiles.length;
     };
     expect(cols(2)).toBeLessThan(cols(1));

@@ -2,7 +2,7 @@
 export { MI300X_LATENCY_CYCLES, cyclesToNs, type CdnaLatencyCycles } from './latency.js';
 export { cdnaCoherenceScopes, cdnaCoherenceSources, type CdnaCoherenceParams } from './coherence.js';
 export { cdnaLevels, cdnaLevelSources } from './levels.js';
-export { cdnaPolicies } from './policies.js';
+export { cdnaTuning } from './policies.js';
 export { cdnaRuntimeCosts, type CdnaRuntimeCosts } from './runtime-costs.js';
 export { CDNA3_CU, CDNA4_CU, CDNA_MEGAKERNEL_TASKS, CDNA_VENDOR_KERNEL, CDNA_VENDOR_PIPELINE, MEGAKERNEL_OUTSTANDING_BYTES_PER_WAVE, megakernelPipeline, vendorPipeline } from './occupancy.js';
 export { CdnaCostModel } from './cost-model.js';

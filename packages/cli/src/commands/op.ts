@@ -8,11 +8,11 @@ import {
   zeroCounters,
   type Backend,
   type LinearOp,
-  type PolicySupport,
   type TaskGraph,
 } from '@fleet/core';
-import { CLUSTERFUSION_BASE, compilePolicy, DENSE_BF16, linearOpGraph, parseWeightType, persistentOptionsFor, POLICIES, type PolicyDef, type WeightType } from '@fleet/ops';
+import { DENSE_BF16, linearOpGraph, parseWeightType, PolicyRegistry, type Policy, type WeightType } from '@fleet/ops';
 import { loadBackends } from '../backends.js';
+import { policiesOf, requirePolicy } from '../policies.js';
 import { parseInt1 } from '../compare.js';
 import type { Io } from '../io.js';
 
@@ -47,8 +47,8 @@ export interface OpResult {
 /** A linear op compiled on its own under a policy, ready to simulate. */
 export interface CompiledLinearOp {
   graph: TaskGraph;
-  def: PolicyDef;
-  support: PolicySupport;
+  /** The policy the op ran under: the one asked for, or its `linearPolicy`. */
+  policy: Policy;
   /** Bytes of the weight as stored: packed codes plus group scales when quantized. */
   weightBytes: number;
 }
@@ -57,28 +57,27 @@ export interface CompiledLinearOp {
  * Compile one linear op as a decode step's linear would be under `policy` (ClusterFusion
  * runs projections outside its fused block as kernel-per-op-graph kernels).
  */
-export function compileLinearOp(backend: Backend, policy: string, m: number, n: number, k: number, weights: WeightType = DENSE_BF16): CompiledLinearOp {
-  const support = backend.policies.find((p) => p.policy === policy);
-  if (!support) throw inputError(`--policy: backend ${backend.name} does not declare '${policy}' (it has: ${backend.policies.map((p) => p.policy).join(', ')})`);
-  if (support.unsupportedReason) throw inputError(`--policy: ${backend.name} cannot run '${policy}': ${support.unsupportedReason}`);
-  const def: PolicyDef | undefined = policy === 'clusterfusion' ? CLUSTERFUSION_BASE : POLICIES.find((p) => p.name === policy);
-  if (!def) throw inputError(`--policy: '${policy}' has no compiler in @fleet/ops (known: ${POLICIES.map((p) => p.name).join(', ')})`);
+export function compileLinearOp(backend: Backend, policy: string, m: number, n: number, k: number, weights: WeightType = DENSE_BF16, policies: PolicyRegistry = new PolicyRegistry()): CompiledLinearOp {
+  const asked = requirePolicy(backend, policy, policies).policy;
+  const runs = asked.linearPolicy ?? asked;
   const opGraph = linearOpGraph(m, n, k);
-  const graph = compilePolicy(opGraph, def, backend.topology, { layers: [0], weights, kernels: support.kernels, library: backend.kernelLibrary });
+  // A fused block's outside kernels are its own build, not the framework's ops: no kernel granularity.
+  const kernels = asked.linearPolicy ? undefined : backend.tuning.kernels;
+  const graph = runs.compile(opGraph, backend, runs.schedule, { layers: [0], weights, kernels, library: backend.kernelLibrary });
   const op = opGraph.ops[0] as LinearOp;
   // What the simulation reads: the weight buffer (packed codes when quantized) and its scales.
   const weightBytes = graph.buffers.filter((b) => b.name === op.weight || b.name === `${op.weight}.scales`).reduce((s, b) => s + b.bytes, 0);
-  return { graph, def, support, weightBytes };
+  return { graph, policy: runs, weightBytes };
 }
 
 /**
  * One linear op launched on its own under a policy: compiled like a decode step's linear and
  * simulated from a cold cache. Time includes the launch (a graph node for graph policies).
  */
-export function runLinearOp(backend: Backend, policy: string, m: number, n: number, k: number, weights: WeightType = DENSE_BF16): OpResult {
-  const { graph, def, support, weightBytes } = compileLinearOp(backend, policy, m, n, k, weights);
-  const persistent = def.style === 'persistent' ? persistentOptionsFor(backend, def, support) : undefined;
-  const r = simulateGraph(backend, graph, { launchMode: def.launchMode, persistent });
+export function runLinearOp(backend: Backend, policy: string, m: number, n: number, k: number, weights: WeightType = DENSE_BF16, policies?: PolicyRegistry): OpResult {
+  const compiled = compileLinearOp(backend, policy, m, n, k, weights, policies);
+  const { graph, weightBytes } = compiled;
+  const r = simulateGraph(backend, graph, compiled.policy.runtime(backend, compiled.policy.schedule));
   const c = zeroCounters();
   for (const b of r.counters) addCounters(c, b);
   return {
@@ -122,7 +121,7 @@ export function registerOp(program: Command, io: Io): void {
       const k = parseInt1('--k', o.k as string, 1, 1 << 20);
       const weights = parseWeightType(String(o.weights));
       if (weights.kind === 'dense' && weights.bits !== 16) throw inputError(`--weights: '${String(o.weights)}': dense weights are modelled as 16-bit (bf16, fp16); use a low-bit type such as u4g128 to change the bytes`);
-      const r = runLinearOp(backend, o.policy as string, m, n, k, weights);
+      const r = runLinearOp(backend, o.policy as string, m, n, k, weights, policiesOf(registry));
       if (o.json) io.out(JSON.stringify({ schemaVersion: 1, ...r }, null, 2) + '\n');
       else io.out(`${r.backend} ${r.policy} linear m=${m} n=${n} k=${k} ${r.weights}: ${r.timeUs.toFixed(2)} µs, HBM read ${(r.hbmReadBytes / 1e6).toFixed(3)} MB (unique ${(r.uniqueReadBytes / 1e6).toFixed(3)} MB, fabric ${(r.fabricReadBytes / 1e6).toFixed(3)} MB), L2 hit ${(r.l2HitRate * 100).toFixed(1)}%, ${r.weightTBps} TB/s of weights, ${r.tasks} tasks\n`);
     });

@@ -15,8 +15,9 @@ import {
   TraceRecorder,
   type SimEvent,
 } from '@fleet/core';
-import { collectivesFor, compilePolicy, parallelismProblem, tensorParallelCompiles, persistentOptionsFor, POLICIES, policyNames, prefillUnsupported } from '@fleet/ops';
+import { backendCompileOptions, collectivesFor, parallelismProblem, policyNames } from '@fleet/ops';
 import { loadBackends } from '../backends.js';
+import { policiesOf, requirePolicy } from '../policies.js';
 import { parseInt1, PHASES, type Phase } from '../compare.js';
 import type { Io } from '../io.js';
 import { progress } from '../progress.js';
@@ -58,17 +59,14 @@ export function registerTrace(program: Command, io: Io): void {
       const registry = await loadBackends(io.cwd);
       const backend = registry.get(String(o.backend).trim());
       const policy = String(o.policy).trim();
-      const support = backend.policies.find((p) => p.policy === policy);
-      if (!support) throw inputError(`--policy: backend ${backend.name} does not run '${policy}' (it runs: ${backend.policies.map((p) => p.policy).join(', ')})`);
-      if (support.unsupportedReason) throw inputError(`--policy: ${policy} is unsupported on ${backend.name}: ${support.unsupportedReason}`);
-      const def = POLICIES.find((p) => p.name === policy);
-      if (!def) throw inputError(`--policy: '${policy}' has no compiler in @fleet/ops yet (known: ${POLICIES.map((p) => p.name).join(', ')})`);
+      const resolved = requirePolicy(backend, policy, policiesOf(registry));
+      const def = resolved.policy;
       const batch = parseInt1('--batch', o.batch, 1, 4096);
       const phase = o.phase as Phase;
       const context = parseInt1('--context', o.context ?? (phase === 'prefill' ? '0' : '64'), 0, 1_000_000);
       const prompt = parseInt1('--prompt', o.prompt, 1, 1_000_000);
       const chunk = parseInt1('--chunk', o.chunk, 1, 1_000_000);
-      const noPrefill = phase !== 'decode' ? prefillUnsupported(def) : null;
+      const noPrefill = phase !== 'decode' ? def.prefill : null;
       if (noPrefill) throw inputError(`--phase ${phase}: ${policy} has no prefill schedule (${noPrefill})`);
       const layers = parseLayerRange(o.layers, model.numLayers);
       let file = resolve(io.cwd ?? process.cwd(), o.out);
@@ -78,7 +76,7 @@ export function registerTrace(program: Command, io: Io): void {
       const tp = parseInt1('--tp', String(o.tp), 1, 64);
       const why = tp > 1 ? parallelismProblem(backend, model, { tp, ep: 1, devices: tp }) : null;
       if (why) throw inputError(`--tp: ${why}`);
-      if (tp > 1 && !tensorParallelCompiles(def)) throw inputError(`--tp: ${policy} has no tensor-parallel schedule (use kernel-per-op, kernel-per-op-graph, mirage or fleet-*)`);
+      if (tp > 1 && def.tensorParallel) throw inputError(`--tp: ${policy} has no tensor-parallel schedule (${def.tensorParallel})`);
       if (tp > 1 && phase === 'mixed') throw inputError('--tp: mixed steps are simulated on one device');
       const par = tp > 1 ? { tp } : {};
       const opGraph =
@@ -88,8 +86,9 @@ export function registerTrace(program: Command, io: Io): void {
             ? buildMixedGraph(model, { batch, contextLen: context, chunk })
             : buildDecodeGraph(model, { batch, contextLen: context, ...par });
       const multi = collectivesFor(backend, opGraph);
-      const graph = compilePolicy(opGraph, def, backend.topology, { layers, library: backend.kernelLibrary, kernels: support.kernels, ...(multi ? { collective: multi.collective } : {}) });
-      const persistent = def.style === 'persistent' ? persistentOptionsFor(backend, def, support) : undefined;
+      const graph = def.compile(opGraph, backend, resolved.schedule, { ...backendCompileOptions(backend), layers, ...(multi ? { collective: multi.collective } : {}) });
+      const runtime = def.runtime(backend, resolved.schedule);
+      const persistent = runtime.persistent;
       const recorder = new TraceRecorder({
         graph,
         backend,
@@ -101,7 +100,7 @@ export function registerTrace(program: Command, io: Io): void {
       const ticker = (events: readonly SimEvent[]) => {
         for (const e of events) if (e.type === 'task-start') bar.tick(`${backend.name} ${policy} b${batch}`);
       };
-      const step = simulateGraph(backend, graph, { launchMode: def.launchMode, persistent, sampleIntervalNs: 1000, observers: [recorder.observer, ticker], ...(multi ? { linkBytesPerNs: multi.linkBytesPerNs } : {}) });
+      const step = simulateGraph(backend, graph, { ...runtime, sampleIntervalNs: 1000, observers: [recorder.observer, ticker], ...(multi ? { linkBytesPerNs: multi.linkBytesPerNs } : {}) });
       bar.stop();
 
       const trace = tp > 1 ? multiDeviceTrace(recorder.finish(), tp, backend.node!.topology.name) : recorder.finish();

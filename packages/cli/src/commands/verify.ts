@@ -3,6 +3,7 @@ import { describeModel, FleetError, inputError, listPresets, type TaskGraph } fr
 import { defaultTolerance, dropDependency, loadFunctionalModel, modelFloatDType, randomWeights, verifyDecode, verifyTensorParallel, type VerifyResult } from '@fleet/functional';
 import { policyNames } from '@fleet/ops';
 import { loadBackends } from '../backends.js';
+import { policiesOf } from '../policies.js';
 import { parseInt1 } from '../compare.js';
 import type { Io } from '../io.js';
 import { progress } from '../progress.js';
@@ -55,7 +56,7 @@ export function registerVerify(program: Command, io: Io): void {
     .description('run decode steps of a small model through each policy\'s task graph with real numbers and compare the logits with a straight-line reference (exit 1 on a mismatch)')
     .option('--model <name|path>', `'tiny', 'tiny-moe' or 'tiny-mla' (built in, random weights; with a Mixture-of-Experts layer, and latent attention), a config.json, or a directory with config.json and optionally *.safetensors weights (presets: ${listPresets().join(', ')} are too large)`, 'tiny')
     .option('--backend <list>', 'comma-separated backend names (default: all installed)')
-    .option('--policy <list>', `comma-separated policies (default: each backend's own; known: ${policyNames().join(', ')})`)
+    .option('--policy <list>', `comma-separated policies (default: every installed policy; Fleet's own: ${policyNames().join(', ')})`)
     .option('--batch <n>', 'requests decoded together', '2')
     .option('--context <n>', 'tokens in the KV cache before the first step', '300')
     .option('--steps <n>', 'decode steps', '2')
@@ -69,9 +70,9 @@ export function registerVerify(program: Command, io: Io): void {
       const model = loadFunctionalModel(String(o.model));
       const registry = await loadBackends(io.cwd);
       const backends = o.backend ? String(o.backend).split(',').map((n) => registry.get(n.trim())) : registry.all();
-      const known = new Set([...policyNames(), ...registry.all().flatMap((b) => b.policies.map((p) => p.policy))]);
+      const installed = policiesOf(registry);
       const policies = o.policy ? String(o.policy).split(',').map((p) => p.trim()) : null;
-      for (const p of policies ?? []) if (!known.has(p)) throw inputError(`--policy: unknown policy '${p}' (known: ${[...known].join(', ')})`);
+      for (const p of policies ?? []) if (!installed.get(p)) throw inputError(`--policy: unknown policy '${p}' (known: ${installed.names().join(', ')})`);
       const batch = parseInt1('--batch', o.batch, 1, 256);
       const contextLen = parseInt1('--context', o.context, 0, 100_000);
       const steps = parseInt1('--steps', o.steps, 1, 64);
@@ -85,7 +86,7 @@ export function registerVerify(program: Command, io: Io): void {
       const tp = parseInt1('--tp', String(o.tp), 1, 64);
       if (tp > 1 && drop !== undefined) throw inputError('--drop-dependency applies to the policies\' task graphs, not to --tp');
       // --tp N checks the tensor-parallel split itself against the single device, on no backend.
-      const jobs = tp > 1 ? [] : backends.flatMap((backend) => (policies ?? backend.policies.map((p) => p.policy)).map((policy) => ({ backend, policy })));
+      const jobs = tp > 1 ? [] : backends.flatMap((backend) => (policies ?? installed.names()).map((policy) => ({ backend, policy })));
       const bar = progress(io, Math.max(1, jobs.length), 'verifying');
       const results: VerifyResult[] = [];
       if (tp > 1) {
@@ -94,7 +95,7 @@ export function registerVerify(program: Command, io: Io): void {
       }
       for (const { backend, policy } of jobs) {
         bar.tick(`${backend.name} ${policy}`);
-        results.push(verifyDecode(backend, model.spec, { policy, batch, contextLen, steps, seed, weights, semantics: model.semantics, tolerance, transform }));
+        results.push(verifyDecode(backend, model.spec, { policy, policies: installed, batch, contextLen, steps, seed, weights, semantics: model.semantics, tolerance, transform }));
       }
       bar.stop();
       const failed = results.filter((r) => r.status === 'fail');

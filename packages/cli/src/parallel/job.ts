@@ -1,6 +1,7 @@
 import { loadModel, parseRouting, type ModelSpec } from '@fleet/core';
 import { parseWeightType, type PolicyOverrides } from '@fleet/ops';
 import { loadBackends } from '../backends.js';
+import { policiesOf } from '../policies.js';
 import { runJob, type CompareOptions, type CompareRow, type Phase } from '../compare.js';
 
 /** Everything a worker needs to run comparison jobs: plain data, so it crosses threads. */
@@ -43,6 +44,7 @@ export class SweepRunner {
   static async create(spec: SweepSpec): Promise<SweepRunner> {
     const registry = await loadBackends(spec.cwd);
     const opts: CompareOptions = {
+      installed: policiesOf(registry),
       backends: [],
       policies: null,
       batches: [],

@@ -1,5 +1,5 @@
 import { buildDecodeGraph, type Backend, type ModelSpec, type TaskGraph } from '@fleet/core';
-import { compilePolicy, type PolicyDef } from '@fleet/ops';
+import { backendCompileOptions, type ResolvedPolicy } from '@fleet/ops';
 import { OP_CLASSES, opClassOf, type OpClass } from './op-class.js';
 
 /** Worker-busy ns per op class for a whole decode token (all layers). */
@@ -41,7 +41,7 @@ export function stepClassTimes(graph: TaskGraph, busyNs: Float64Array, numLayers
 export function classBreakdownMs(
   model: ModelSpec,
   backend: Backend,
-  def: PolicyDef,
+  { policy, schedule }: ResolvedPolicy,
   batch: number,
   positions: readonly number[],
   layers: number,
@@ -52,7 +52,8 @@ export function classBreakdownMs(
   const sum = zero();
   const sampled = Array.from({ length: layers }, (_, i) => i);
   for (const [i, pos] of positions.entries()) {
-    const graph = compilePolicy(buildDecodeGraph(model, { batch, contextLen: pos }), def, backend.topology, { layers: sampled, library: backend.kernelLibrary });
+    // Compiled as the prediction compiled it, so its tasks line up with the observed busy times.
+    const graph = policy.compile(buildDecodeGraph(model, { batch, contextLen: pos }), backend, schedule, { ...backendCompileOptions(backend), layers: sampled });
     if (graph.tasks.length !== steps[i]!.length) return null;
     const c = stepClassTimes(graph, steps[i]!, model.numLayers);
     for (const k of OP_CLASSES) sum[k] += c[k];

@@ -3,6 +3,7 @@ import { parseWeightType, type PolicyOverrides } from '@fleet/ops';
 import { inputError, listPresets, loadModel, parseRouting, expertPopularity, type ModelSpec } from '@fleet/core';
 import { policyNames } from '@fleet/ops';
 import { loadBackends } from '../backends.js';
+import { policiesOf } from '../policies.js';
 import { parseInt1, parseIntList, parseNameList, PHASES, type CompareOptions, type Phase } from '../compare.js';
 import type { CompareSampling } from '../format/index.js';
 import type { Io } from '../io.js';
@@ -12,7 +13,7 @@ export function addCompareOptions(cmd: Command): Command {
   return cmd
     .option('--model <name|path>', `preset (${listPresets().join(', ')}), a config.json, or a directory with config.json and *.safetensors`, 'qwen3-8b')
     .option('--backends <list>', 'comma-separated backend names (default: all installed)')
-    .option('--policies <list>', `comma-separated policies (default: each backend's own; known: ${[...new Set(policyNames())].join(', ')})`)
+    .option('--policies <list>', `comma-separated policies (default: every installed policy; Fleet's own: ${policyNames().join(', ')})`)
     .option('--batch <list>', 'comma-separated batch sizes', '1,8,32')
     .addOption(new Option('--phase <phase>', 'decode: TPOT after the prompt; prefill: TTFT of the prompt; mixed: one step of the decode batch with a prefill chunk').choices(PHASES).default('decode'))
     .option('--prompt <list>', 'prompt tokens, comma-separated: in the KV cache before decoding (default 64), or the prompt to prefill (default 2048)')
@@ -66,15 +67,16 @@ export async function resolveCompareOptions(o: Record<string, string | undefined
   const model = loadModel(o.model!);
   const registry = await loadBackends(io.cwd);
   const backends = o.backends !== undefined ? parseNameList('--backends', o.backends).map((n) => registry.get(n)) : registry.all();
-  const known = new Set([...policyNames(), ...registry.all().flatMap((b) => b.policies.map((p) => p.policy))]);
+  const installed = policiesOf(registry);
   const policies = o.policies !== undefined ? parseNameList('--policies', o.policies) : null;
-  for (const p of policies ?? []) if (!known.has(p)) throw inputError(`--policies: unknown policy '${p}' (known: ${[...known].join(', ')})`);
+  for (const p of policies ?? []) if (!installed.get(p)) throw inputError(`--policies: unknown policy '${p}' (known: ${installed.names().join(', ')})`);
   const phase = (o.phase ?? 'decode') as Phase;
   const prompts = parseIntList('--prompt', o.prompt ?? (phase === 'prefill' ? '2048' : '64'), phase === 'prefill' ? 1 : 0, 1_000_000);
   if (o.chunk !== undefined && phase === 'decode') throw inputError(`--chunk applies to --phase prefill or mixed (got --phase decode)`);
   const opts: CompareOptions = {
     backends,
     policies,
+    installed,
     batches: parseIntList('--batch', o.batch!),
     phase,
     prompt: prompts[0]!,

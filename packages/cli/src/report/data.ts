@@ -1,5 +1,5 @@
 import { TaskBusyTime, withObservers, type Backend, type ModelSpec } from '@fleet/core';
-import { POLICIES } from '@fleet/ops';
+import { resolvePolicy } from '@fleet/ops';
 import { compareJobs, runJob, type CompareOptions, type CompareRow } from '../compare.js';
 import type { Progress } from '../progress.js';
 import { classBreakdownMs, type ClassTimes } from './breakdown.js';
@@ -55,9 +55,9 @@ export function collectReportData(model: ModelSpec, o: CompareOptions, bar: Prog
       rows.push({ row, series, breakdownMs: null, intensity: null, achievedTflops: null });
       continue;
     }
-    const def = POLICIES.find((p) => p.name === job.policy);
+    const resolved = resolvePolicy(job.backend, job.policy, o.overrides, o.installed);
     // The op-class breakdown re-runs single-device steps; a tensor-parallel row has none.
-    const breakdownMs = def && tp === 1 ? classBreakdownMs(model, job.backend, def, job.batch, steps.positions, steps.layers, busy.steps, row.tpotMs!) : null;
+    const breakdownMs = !('reason' in resolved) && tp === 1 ? classBreakdownMs(model, job.backend, resolved, job.batch, steps.positions, steps.layers, busy.steps, row.tpotMs!) : null;
     const flops = decodeStepFlops(model, job.batch, o.prompt + o.decode / 2) / tp;
     rows.push({
       row,

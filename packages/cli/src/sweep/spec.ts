@@ -8,7 +8,8 @@ import { dirname, extname, isAbsolute, resolve } from 'node:path';
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import { parse as parseYaml } from 'yaml';
 import { inputError, listPresets, loadModel, type BackendRegistry } from '@fleet/core';
-import { parseWeightType, policyNames } from '@fleet/ops';
+import { parseWeightType } from '@fleet/ops';
+import { policiesOf } from '../policies.js';
 import { SWEEP_AXES, type SweepAxis, type SweepParams } from './axes.js';
 
 /** A spec as written: each axis a list (a single value stands for a one-element list). */
@@ -77,7 +78,7 @@ export function expandSweep(data: unknown, registry: BackendRegistry, origin: st
     }
   }
   const backendNames = registry.all().map((b) => b.name);
-  const known = [...new Set([...policyNames(), ...registry.all().flatMap((b) => b.policies.map((p) => p.policy))])];
+  const known = policiesOf(registry).names();
   const validate = new Ajv2020({ strict: true, allErrors: false, verbose: true }).compile(sweepSchema(backendNames, known));
   if (!validate(spec)) fail(describeSpecError(validate.errors![0]!, scalars));
   const lists = spec as Record<string, unknown[] | undefined>;
@@ -102,7 +103,7 @@ export function expandSweep(data: unknown, registry: BackendRegistry, origin: st
     const axis = SWEEP_AXES[depth]!;
     let vals = values(axis);
     if (axis.specKey === 'backends' && lists.backends === undefined) vals = backendNames;
-    if (axis.specKey === 'policies' && lists.policies === undefined) vals = registry.get(acc.backend!).policies.map((p) => p.policy);
+    if (axis.specKey === 'policies' && lists.policies === undefined) vals = known;
     for (const v of vals) walk(depth + 1, { ...acc, [axis.param]: v });
   };
   walk(0, {});

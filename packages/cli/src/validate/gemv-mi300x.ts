@@ -1,5 +1,5 @@
 import { relativeError, simulateGraph, type Backend, type ValidationRow } from '@fleet/core';
-import { compilePolicy, linearOpGraph, POLICIES } from '@fleet/ops';
+import { KERNEL_PER_OP_GRAPH, linearOpGraph } from '@fleet/ops';
 
 /**
  * Batch-1 GEMV bandwidth on MI300X against the vendor kernels measured in ROCm PR 12329
@@ -15,10 +15,10 @@ const CASES = [
 const TOLERANCE_PCT = 15;
 
 export function gemvMi300xValidation(backend: Backend, tick: (label: string) => void = () => {}): ValidationRow[] {
-  const kernel = POLICIES.find((p) => p.name === 'kernel-per-op-graph')!;
+  const kernel = KERNEL_PER_OP_GRAPH;
   return CASES.map(({ n, k, tbps }) => {
     tick(`mi300x gemv ${n}×${k}`);
-    const graph = compilePolicy(linearOpGraph(1, n, k, 'fp16'), kernel, backend.topology, { layers: [0] });
+    const graph = kernel.compile(linearOpGraph(1, n, k, 'fp16'), backend, kernel.schedule, { layers: [0] });
     const r = simulateGraph(backend, graph, { launchMode: 'graph' });
     // Kernel time only: the launch gap before it is not part of the measured kernel.
     const ns = r.timeNs - backend.costModel.launch.graphNodeNs - backend.costModel.endOfKernel.barrierNs;

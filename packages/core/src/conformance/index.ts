@@ -45,16 +45,14 @@ export function runConformanceSuite(descriptor: unknown, options: ConformanceOpt
       expect(Object.entries(t.sources).filter(([, s]) => !PROVENANCE_TAG.test(s))).toEqual([]);
     });
 
-    it('declares its policies, supported or with a reason', () => {
+    it('tunes the runtimes within its topology, and refuses a policy only with a reason', () => {
       const b = loadBackend(descriptor, label);
-      expect(b.policies.length).toBeGreaterThan(0);
-      expect(b.policies.some((p) => !p.unsupportedReason)).toBe(true);
-      for (const p of b.policies) {
-        if (p.unsupportedReason) expect(p.unsupportedReason.length).toBeGreaterThan(10);
-        if (p.workersPerPartition !== undefined) {
-          for (const n of b.topology.partitions.computeUnits) expect(p.workersPerPartition).toBeLessThanOrEqual(n);
-        }
+      const layouts = [b.tuning.persistent, ...Object.values(b.tuning.policies ?? {}).map((p) => p.persistent)];
+      for (const workers of layouts.map((l) => l?.workersPerPartition)) {
+        if (workers !== undefined) for (const n of b.topology.partitions.computeUnits) expect(workers).toBeLessThanOrEqual(n);
       }
+      if (b.tuning.cluster) expect(b.tuning.cluster.size).toBeLessThanOrEqual(b.topology.levels.chiplet.maxSize ?? 1);
+      for (const p of Object.values(b.tuning.policies ?? {})) if (p.refuse !== undefined) expect(p.refuse.length).toBeGreaterThan(10);
     });
 
     it('has a cost model whose compute time grows with work', () => {

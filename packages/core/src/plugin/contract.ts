@@ -10,13 +10,13 @@ import type { Topology } from '../topology/topology.js';
 import type { NodeSpec } from '../node/collectives.js';
 
 /** The plugin API version this core implements. Plugins must share the major, and not exceed the minor. */
-export const API_VERSION = '1.1';
+export const API_VERSION = '2.0';
 
 /** What a backend package default-exports. */
 export interface BackendDescriptor {
   name: string;
   apiVersion: string;
-  /** Binds `TOKENS.Topology`, `TOKENS.CostModel`, `TOKENS.PolicySupport` (and optional contributions). */
+  /** Binds `TOKENS.Topology`, `TOKENS.CostModel` (and optional tuning and contributions). */
   module: ContainerModule;
 }
 
@@ -59,27 +59,53 @@ export interface CostModel {
   pipelines?: { persistent: TilePipeline; kernel: TilePipeline };
 }
 
-/** A backend's stance on one scheduling policy. */
-export interface PolicySupport {
-  policy: string;
-  /** Set when the backend cannot run the policy; shown to the user. */
-  unsupportedReason?: string;
-  /** Persistent runtimes: workers and schedulers per partition (as the policy runs on this hardware). */
+/**
+ * Kernel-per-op policies: the kernel granularity of the software stack a policy stands for on
+ * this backend (e.g. PyTorch ops in a CUDA graph run unfused, RoPE as 5 kernels per tensor,
+ * cuBLAS split-K with a reduction kernel; vLLM fuses more). Default: fused.
+ */
+export interface KernelGranularity {
+  unfused?: boolean;
+  perOp?: Partial<Record<OpKind, number>>;
+  splitKReduce?: boolean;
+}
+
+/** How a persistent megakernel's workers and schedulers sit on the device. */
+export interface PersistentTuning {
   workersPerPartition?: number;
   schedulersPerPartition?: number;
-  /** Persistent runtimes: total schedulers when they are not per partition (MPK on NVIDIA). */
+  /** Total schedulers when they are not per partition (MPK on NVIDIA). */
   globalSchedulers?: number;
-  /** Which coherence scope a CU-task's completion signal needs. */
-  signalScope?: 'chiplet' | 'device';
-  /**
-   * Kernel-per-op policies: the kernel granularity of the software stack this policy stands
-   * for on this backend (e.g. PyTorch ops in a CUDA graph run unfused, RoPE as 5 kernels per
-   * tensor, cuBLAS split-K with a reduction kernel; vLLM fuses more). Default: fused.
-   */
-  kernels?: { unfused?: boolean; perOp?: Partial<Record<OpKind, number>>; splitKReduce?: boolean };
-  /** Cluster policies: blocks per thread-block cluster, and how many clusters fit at once. */
-  clusterSize?: number;
-  maxActiveClusters?: number;
+}
+
+/**
+ * How a backend runs the policies' runtimes: tuning, not a list of policies. Whether a policy
+ * runs at all is the policy's to decide from the topology and the backend's contributions;
+ * a backend names a policy only where it differs from that (rare): its own layout, or a
+ * refusal with the reason.
+ */
+export interface BackendTuning {
+  /** Persistent megakernels: workers per partition, and schedulers per partition or in all. */
+  persistent?: PersistentTuning;
+  /** Kernel-per-op policies: the framework's kernel granularity on this backend. */
+  kernels?: KernelGranularity;
+  /** Cluster policies: blocks per thread-block cluster, and how many clusters fit at once (default: one CTA per SM, whole clusters per partition). */
+  cluster?: { size: number; maxActiveClusters?: number };
+  /** Exceptions by policy name: a policy's own megakernel layout, or a refusal shown to users. */
+  policies?: Record<string, { persistent?: PersistentTuning; refuse?: string }>;
+}
+
+/** What an extension package (`fleet.kind: "extension"`) default-exports: contributions, no hardware. */
+export interface ExtensionDescriptor {
+  name: string;
+  apiVersion: string;
+  /** Binds contribution tokens: `TOKENS.Policy`, `TOKENS.ValidationSuite`, `TOKENS.ReportSection`. */
+  module: ContainerModule;
+}
+
+/** Identity helper with type checking for extension authors. */
+export function defineExtension(d: ExtensionDescriptor): ExtensionDescriptor {
+  return d;
 }
 
 /** A metric a backend derives from the event stream (coherence accounting, collectives…). */
@@ -111,11 +137,21 @@ export interface Backend {
   apiVersion: string;
   topology: Topology;
   costModel: CostModel;
-  policies: readonly PolicySupport[];
+  /** How it runs the policies' runtimes (`TOKENS.Tuning`; empty when not bound). */
+  tuning: BackendTuning;
   streamContributions: readonly StreamContribution[];
   collectives: readonly CollectiveModel[];
   /** The vendor libraries' kernel selection, if the backend models it (`TOKENS.KernelLibrary`). */
   kernelLibrary?: KernelLibrary;
   /** The node of several such devices and its collective library (`TOKENS.Node`), if the backend describes one. */
   node?: NodeSpec;
+  /** What its module bound to the contribution points (policies, validation suites, report sections). */
+  contributions: readonly Contribution[];
+}
+
+/** One value a plugin bound to a contribution token, with the package it came from. */
+export interface Contribution {
+  token: symbol;
+  value: unknown;
+  origin: string;
 }

@@ -7,9 +7,12 @@ import { describeAjvError } from '../topology/validate.js';
 import { isApiCompatible } from './load-backend.js';
 import { API_VERSION } from './contract.js';
 
-/** The `fleet` field a backend package declares in its package.json. */
+/**
+ * The `fleet` field a plugin package declares in its package.json: a backend (a device) or an
+ * extension (policies, validation suites, report sections for any device).
+ */
 export interface FleetPackageField {
-  kind: 'backend';
+  kind: 'backend' | 'extension';
   apiVersion: string;
   entry: string;
 }
@@ -25,7 +28,7 @@ const fieldSchema = {
   additionalProperties: false,
   required: ['kind', 'apiVersion', 'entry'],
   properties: {
-    kind: { const: 'backend' },
+    kind: { enum: ['backend', 'extension'] },
     apiVersion: { type: 'string', pattern: '^\\d+\\.\\d+$' },
     entry: { type: 'string', pattern: '^\\./' },
   },

@@ -12,11 +12,13 @@ import {
   type Backend,
   type BackendDescriptor,
   type CollectiveModel,
+  type BackendTuning,
+  type Contribution,
   type CostModel,
-  type PolicySupport,
+  type ExtensionDescriptor,
   type StreamContribution,
 } from './contract.js';
-import { REQUIRED_TOKENS, TOKENS } from './tokens.js';
+import { CONTRIBUTION_TOKENS, REQUIRED_TOKENS, TOKENS } from './tokens.js';
 
 const descriptorSchema = {
   type: 'object',
@@ -35,19 +37,30 @@ const overheadNs = { type: 'number', minimum: 0, maximum: 1e6 } as const;
 const count = (max: number) => ({ type: 'integer', minimum: 1, maximum: max }) as const;
 
 /**
- * What a bound `PolicySupport` must look like: the runtimes size worker and scheduler
+ * What a bound `BackendTuning` must look like: the runtimes size worker and scheduler
  * arrays from it, so a wrong type or an absurd count must stop here, not in the simulation.
  */
-const validatePolicy = ajv.compile({
+const persistentTuning = {
   type: 'object',
-  required: ['policy'],
+  additionalProperties: false,
+  properties: { workersPerPartition: count(4096), schedulersPerPartition: count(4096), globalSchedulers: count(65536) },
+} as const;
+const validateTuning = ajv.compile({
+  type: 'object',
+  additionalProperties: false,
   properties: {
-    policy: { type: 'string', pattern: '^[a-z0-9][a-z0-9.-]*$' },
-    unsupportedReason: { type: 'string' },
-    workersPerPartition: count(4096),
-    schedulersPerPartition: count(4096),
-    globalSchedulers: count(65536),
-    signalScope: { enum: ['chiplet', 'device'] },
+    persistent: persistentTuning,
+    kernels: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { unfused: { type: 'boolean' }, splitKReduce: { type: 'boolean' }, perOp: { type: 'object', additionalProperties: count(64) } },
+    },
+    cluster: { type: 'object', additionalProperties: false, required: ['size'], properties: { size: count(64), maxActiveClusters: count(65536) } },
+    policies: {
+      type: 'object',
+      propertyNames: { pattern: '^[a-z0-9][a-z0-9.-]*$' },
+      additionalProperties: { type: 'object', additionalProperties: false, properties: { persistent: persistentTuning, refuse: { type: 'string', minLength: 1 } } },
+    },
   },
 });
 
@@ -87,15 +100,18 @@ function checkBindings(where: string, a: BackendAssembly, topology: Topology): v
     throw lineError(`${where}: TOKENS.CostModel must be an object with methods tileComputeNs and tileOverheadNs`);
   }
   if (!validateCostData(cm)) throw lineError(`${where}: TOKENS.CostModel ${describeAjvError(validateCostData.errors![0]!)}`);
-  const seen = new Set<string>();
-  for (const [i, p] of a.policies.entries()) {
-    if (!validatePolicy(p)) throw lineError(`${where}: TOKENS.PolicySupport binding ${i} ${describeAjvError(validatePolicy.errors![0]!)}`);
-    if (seen.has(p.policy)) throw lineError(`${where}: policy '${p.policy}' is bound twice`);
+  if (a.tuning !== undefined) {
+    if (!validateTuning(a.tuning)) throw lineError(`${where}: TOKENS.Tuning ${describeAjvError(validateTuning.errors![0]!)}`);
     const fewest = Math.min(...topology.partitions.computeUnits);
-    if (p.workersPerPartition !== undefined && p.workersPerPartition > fewest) {
-      throw lineError(`${where}: TOKENS.PolicySupport '${p.policy}': workersPerPartition (${p.workersPerPartition}) must be at most ${fewest}, the compute units of its smallest partition`);
+    const layouts: [string, number | undefined][] = [
+      ['/persistent', a.tuning.persistent?.workersPerPartition],
+      ...Object.entries(a.tuning.policies ?? {}).map(([name, p]): [string, number | undefined] => [`/policies/${name}/persistent`, p.persistent?.workersPerPartition]),
+    ];
+    for (const [at, workers] of layouts) {
+      if (workers !== undefined && workers > fewest) {
+        throw lineError(`${where}: TOKENS.Tuning ${at}/workersPerPartition (${workers}) must be at most ${fewest}, the compute units of its smallest partition`);
+      }
     }
-    seen.add(p.policy);
   }
   for (const [i, c] of a.streamContributions.entries()) {
     if (typeof c !== 'function') throw lineError(`${where}: TOKENS.StreamContribution binding ${i} must be a function (an RxJS operator on the event stream)`);
@@ -163,7 +179,7 @@ class BackendAssembly {
   constructor(
     @inject(TOKENS.Topology) readonly topology: Topology,
     @inject(TOKENS.CostModel) readonly costModel: CostModel,
-    @multiInject(TOKENS.PolicySupport) readonly policies: PolicySupport[],
+    @inject(TOKENS.Tuning) @optional() readonly tuning?: BackendTuning,
     @multiInject(TOKENS.StreamContribution) @optional() readonly streamContributions: StreamContribution[] = [],
     @multiInject(TOKENS.Collective) @optional() readonly collectives: CollectiveModel[] = [],
     @inject(TOKENS.KernelLibrary) @optional() readonly kernelLibrary?: KernelLibrary,
@@ -195,22 +211,82 @@ export function loadBackend(value: unknown, origin: string): Backend {
   const topology = validateTopology(a.topology, `backend ${d.name}`);
   checkBindings(where, a, topology);
   const node = a.node === undefined ? undefined : checkNodeSpec(a.node, `backend ${d.name}`, d.name);
+  const contributions = contributionsOf(container, where, origin);
   return {
     name: d.name,
     apiVersion: d.apiVersion,
     topology,
     costModel: a.costModel,
-    policies: a.policies,
+    tuning: a.tuning ?? {},
     streamContributions: a.streamContributions,
     collectives: a.collectives,
     ...(a.kernelLibrary ? { kernelLibrary: a.kernelLibrary } : {}),
     ...(node ? { node } : {}),
+    contributions,
   };
 }
 
-/** Loaded backends by name; a second backend with the same name is an error. */
+/** The contribution points a loaded module multi-bound, each with the package it came from. */
+function contributionsOf(container: Container, where: string, origin: string): Contribution[] {
+  const out: Contribution[] = [];
+  for (const key of CONTRIBUTION_TOKENS) {
+    const token = TOKENS[key];
+    if (!container.isBound(token)) continue;
+    let values: unknown[];
+    try {
+      values = container.getAll(token);
+    } catch (e) {
+      throw lineError(`${where}: cannot resolve TOKENS.${key}: ${firstLine(e)}`);
+    }
+    for (const value of values) {
+      if (!isObjectLike(value)) throw lineError(`${where}: a TOKENS.${key} binding must be an object`);
+      out.push({ token, value, origin });
+    }
+  }
+  return out;
+}
+
+/** A loaded extension: its name and what it contributes. */
+export interface Extension {
+  name: string;
+  apiVersion: string;
+  contributions: readonly Contribution[];
+}
+
+/**
+ * Load an extension package's descriptor (`fleet.kind: "extension"`): contributions only —
+ * policies, validation suites, report sections — in a fresh container.
+ */
+export function loadExtension(value: unknown, origin: string): Extension {
+  const d = checkDescriptor(value, origin) as ExtensionDescriptor;
+  const where = `extension ${d.name} (${origin})`;
+  const container = new Container({ defaultScope: 'Singleton' });
+  loadSynchronously(container, where, d.module);
+  const contributions = contributionsOf(container, where, origin);
+  if (contributions.length === 0) throw lineError(`${where}: its module binds none of ${CONTRIBUTION_TOKENS.map((k) => `TOKENS.${k}`).join(', ')}`);
+  return { name: d.name, apiVersion: d.apiVersion, contributions };
+}
+
+/**
+ * Loaded backends by name (a second backend with the same name is an error), and what every
+ * loaded plugin contributed.
+ */
 export class BackendRegistry {
   private readonly byName = new Map<string, { backend: Backend; origin: string }>();
+  private readonly extensions = new Map<string, { extension: Extension; origin: string }>();
+
+  /** Add an extension's contributions; a second extension with the same name is an error. */
+  addExtension(extension: Extension, origin: string): void {
+    const prev = this.extensions.get(extension.name);
+    if (prev) throw lineError(`duplicate extension name '${extension.name}': from ${prev.origin} and ${origin}`);
+    this.extensions.set(extension.name, { extension, origin });
+  }
+
+  /** What the loaded backends, then the extensions, bound to a contribution token, in load order. */
+  contributions(token: symbol): Contribution[] {
+    const all = [...[...this.byName.values()].flatMap((b) => b.backend.contributions), ...[...this.extensions.values()].flatMap((e) => e.extension.contributions)];
+    return all.filter((c) => c.token === token);
+  }
 
   register(backend: Backend, origin: string): void {
     const prev = this.byName.get(backend.name);

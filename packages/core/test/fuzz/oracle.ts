@@ -1,13 +1,12 @@
 /**
  * What every fuzzed input must get from Fleet: either a result that passes the caller's own
  * checks, or a one-line `FleetError` (exit code 2) naming the input, the field and the rule —
- * within a time limit and with bounded memory. Anything else escaping (a TypeError, a
+ * with bounded memory (no wall-clock limit per case: a shared CI machine makes any such limit
+ * flaky; the test-level timeout below only stops a hang). Anything else escaping (a TypeError, a
  * RangeError...) fails the property, so fast-check shrinks it to a minimal example.
  */
 import { FleetError } from '../../src/errors/fleet-error.js';
 
-/** Each case must be decided within this (generous on a loaded 2-core CI machine). */
-export const CASE_LIMIT_MS = 1000;
 /** Resident memory one case may add. */
 export const CASE_MEMORY_BYTES = 256 * 2 ** 20;
 
@@ -44,16 +43,13 @@ function checkRejection(e: unknown): FleetError {
   return e;
 }
 
-function checkCost(startMs: number, startRss: number): void {
-  const ms = performance.now() - startMs;
-  if (ms > CASE_LIMIT_MS) throw new Error(`took ${ms.toFixed(0)} ms (limit ${CASE_LIMIT_MS} ms)`);
+function checkCost(startRss: number): void {
   const grew = process.memoryUsage.rss() - startRss;
   if (grew > CASE_MEMORY_BYTES) throw new Error(`resident memory grew by ${(grew / 2 ** 20).toFixed(0)} MiB`);
 }
 
 /** Run `fn` on one fuzzed input: its result, or the one-line `FleetError` it threw. */
 export function outcome<T>(fn: () => T): Outcome<T> {
-  const t0 = performance.now();
   const rss0 = process.memoryUsage.rss();
   let result: Outcome<T>;
   try {
@@ -61,12 +57,11 @@ export function outcome<T>(fn: () => T): Outcome<T> {
   } catch (e) {
     result = { ok: false, error: checkRejection(e) };
   }
-  checkCost(t0, rss0);
+  checkCost(rss0);
   return result;
 }
 
 export async function outcomeAsync<T>(fn: () => Promise<T>): Promise<Outcome<T>> {
-  const t0 = performance.now();
   const rss0 = process.memoryUsage.rss();
   let result: Outcome<T>;
   try {
@@ -74,7 +69,7 @@ export async function outcomeAsync<T>(fn: () => Promise<T>): Promise<Outcome<T>>
   } catch (e) {
     result = { ok: false, error: checkRejection(e) };
   }
-  checkCost(t0, rss0);
+  checkCost(rss0);
   return result;
 }
 

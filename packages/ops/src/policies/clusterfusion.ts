@@ -29,6 +29,7 @@
  */
 import {
   collectiveRounds,
+  type Backend,
   coherenceScope,
   inputError,
   scheduleLatencyNs,
@@ -45,8 +46,9 @@ import {
   type Topology,
 } from '@fleet/core';
 import { KV_CHUNK } from '../decompose/attention.js';
-import { compilePolicy, type CompileOptions } from './compile.js';
-import { POLICIES, type PolicyDef } from './policy.js';
+import { lowerGraph, type CompileOptions } from '../compile/lowering.js';
+import { kernelPerOpLowering, kernelSchedule, KERNEL_PER_OP_GRAPH } from './kernel-per-op.js';
+import type { Policy } from './policy.js';
 import { MLA_FUSED, mlaFusedTasks } from './clusterfusion-mla.js';
 
 export type ClusterDataflow = 'split-token' | 'split-head';
@@ -65,12 +67,8 @@ export interface ClusterFusionOptions extends CompileOptions {
   maxActiveClusters?: (clusterSize: number) => number;
 }
 
-/**
- * The kernels outside the fused block and the graph replay: kernel-per-op-graph's
- * decompositions. (Its own name, so a `compilePolicy` that dispatches 'clusterfusion' here
- * cannot recurse.)
- */
-export const CLUSTERFUSION_BASE: PolicyDef = { ...POLICIES.find((p) => p.name === 'clusterfusion')!, name: 'clusterfusion-kernels' };
+/** The kernels outside the fused block and the graph replay: kernel-per-op-graph's decompositions. */
+const BASE_SCHEDULE = kernelSchedule('graph');
 
 /** Ops of a layer the fused kernel replaces (the norm before it stays fused with the residual add). */
 const FUSED = ['qkv_proj', 'qk_norm', 'rope', 'kv_append', 'attention', 'o_proj', ...MLA_FUSED];
@@ -130,7 +128,7 @@ export function compileClusterFusion(graph: OpGraph, topology: Topology, opts: C
     throw inputError(`clusterfusion: cluster size must be a power of two in 1..${maxSize} on ${topology.name} (got ${N})`);
   }
   const dataflow = opts.dataflow ?? 'split-token';
-  const base = compilePolicy(graph, CLUSTERFUSION_BASE, topology, { layers: opts.layers });
+  const base = lowerGraph(graph, 'clusterfusion-kernels', BASE_SCHEDULE, kernelPerOpLowering, topology, { layers: opts.layers });
   const bufId = (name: string) => {
     const b = base.buffers.find((x) => x.name === name);
     if (!b) throw new Error(`clusterfusion: compiled graph has no buffer '${name}'`);
@@ -271,3 +269,42 @@ function fusedTasks(
   }
   return out;
 }
+
+/**
+ * ClusterFusion needs thread-block clusters: a chiplet level of blocks that share distributed
+ * shared memory (its collectives are priced by the backend's `cluster-*` models when it has
+ * them, else from the chiplet coherence scope).
+ */
+function needsClusters(backend: Backend): string | null {
+  const unit = backend.topology.levels.chiplet.unit;
+  if (unit === 'cluster') return null;
+  return `${backend.name} has no thread-block clusters with distributed shared memory (its chiplet level is the ${unit}); ClusterFusion's ClusterReduce/ClusterGather need them`;
+}
+
+/** ClusterFusion as a policy: the cluster block per layer over kernel-per-op-graph kernels, one graph. */
+export const CLUSTERFUSION: Policy = {
+  name: 'clusterfusion',
+  description: 'Hopper: QKV projection + attention + output projection fused per head group in a thread-block cluster (DSMEM collectives), FFN as kernels, one graph',
+  schedule: kernelSchedule('graph'),
+  unsupportedOn: needsClusters,
+  prefill: 'ClusterFusion fuses the decode attention block (one query token per request); prefill runs on the base kernels',
+  tensorParallel: 'its cluster kernel fuses QKV, attention and the O projection of whole heads on one GPU',
+  functional: (model) =>
+    model.mla ? 'the fused MLA cluster block is simulated for timing only (functional runs cover its kernel-per-op and megakernel schedules)' : null,
+  compile(graph: OpGraph, backend: Backend, _schedule, opts: CompileOptions): TaskGraph {
+    // The backend's cluster tuning (size, co-resident clusters) and collectives come in `opts.cluster`.
+    const c = opts.cluster ?? {};
+    const maxActive = c.maxActiveClusters;
+    return compileClusterFusion(graph, backend.topology, {
+      layers: opts.layers,
+      weights: opts.weights,
+      clusterSize: c.size,
+      dataflow: c.dataflow,
+      collectives: c.collectives,
+      maxActiveClusters: maxActive === undefined ? undefined : () => maxActive,
+    });
+  },
+  runtime: () => ({ launchMode: 'graph' }),
+  // Projections outside the fused block run as kernel-per-op-graph kernels.
+  linearPolicy: KERNEL_PER_OP_GRAPH,
+};

@@ -6,8 +6,6 @@ import {
   zeroCounters,
   type Backend,
   type BackendMetric,
-  type PersistentOptions,
-  type PolicySupport,
   type MemoryCounters,
   type ModelSpec,
   type OpGraph,
@@ -18,8 +16,8 @@ import {
   kvElementsPerToken,
   tensorParallelProblem,
 } from '@fleet/core';
-import { PROOF_LAYERS, resolvePolicy, simulateStep, worseExtrapolation, type LayerExtrapolation, type StepOptions } from './step.js';
-export { persistentOptionsFor } from './step.js';
+import { PROOF_LAYERS, simulateStep, worseExtrapolation, type LayerExtrapolation, type StepOptions } from './step.js';
+import { resolvePolicy } from '../policies/registry.js';
 import { STEP_K, TILE_M, TILE_N } from '../decompose/linear.js';
 import { KV_CHUNK } from '../decompose/attention.js';
 import { decoderLinearBytes } from '../quant/cost.js';
@@ -165,9 +163,9 @@ export function predictDecode(backend: Backend, model: ModelSpec, opts: DecodeOp
     status: 'unsupported', reason, tpotMs: NaN, l2HitRate: NaN, hbmReadBytes: NaN, hbmWriteBytes: NaN, fabricReadBytes: NaN, tasksPerLayer: NaN,
     sampling, fencesPerToken: NaN, dispatchesPerToken: NaN, launchesPerToken: NaN, backendMetrics: [], ...par, perDeviceBytes: perDevice,
   });
-  const resolved = resolvePolicy(backend, opts.policy, opts.overrides);
+  const resolved = resolvePolicy(backend, opts.policy, opts.overrides, opts.policies);
   if ('reason' in resolved) return unsupported(resolved.reason);
-  const { def, support } = resolved;
+  const { policy } = resolved;
   if (!Number.isInteger(opts.decode) || opts.decode < 1) throw inputError(`--decode must be a positive integer (got ${opts.decode})`);
   if ((model.moe || model.mla) && opts.weights && opts.weights.kind === 'quantized') {
     return unsupported(`quantized weights are modelled for dense layers only; ${model.name} has ${model.moe ? 'expert' : 'latent-attention'} layers`);
@@ -176,7 +174,7 @@ export function predictDecode(backend: Backend, model: ModelSpec, opts: DecodeOp
 
   const why = parallelismProblem(backend, model, par);
   if (why) return unsupported(why);
-  if (par.tp > 1 && !tensorParallelCompiles(def)) return unsupported(`${def.name} has no tensor-parallel schedule: its cluster kernel fuses QKV, attention and the O projection of whole heads on one GPU`);
+  if (par.tp > 1 && policy.tensorParallel) return unsupported(`${policy.name} has no tensor-parallel schedule: ${policy.tensorParallel}`);
   const capacity = backend.topology.memory.hbm.capacityBytes;
   if (perDevice > capacity) return unsupported(doesNotFit(backend.name, perDevice, capacity, par.tp));
   const nPos = Math.max(1, Math.min(opts.decode, opts.positions ?? 2));
@@ -200,7 +198,7 @@ export function predictDecode(backend: Backend, model: ModelSpec, opts: DecodeOp
           `simulation too large: ${model.name} at batch ${opts.batch} needs about ${estimate.toExponential(2)} tile steps per decode position (limit ${budget.toExponential(2)}); raise it with --max-sim-steps or simulate fewer layers with --sample-layers`,
         );
       }
-      const r = simulateStep(backend, def, support, g, { layers, weights: opts.weights, granularityBytes: opts.granularityBytes, observers: opts.observers, isMoeLayer: (l) => isMoeLayer(model, l) });
+      const r = simulateStep(backend, resolved, g, { layers, weights: opts.weights, granularityBytes: opts.granularityBytes, observers: opts.observers, isMoeLayer: (l) => isMoeLayer(model, l) });
       acc.tasksPerLayer = r.tasksPerLayer;
       acc.timeNs += r.timeNs;
       addCounters(acc.total, r.counters, 1 / nPos);
@@ -236,11 +234,6 @@ export function predictDecode(backend: Backend, model: ModelSpec, opts: DecodeOp
     ...par,
     perDeviceBytes: perDevice,
   };
-}
-
-/** Whether a policy's compiler places collectives (ClusterFusion's own compiler does not). */
-export function tensorParallelCompiles(def: { name: string }): boolean {
-  return def.name !== 'clusterfusion';
 }
 
 /** The `unsupported` reason of a run too large for its devices, with the numbers. */

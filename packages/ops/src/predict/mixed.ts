@@ -1,7 +1,7 @@
 import { buildMixedGraph, inputError, isMoeLayer, l2HitRate, type Backend, type ModelSpec } from '@fleet/core';
 import { DEFAULT_MAX_SIM_STEPS, doesNotFit, residentBytes } from './decode.js';
-import { prefillUnsupported } from './prefill.js';
-import { resolvePolicy, simulateStep, type StepOptions } from './step.js';
+import { resolvePolicy } from '../policies/registry.js';
+import { simulateStep, type StepOptions } from './step.js';
 
 export interface MixedOptions extends StepOptions {
   /** Tokens each decode request (`batch` of them) has cached. */
@@ -36,11 +36,9 @@ export function predictMixed(backend: Backend, model: ModelSpec, opts: MixedOpti
     status: 'unsupported', reason, stepMs: NaN, tokensPerSecond: NaN, l2HitRate: NaN, hbmReadBytes: NaN, hbmWriteBytes: NaN, fabricReadBytes: NaN, tasksPerLayer: NaN,
   });
   if (!Number.isInteger(opts.chunk) || opts.chunk < 1) throw inputError(`--chunk must be a positive integer (got ${opts.chunk})`);
-  const resolved = resolvePolicy(backend, opts.policy, opts.overrides);
+  const resolved = resolvePolicy(backend, opts.policy, opts.overrides, opts.policies);
   if ('reason' in resolved) return unsupported(resolved.reason);
-  const { def, support } = resolved;
-  const why = prefillUnsupported(def);
-  if (why) return unsupported(why);
+  if (resolved.policy.prefill) return unsupported(resolved.policy.prefill);
   const chunkContext = opts.chunkContext ?? 0;
   const need = residentBytes(model, opts.batch, opts.context + 1, opts.weights) + residentBytes(model, 1, chunkContext + opts.chunk, opts.weights) - residentBytes(model, 1, 0, opts.weights);
   const capacity = backend.topology.memory.hbm.capacityBytes;
@@ -48,7 +46,7 @@ export function predictMixed(backend: Backend, model: ModelSpec, opts: MixedOpti
   const S = Math.max(1, Math.min(model.numLayers, opts.layers ?? 3));
   const budget = opts.maxSimSteps ?? DEFAULT_MAX_SIM_STEPS;
   const g = buildMixedGraph(model, { batch: opts.batch, contextLen: opts.context, chunk: opts.chunk, chunkContext , routing: opts.routing });
-  const r = simulateStep(backend, def, support, g, {
+  const r = simulateStep(backend, resolved, g, {
     layers: Array.from({ length: S }, (_, i) => i),
     weights: opts.weights,
     granularityBytes: opts.granularityBytes,

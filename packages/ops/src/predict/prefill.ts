@@ -1,6 +1,7 @@
 import { addCounters, buildPrefillGraph, inputError, isMoeLayer, l2HitRate, zeroCounters, type Backend, type ModelSpec } from '@fleet/core';
-import { DEFAULT_MAX_SIM_STEPS, doesNotFit, parallelismOf, parallelismProblem, residentBytes, tensorParallelCompiles } from './decode.js';
-import { resolvePolicy, simulateStep, worseExtrapolation, type LayerExtrapolation, type StepOptions, type StepResult } from './step.js';
+import { DEFAULT_MAX_SIM_STEPS, doesNotFit, parallelismOf, parallelismProblem, residentBytes } from './decode.js';
+import { resolvePolicy } from '../policies/registry.js';
+import { simulateStep, worseExtrapolation, type LayerExtrapolation, type StepOptions, type StepResult } from './step.js';
 
 export interface PrefillOptions extends StepOptions {
   /** Prompt tokens per request. */
@@ -36,13 +37,6 @@ export interface PrefillPrediction {
   perDeviceBytes: number;
 }
 
-/** Why a policy has no prefill schedule, or null if it has one. */
-export function prefillUnsupported(policy: { style: string; name: string }): string | null {
-  if (policy.name === 'clusterfusion') return 'ClusterFusion fuses the decode attention block (one query token per request); prefill runs on the base kernels';
-  if (policy.style === 'persistent') return 'the megakernel schedules decode steps (one token per request, RoPE and the KV append inside attention tasks); its systems serve prefill with kernel-per-op';
-  return null;
-}
-
 /**
  * Predict prefill for one (backend, policy, batch, prompt): the prompt runs in chunks (one
  * step without `chunk`), each attending causally over the chunks before it; a few chunks
@@ -62,14 +56,13 @@ export function predictPrefill(backend: Backend, model: ModelSpec, opts: Prefill
   });
   if (!Number.isInteger(opts.prompt) || opts.prompt < 1) throw inputError(`--prompt must be a positive integer for prefill (got ${opts.prompt})`);
   if (!Number.isInteger(chunk) || chunk < 1) throw inputError(`--chunk must be a positive integer (got ${chunk})`);
-  const resolved = resolvePolicy(backend, opts.policy, opts.overrides);
+  const resolved = resolvePolicy(backend, opts.policy, opts.overrides, opts.policies);
   if ('reason' in resolved) return unsupported(resolved.reason);
-  const { def, support } = resolved;
-  const why = prefillUnsupported(def);
-  if (why) return unsupported(why);
+  const { policy } = resolved;
+  if (policy.prefill) return unsupported(policy.prefill);
   const problem = parallelismProblem(backend, model, par);
   if (problem) return unsupported(problem);
-  if (par.tp > 1 && !tensorParallelCompiles(def)) return unsupported(`${def.name} has no tensor-parallel schedule`);
+  if (par.tp > 1 && policy.tensorParallel) return unsupported(`${policy.name} has no tensor-parallel schedule`);
   const capacity = backend.topology.memory.hbm.capacityBytes;
   if (perDevice > capacity) return unsupported(doesNotFit(backend.name, perDevice, capacity, par.tp));
 
@@ -83,7 +76,7 @@ export function predictPrefill(backend: Backend, model: ModelSpec, opts: Prefill
   for (const i of picked) {
     const len = Math.min(chunk, opts.prompt - i * chunk);
     const g = buildPrefillGraph(model, { batch: opts.batch, promptLen: len, contextLen: i * chunk, routing: opts.routing, ...(par.tp > 1 ? { tp: par.tp } : {}) });
-    const r = simulateStep(backend, def, support, g, {
+    const r = simulateStep(backend, resolved, g, {
       layers,
       weights: opts.weights,
       granularityBytes: opts.granularityBytes,

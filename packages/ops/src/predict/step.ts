@@ -11,31 +11,21 @@ import {
   type BackendMetric,
   type MemoryCounters,
   type OpGraph,
-  type PersistentOptions,
-  type PolicySupport,
   type Routing,
   type SimEvent,
 } from '@fleet/core';
-import { compilePolicy } from '../policies/compile.js';
-import { POLICIES, withOverrides, type PolicyDef, type PolicyOverrides } from '../policies/policy.js';
+import type { CompileOptions } from '../compile/lowering.js';
+import type { PolicyOverrides } from '../compile/schedule.js';
+import type { Policy } from '../policies/policy.js';
+import type { PolicyRegistry, ResolvedPolicy } from '../policies/registry.js';
 import type { WeightType } from '../quant/weight-type.js';
-
-/**
- * The policy a prediction runs, with the user's overrides, and the backend's support for it;
- * or why the backend cannot run it (undeclared, declared unsupported, or not compilable).
- */
-export function resolvePolicy(backend: Backend, policy: string, overrides?: PolicyOverrides): { def: PolicyDef; support: PolicySupport } | { reason: string } {
-  const found = POLICIES.find((p) => p.name === policy);
-  const support = backend.policies.find((p) => p.policy === policy);
-  if (!support) return { reason: `backend ${backend.name} does not declare policy '${policy}'` };
-  if (support.unsupportedReason) return { reason: support.unsupportedReason };
-  if (!found) return { reason: `policy '${policy}' is declared by ${backend.name} but has no compiler in @fleet/ops yet` };
-  return { def: withOverrides(found, overrides), support };
-}
 
 /** What every prediction (decode, prefill, a mixed step) is asked: the policy, the batch, and how to simulate. */
 export interface StepOptions {
-  policy: string;
+  /** A policy name (Fleet's own policies; pass `policies` for plugins') or a policy object. */
+  policy: string | Policy;
+  /** Where a policy name is looked up (default: Fleet's own policies). */
+  policies?: PolicyRegistry;
   batch: number;
   /**
    * Decoder layers simulated; the others repeat the steady-state layer. Default 3. Decode: the
@@ -76,7 +66,7 @@ export interface StepSimulation {
  * message (kernel-per-op), the put-with-signal latency (persistent), and the link bandwidth
  * one device has to the other ranks. Null for a single-device graph.
  */
-export function collectivesFor(backend: Backend, g: OpGraph): { collective: NonNullable<import('../policies/compile.js').CompileOptions['collective']>; linkBytesPerNs: number } | null {
+export function collectivesFor(backend: Backend, g: OpGraph): { collective: NonNullable<CompileOptions['collective']>; linkBytesPerNs: number } | null {
   const tp = g.tp ?? 1;
   if (tp <= 1) return null;
   const node = backend.node;
@@ -121,14 +111,16 @@ export interface StepResult {
   backendMetrics: BackendMetric[];
 }
 
-/** How a persistent policy's megakernel is organised on a backend (workers, schedulers, counting). */
-export function persistentOptionsFor(backend: Backend, def: PolicyDef, support: PolicySupport): PersistentOptions {
-  const parts = backend.topology.partitions.computeUnits;
+/**
+ * What a backend gives every policy's compiler: its kernel granularity (kernel-per-op), its
+ * cluster tuning and collectives (cluster policies), its vendor-library model.
+ */
+export function backendCompileOptions(backend: Backend): Omit<CompileOptions, 'layers'> {
+  const t = backend.tuning;
   return {
-    workersPerPartition: support.workersPerPartition ?? Math.min(...parts) - 1,
-    chipletAware: def.chipletAware,
-    schedulers: support.globalSchedulers ?? (support.schedulersPerPartition ?? 1) * parts.length,
-    twoLevelCounting: def.twoLevelCounting,
+    cluster: { size: t.cluster?.size, maxActiveClusters: t.cluster?.maxActiveClusters, collectives: backend.collectives },
+    kernels: t.kernels,
+    library: backend.kernelLibrary,
   };
 }
 
@@ -143,26 +135,18 @@ export function compiledSteps(tasks: readonly { tiles: readonly { steps?: number
  * Compile and simulate one step's op graph with a sample of its layers, then extrapolate:
  * the unsimulated layers repeat the steady-state layer (time and counters).
  */
-export function simulateStep(backend: Backend, def: PolicyDef, support: PolicySupport, g: OpGraph, sim: StepSimulation): StepResult {
+export function simulateStep(backend: Backend, { policy, schedule }: ResolvedPolicy, g: OpGraph, sim: StepSimulation): StepResult {
   const S = sim.layers.length;
   const L = g.layers;
   const multi = collectivesFor(backend, g);
-  const tg = compilePolicy(g, def, backend.topology, {
-    layers: sim.layers,
-    weights: sim.weights,
-    cluster: { size: support.clusterSize, maxActiveClusters: support.maxActiveClusters, collectives: backend.collectives },
-    kernels: support.kernels,
-    library: backend.kernelLibrary,
-    ...(multi ? { collective: multi.collective } : {}),
-  });
+  const tg = policy.compile(g, backend, schedule, { ...backendCompileOptions(backend), layers: sim.layers, weights: sim.weights, ...(multi ? { collective: multi.collective } : {}) });
   if (sim.maxSimSteps !== undefined && sim.tooLarge) {
     const steps = compiledSteps(tg.tasks);
     if (steps > sim.maxSimSteps) throw sim.tooLarge(steps);
   }
   const r = simulateGraph(backend, tg, {
     granularityBytes: sim.granularityBytes,
-    launchMode: def.launchMode,
-    persistent: def.style === 'persistent' ? persistentOptionsFor(backend, def, support) : undefined,
+    ...policy.runtime(backend, schedule),
     observers: sim.observers,
     checkSteadyState: S < L,
     ...(multi ? { linkBytesPerNs: multi.linkBytesPerNs } : {}),

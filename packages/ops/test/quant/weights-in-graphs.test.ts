@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildDecodeGraph, loadModel } from '@fleet/core';
-import { compilePolicy, decoderLinearBytes, parseWeightType, POLICIES } from '../../src/index.js';
+import { compilePolicy, decoderLinearBytes, parseWeightType, BUILTIN_POLICIES } from '../../src/index.js';
 import { mi350Backend } from '../helpers.js';
 
 const qwen = loadModel('qwen3-8b');
@@ -9,7 +9,7 @@ const graph = buildDecodeGraph(qwen, { batch: 1, contextLen: 64 });
 
 /** Bytes a compiled graph reads from layer 0's linear weights and their scales. */
 function weightBytesRead(policy: string, weights: string): number {
-  const g = compilePolicy(graph, POLICIES.find((p) => p.name === policy)!, backend.topology, { layers: [0], weights: parseWeightType(weights) });
+  const g = compilePolicy(graph, BUILTIN_POLICIES.find((p) => p.name === policy)!, backend, { layers: [0], weights: parseWeightType(weights) });
   const ids = new Set(g.buffers.filter((b) => /^L0\.w_(qkv|o|gate_up|down)(\.scales)?$/.test(b.name)).map((b) => b.id));
   let bytes = 0;
   for (const t of g.tasks) for (const tile of t.tiles) for (const r of tile.reads) if (ids.has(r.buffer)) bytes += r.bytes * (r.rows ?? 1);

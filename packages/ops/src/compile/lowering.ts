@@ -23,32 +23,14 @@ import {
 } from '@fleet/core';
 import { attentionTiles, DEFAULT_PREFILL_TILING, prefillAttentionTiles, streamChunks } from '../decompose/attention.js';
 import { BufferTable } from '../decompose/buffers.js';
-import { blasTileM, linearTile, mTiles, TILE_K, TILE_N, type LinearPolicies } from '../decompose/linear.js';
+import { linearTile, mTiles, TILE_N, type LinearBuffers, type LinearPolicies } from '../decompose/linear.js';
 import { rowTiles, type RowOperand } from '../decompose/row-ops.js';
 import { bookkeepingTile, chipletGroupedDrafts, cuGroupedDrafts, defaultGroupedTiling, libraryGroupedDrafts, mlaDecodeDrafts, type GroupedTiling } from '../decompose/moe.js';
-import type { PolicyDef } from './policy.js';
-import { compileClusterFusion } from './clusterfusion.js';
+import type { Schedule } from './schedule.js';
+import { type Draft, type Stage } from './drafts.js';
 import { quantizesLinear, splitKBoundary, weightBufferBytes } from '../quant/weight-regions.js';
 import { DENSE_BF16, type WeightType } from '../quant/weight-type.js';
 import type { PrelayoutTiles } from '../quant/prelayout.js';
-
-/** A task before ids and events are assigned. */
-interface Draft {
-  name: string;
-  level: TaskLevel;
-  partition: number | null;
-  tiles: Tile[];
-}
-
-/** Ops that run together: one kernel, or one dependency stage of a persistent kernel. */
-interface Stage {
-  name: string;
-  layer: number;
-  ops: OpNode[];
-  drafts: Draft[];
-  /** Kernel-per-op: a second kernel the stage's library kernel needs (split-KV combine). */
-  epilogue?: Draft[];
-}
 
 export interface CompileOptions {
   /** Decoder layers to compile (a sample); embedding and head are always included. */
@@ -81,25 +63,65 @@ export interface CompileOptions {
 const EL = 2;
 
 /**
- * Compile a decode step's op graph into a task graph for one policy on one topology.
- * Persistent policies chain stages with event counters (a stage waits for the previous
- * stage's tasks; chiplet-tasks count once each); kernel-per-op policies make each stage a
- * kernel.
+ * What a policy family decides when it lowers an op graph to tasks; the kernels'
+ * decompositions (attention, row ops, collectives, MLA) are shared.
  */
-export function compilePolicy(graph: OpGraph, policy: PolicyDef, topology: Topology, opts: CompileOptions): TaskGraph {
-  if (policy.name === 'clusterfusion') {
-    // Its own compiler: the attention block as one cluster kernel per layer over the base kernels.
-    const c = opts.cluster ?? {};
-    const maxActive = c.maxActiveClusters;
-    return compileClusterFusion(graph, topology, {
-      layers: opts.layers,
-      weights: opts.weights,
-      clusterSize: c.size,
-      dataflow: c.dataflow,
-      collectives: c.collectives,
-      maxActiveClusters: maxActive === undefined ? undefined : () => maxActive,
-    });
-  }
+export interface Lowering {
+  /** Which ops share a stage: one kernel, or one dependency stage of a persistent kernel. */
+  stages(ops: readonly OpNode[], schedule: Schedule, opts: CompileOptions): OpNode[][];
+  /** The tasks of a linear op. */
+  linear(job: LinearJob, ctx: LoweringContext): Draft[];
+  /** The tasks of a grouped GEMM (MoE experts, MLA's per-head absorptions). */
+  grouped(op: GroupedLinearOp, operands: GroupedOperands, tiling: GroupedTiling, ctx: LoweringContext): Draft[];
+  /** The task graph of the lowered stages: chained by event counters, or one kernel each. */
+  assemble(policy: string, stages: Stage[], buffers: BufferTable, opts: CompileOptions, graph: OpGraph): TaskGraph;
+}
+
+/** What a family's decompositions see of the device and the schedule. */
+export interface LoweringContext {
+  schedule: Schedule;
+  /** Partitions (XCDs, GPCs) and compute units of the device. */
+  partitions: number;
+  computeUnits: number;
+  /** The vendor libraries' kernel selection (kernel-per-op schedules only). */
+  library?: KernelLibrary;
+}
+
+/** A linear op to decompose: its buffers, weight type, cache policies and fused activation. */
+export interface LinearJob {
+  op: LinearOp;
+  buffers: LinearBuffers;
+  weights: WeightType;
+  policies: LinearPolicies;
+  /** SiLU·mul fused into the epilogue: the output is half as wide. */
+  fusedAct: boolean;
+  /** Batch tiles of 16 rows. */
+  mTiles: number;
+  /** The full-K tile of 16 rows at batch tile `m` and columns `n0`..+TILE_N. */
+  tile(m: number, n0: number): Tile;
+}
+
+export type GroupedOperands = { x: number; w: number; y: number };
+
+/** Output columns from `c0` to `c1` in steps of `step` (default `TILE_N`). */
+export function colTiles(c0: number, c1: number, step = TILE_N): number[] {
+  const out: number[] = [];
+  for (let n0 = c0; n0 < c1; n0 += step) out.push(n0);
+  return out;
+}
+
+/** The first column of part `i` of `parts` over `total` columns, in whole `TILE_N` tiles. */
+export function splitCols(total: number, parts: number, i: number): number {
+  return Math.floor((Math.ceil(total / TILE_N) * i) / parts) * TILE_N;
+}
+
+/**
+ * Lower a step's op graph to a task graph: the family groups ops into stages and decomposes
+ * linears and grouped GEMMs; persistent schedules chain stages with event counters (a stage
+ * waits for the previous stage's tasks; chiplet-tasks count once each), kernel-per-op
+ * schedules make each stage a kernel.
+ */
+export function lowerGraph(graph: OpGraph, policy: string, schedule: Schedule, family: Lowering, topology: Topology, opts: CompileOptions): TaskGraph {
   const keepLayer = new Set([-1, graph.layers, ...opts.layers]);
   for (const l of opts.layers) if (!(l >= 0 && l < graph.layers)) throw inputError(`layer ${l} is out of range 0..${graph.layers - 1}`);
   const ops = graph.ops.filter((o) => keepLayer.has(o.layer));
@@ -112,7 +134,7 @@ export function compilePolicy(graph: OpGraph, policy: PolicyDef, topology: Topol
     return l < 0 || keepLayer.has(l);
   });
   const wt = opts.weights ?? DENSE_BF16;
-  const library = policy.style === 'kernel-per-op' ? opts.library : undefined;
+  const library = schedule.style === 'kernel-per-op' ? opts.library : undefined;
   if (wt.kind === 'quantized') {
     for (const op of ops) {
       if (op.kind !== 'linear' || !quantizesLinear(op, graph.layers)) continue;
@@ -123,76 +145,33 @@ export function compilePolicy(graph: OpGraph, policy: PolicyDef, topology: Topol
       buffers.add(`${op.weight}.scales`, b.scales, 'weight');
     }
   }
-  const ctx = new Decomposer(graph, policy, topology, buffers, wt, library, opts.collective);
-  const stages: Stage[] = groupStages(ops, policy, opts.kernels?.unfused ?? false).flatMap((group) => {
+  const ctx = new StageLowering(graph, policy, schedule, family, topology, buffers, wt, library, opts.collective);
+  const stages: Stage[] = family.stages(ops, schedule, opts).flatMap((group) => {
     const s: Stage = { name: group.map((o) => o.id).join('+'), layer: group[0]!.layer, ops: group, drafts: ctx.stage(group), epilogue: ctx.takeEpilogue() };
     // A persistent kernel runs a stage's epilogue (MLA's split-KV combine) as the next dependency stage.
-    if (policy.style === 'persistent' && s.epilogue) return [{ ...s, epilogue: undefined }, { name: `${s.name}.combine`, layer: s.layer, ops: group, drafts: s.epilogue }];
+    if (schedule.style === 'persistent' && s.epilogue) return [{ ...s, epilogue: undefined }, { name: `${s.name}.combine`, layer: s.layer, ops: group, drafts: s.epilogue }];
     return [s];
   });
-  return policy.style === 'persistent' ? persistentGraph(policy, stages, buffers, opts) : kernelGraph(policy, stages, buffers, opts, graph);
+  return family.assemble(policy, stages, buffers, opts, graph);
 }
 
-/** Which ops share a stage, by policy: megakernels fuse like MPK, kernel-per-op like vLLM. */
-function groupStages(ops: readonly OpNode[], policy: PolicyDef, unfused: boolean): OpNode[][] {
-  if (unfused && policy.style === 'kernel-per-op') return ops.map((op) => [op]);
-  const groups: OpNode[][] = [];
-  const last = () => groups[groups.length - 1]!;
-  const prologue: OpNode[] = [];
-  for (const op of ops) {
-    const prev = groups.length > 0 ? last()[last().length - 1]! : null;
-    if (policy.style === 'persistent') {
-      // MPK: q/k norm, RoPE and the KV append run inside the attention task; residual adds
-      // are the epilogue of the linear before them; FLEET fuses SiLU·mul into gate+up.
-      if (op.kind === 'qk-norm' || op.kind === 'rope' || op.kind === 'kv-append') {
-        prologue.push(op);
-        continue;
-      }
-      if (op.kind === 'attention') {
-        groups.push([...prologue.splice(0), op]);
-        continue;
-      }
-      // With tensor parallelism the residual add is the epilogue of the all-reduce before it.
-      if (op.kind === 'residual' && (prev?.kind === 'linear' || prev?.kind === 'all-reduce')) {
-        last().push(op);
-        continue;
-      }
-      if (op.kind === 'act-mul' && policy.fuseActivation && (prev?.kind === 'linear' || prev?.kind === 'grouped-linear')) {
-        last().push(op);
-        continue;
-      }
-      groups.push([op]);
-    } else {
-      // vLLM: fused_add_rms_norm (residual + the norm after it), rotary with the cache write.
-      if (op.kind === 'rmsnorm' && prev?.kind === 'residual') {
-        last().push(op);
-        continue;
-      }
-      if (op.kind === 'kv-append' && prev?.kind === 'rope') {
-        last().push(op);
-        continue;
-      }
-      groups.push([op]);
-    }
-  }
-  return groups;
-}
-
-class Decomposer {
-  private readonly P: number;
-  private readonly cus: number;
+/** Lowers one stage at a time; the family decides linears and grouped GEMMs. */
+class StageLowering {
+  private readonly ctx: LoweringContext;
 
   constructor(
     private readonly graph: OpGraph,
-    private readonly policy: PolicyDef,
+    private readonly policy: string,
+    private readonly schedule: Schedule,
+    private readonly family: Lowering,
     topology: Topology,
     private readonly buf: BufferTable,
     private readonly wt: WeightType,
     private readonly library: KernelLibrary | undefined,
     private readonly collectiveOf?: CompileOptions['collective'],
   ) {
-    this.P = topology.partitions.computeUnits.length;
-    this.cus = topology.partitions.computeUnits.reduce((a, b) => a + b, 0);
+    const cus = topology.partitions.computeUnits;
+    this.ctx = { schedule, partitions: cus.length, computeUnits: cus.reduce((a, b) => a + b, 0), ...(library ? { library } : {}) };
   }
 
   private epilogue: Draft[] | undefined;
@@ -229,7 +208,7 @@ class Decomposer {
     const n = op.devices;
     const rowBytes = op.cols * EL;
     const outRowBytes = op.kind === 'all-gather' ? rowBytes * n : rowBytes;
-    if (this.policy.style !== 'persistent') {
+    if (this.schedule.style !== 'persistent') {
       const parts = Math.max(1, Math.min(how.channels, op.rows * Math.ceil(rowBytes / 4096)));
       const tiles = rowTiles(op.rows, parts, [{ buffer: input, bytesPerRow: rowBytes }], [{ buffer: output, bytesPerRow: outRowBytes }], op.kind === 'all-reduce' ? (n - 1) * op.cols : 0);
       return tiles.map((t, i) => ({ name: `${op.id}.${how.algorithm}.c${i}`, level: 'cu' as const, partition: null, tiles: [{ ...t, fixedNs: how.libraryNs }] }));
@@ -285,10 +264,6 @@ class Decomposer {
     return drafts;
   }
 
-  private linearPolicies(): LinearPolicies {
-    return { weight: this.policy.weightPolicy, store: this.policy.storePolicy };
-  }
-
   private linear(op: LinearOp, fusedAct: boolean, actOut = 'act'): Draft[] {
     const qw = quantizesLinear(op, this.graph.layers) ? this.wt : DENSE_BF16;
     const b = {
@@ -297,104 +272,14 @@ class Decomposer {
       y: this.buf.id(fusedAct ? actOut : op.outputs[0]!),
       ...(qw.kind === 'quantized' ? { scales: this.buf.id(`${op.weight}.scales`) } : {}),
     };
-    const pol = this.linearPolicies();
-    const mt = mTiles(op);
+    const pol = { weight: this.schedule.weightPolicy, store: this.schedule.storePolicy };
     const tile = (m: number, n0: number): Tile => {
       const tn = Math.min(TILE_N, op.n - n0);
       return fusedAct
         ? linearTile(op, b, pol, m * 16, n0, tn, 0, op.k, { cols: tn / 2, ldOut: op.n / 2, col0: n0 / 2 }, qw)
         : linearTile(op, b, pol, m * 16, n0, tn, 0, op.k, undefined, qw);
     };
-    const colTiles = (c0: number, c1: number) => {
-      const out: number[] = [];
-      for (let n0 = c0; n0 < c1; n0 += TILE_N) out.push(n0);
-      return out;
-    };
-    const split = (total: number, parts: number, i: number) => Math.floor((Math.ceil(total / TILE_N) * i) / parts) * TILE_N;
-    if (this.policy.chipletLinear) {
-      const drafts: Draft[] = [];
-      for (let p = 0; p < this.P; p++) {
-        const tiles: Tile[] = [];
-        if (this.policy.traversal === 'm-split') {
-          // XCD p serves batch tiles ≡ p (mod m_tiles) and an N-slice shared with the other XCDs of its group.
-          const myM = mt <= this.P ? [p % mt] : range(mt).filter((m) => m % this.P === p);
-          const groupSize = mt <= this.P ? Math.floor((this.P - 1 - (p % mt)) / mt) + 1 : 1;
-          const idx = mt <= this.P ? Math.floor(p / mt) : 0;
-          const c0 = Math.min(op.n, split(op.n, groupSize, idx));
-          const c1 = Math.min(op.n, split(op.n, groupSize, idx + 1));
-          for (const n0 of colTiles(c0, c1)) for (const m of myM) tiles.push(tile(m, n0));
-        } else {
-          const c0 = Math.min(op.n, split(op.n, this.P, p));
-          const c1 = Math.min(op.n, split(op.n, this.P, p + 1));
-          if (this.policy.traversal === 'n-major') {
-            // N-major: consecutive workers take different weight columns: no reuse in flight.
-            for (let m = 0; m < mt; m++) for (const n0 of colTiles(c0, c1)) tiles.push(tile(m, n0));
-          } else {
-            // M-major: consecutive workers take the same weight columns for successive batch tiles.
-            for (const n0 of colTiles(c0, c1)) for (let m = 0; m < mt; m++) tiles.push(tile(m, n0));
-          }
-        }
-        drafts.push({ name: `${op.id}.x${p}`, level: 'chiplet', partition: p, tiles });
-      }
-      return drafts;
-    }
-    if (this.policy.style === 'persistent') {
-      // The standard CU-task decomposition the FLEET paper counts for its Mirage port (1,407
-      // tasks per Qwen3-8B layer at batch 1, of which 128 + 128 + 512 + 128 GEMM tasks): 48
-      // output columns per task, 32 for linears with a residual epilogue; outputs too wide
-      // for that (the LM head) take 256 columns per task, MPK's rule.
-      const residual = op.id.endsWith('o_proj') || op.id.endsWith('down_proj');
-      // MPK sizes a linear's grid by a column count its output divides; an output 48 (32)
-      // does not divide — a tensor-parallel shard such as 1280 QKV columns — takes the
-      // widest of 32 and 16 that does, rather than collapsing to a few 256-column tasks.
-      const fits = (w: number) => op.n % w === 0 && op.n / w <= 2048;
-      const width = [residual ? 32 : 48, 32, 16].find(fits) ?? (residual ? 32 : 48);
-      const narrow = fits(width);
-      const tasks = narrow ? op.n / width : Math.ceil(op.n / 256);
-      const drafts: Draft[] = [];
-      for (let t = 0; t < tasks; t++) {
-        const c0 = narrow ? t * width : Math.min(op.n, split(op.n, tasks, t));
-        const c1 = narrow ? c0 + width : Math.min(op.n, split(op.n, tasks, t + 1));
-        const tiles: Tile[] = [];
-        if (narrow) for (let m = 0; m < mt; m++) tiles.push(linearTile(op, b, pol, m * 16, c0, width, 0, op.k, undefined, qw));
-        else for (const n0 of colTiles(c0, c1)) for (let m = 0; m < mt; m++) tiles.push(tile(m, n0));
-        if (tiles.length > 0) drafts.push({ name: `${op.id}.t${t}`, level: 'cu', partition: null, tiles });
-      }
-      return drafts;
-    }
-    // Vendor BLAS: the backend's library picks the tile and split-K; without one, one
-    // workgroup per (batch tile × 64 columns), batch tiles of up to 64 rows, split K (in whole
-    // K-chunks) only while the grid stays within one wave of the device.
-    const chosen = this.library?.gemm({ m: op.m, n: op.n, k: op.k, weightBytes: qw.bits / 8 });
-    const bm = chosen ? chosen.tileRows : blasTileM(op.m);
-    const tileN = chosen ? chosen.tileCols : TILE_N;
-    const bmt = mTiles(op, bm);
-    // A library kernel reads quantized weights in its own packing: whole tiles of its columns.
-    const shape = { rows: bm, maskedRows: chosen?.maskedRows, ...(chosen && qw.kind === 'quantized' ? { prelayout: libraryPrelayout(chosen) } : {}) };
-    const grid = bmt * Math.ceil(op.n / tileN);
-    const ks = chosen ? Math.min(chosen.splitK, Math.max(1, Math.floor(op.k / TILE_K))) : this.policy.splitK && grid < this.cus ? Math.max(1, Math.min(Math.floor(op.k / TILE_K), Math.floor(this.cus / grid))) : 1;
-    const drafts: Draft[] = [];
-    const cols = (c0: number, c1: number) => {
-      const out: number[] = [];
-      for (let n0 = c0; n0 < c1; n0 += tileN) out.push(n0);
-      return out;
-    };
-    for (const n0 of cols(0, op.n)) {
-      for (let m = 0; m < bmt; m++) {
-        for (let s = 0; s < ks; s++) {
-          const k0 = chunkBoundary(splitKBoundary(qw, op.k, s, ks), op.k);
-          const k1 = chunkBoundary(splitKBoundary(qw, op.k, s + 1, ks), op.k);
-          if (k1 <= k0) continue;
-          const tn = Math.min(tileN, op.n - n0);
-          const t = fusedAct
-            ? linearTile(op, b, pol, m * bm, n0, tn, k0, k1 - k0, { cols: Math.floor(tn / 2), ldOut: op.n / 2, col0: Math.floor(n0 / 2) }, qw, shape)
-            : linearTile(op, b, pol, m * bm, n0, tn, k0, k1 - k0, undefined, qw, shape);
-          if (chosen) t.pipeline = chosen.pipeline;
-          drafts.push({ name: `${op.id}.wg${drafts.length}`, level: 'cu', partition: null, tiles: [t] });
-        }
-      }
-    }
-    return drafts;
+    return this.family.linear({ op, buffers: b, weights: qw, policies: pol, fusedAct, mTiles: mTiles(op), tile }, this.ctx);
   }
 
   /**
@@ -404,16 +289,8 @@ class Decomposer {
    */
   private grouped(op: GroupedLinearOp, act: RowOp | undefined): Draft[] {
     const b = { x: this.buf.id(op.inputs[0]!), w: this.buf.id(op.weight), y: this.buf.id(act ? act.outputs[0]! : op.outputs[0]!) };
-    const t: GroupedTiling = { ...defaultGroupedTiling(this.policy.weightPolicy, this.policy.storePolicy), ...(act ? { outDivisor: 2 } : {}) };
-    if (this.policy.chipletLinear) return chipletGroupedDrafts(op, b, t, this.P, this.policy.expertPlacement ?? 'spread');
-    if (this.policy.style === 'persistent' || !this.library) return cuGroupedDrafts(op, b, t);
-    const lib = op.role === 'experts' ? this.library.groupedGemm?.({ groups: op.groups.map((g) => g.rows), n: op.n, k: op.k, weightBytes: EL }) : undefined;
-    if (lib) {
-      return libraryGroupedDrafts(op, b, lib, { ...t, tileRows: lib.tileRows, tileCols: lib.tileCols, clusterRows: lib.clusterRows ?? 1, maskedRows: true, pipeline: lib.pipeline });
-    }
-    // Per-head batched GEMMs (or a library without a grouped kernel): its GEMM tiles per group.
-    const g = this.library.gemm({ m: op.groups[0]?.rows ?? 1, n: op.n, k: op.k, weightBytes: EL });
-    return cuGroupedDrafts(op, b, { ...t, tileRows: g.tileRows, tileCols: g.tileCols, maskedRows: g.maskedRows ?? false, pipeline: g.pipeline });
+    const t: GroupedTiling = { ...defaultGroupedTiling(this.schedule.weightPolicy, this.schedule.storePolicy), ...(act ? { outDivisor: 2 } : {}) };
+    return this.family.grouped(op, b, t, this.ctx);
   }
 
   /** Weight-absorbed MLA: FlashMLA-style split-KV over the latent cache, then a combine (kernel or next stage). */
@@ -421,7 +298,7 @@ class Decomposer {
     const b = { q: this.buf.id(op.inputs[0]!), cache: this.buf.id(op.kCache), out: this.buf.id(op.outputs[0]!) };
     const pipeline = this.library?.decodeAttention({ batch: op.batch, heads: op.heads, kvHeads: 1, kvLen: op.kvLen, headDim: op.headDim }).pipeline;
     // FlashMLA: one workgroup per SM share (ceil(heads / 64) heads tiles for the one latent head).
-    const parts = Math.max(1, Math.floor(this.cus / Math.ceil(op.heads / 64)));
+    const parts = Math.max(1, Math.floor(this.ctx.computeUnits / Math.ceil(op.heads / 64)));
     const { main, combine } = mlaDecodeDrafts(op, b, parts, (bytes) => this.buf.add(`${op.id}.splitkv_workspace`, bytes, 'activation'), pipeline);
     if (prologue.length > 0 && main[0]) {
       // RoPE of the new latent's key and its append, fused ahead of the attention.
@@ -456,7 +333,7 @@ class Decomposer {
     const group = op.heads / op.kvHeads;
     const qkvCols = (op.heads + 2 * op.kvHeads) * op.headDim;
     if ((op.queryLen ?? 1) > 1) {
-      if (prologue.length > 0) throw inputError(`policy '${this.policy.name}' fuses RoPE and the KV append into decode attention; it has no prefill schedule`);
+      if (prologue.length > 0) throw inputError(`policy '${this.policy}' fuses RoPE and the KV append into decode attention; it has no prefill schedule`);
       return this.prefillAttention(op, b);
     }
     const kernel = this.library?.decodeAttention({ batch: op.batch, heads: op.heads, kvHeads: op.kvHeads, kvLen: op.kvLen, headDim: op.headDim });
@@ -564,7 +441,7 @@ class Decomposer {
       const r1 = Math.floor(((i + 1) * op.rows) / n);
       const region = { buffer: buf, offset: (r0 * ld + col0) * EL, bytes: op.cols * EL, rows: r1 - r0, strideBytes: ld * EL, policy: 'default' as const };
       const reads = [region, ...(op.inputs[1] ? [{ buffer: this.buf.id(op.inputs[1]), offset: 0, bytes: op.cols * EL, policy: 'default' as const }] : [])];
-      return { reads, writes: [{ ...region, policy: this.policy.storePolicy }], flops: (r1 - r0) * flopsPerRow, unit: 'vector' as const };
+      return { reads, writes: [{ ...region, policy: this.schedule.storePolicy }], flops: (r1 - r0) * flopsPerRow, unit: 'vector' as const };
     });
   }
 
@@ -589,7 +466,7 @@ class Decomposer {
         regions.push({ buffer: q, offset: (r * qCols + qDim - op.cols) * EL, bytes: op.cols * EL, rows: nh, strideBytes: qDim * EL, policy: 'default' as const });
         regions.push({ buffer: kv, offset: (r * kvCols + kvCols - op.cols) * EL, bytes: op.cols * EL, policy: 'default' as const });
       }
-      return { reads: regions, writes: regions.map((x) => ({ ...x, policy: this.policy.storePolicy })), flops: (r1 - r0) * (nh + 1) * 6 * op.cols, unit: 'vector' as const };
+      return { reads: regions, writes: regions.map((x) => ({ ...x, policy: this.schedule.storePolicy })), flops: (r1 - r0) * (nh + 1) * 6 * op.cols, unit: 'vector' as const };
     });
   }
 
@@ -615,7 +492,7 @@ class Decomposer {
 
   private rowParts(op: RowOp): number {
     if (op.kind === 'argmax' || op.kind === 'embedding') return op.rows;
-    if (this.policy.style === 'persistent' && op.kind === 'act-mul') return 48;
+    if (this.schedule.style === 'persistent' && op.kind === 'act-mul') return 48;
     if (op.kind === 'rmsnorm' || op.kind === 'residual') return op.rows;
     return Math.min(1024, op.rows * Math.max(1, Math.ceil((op.cols * EL) / 16384)));
   }
@@ -623,7 +500,7 @@ class Decomposer {
   private rowOp(op: RowOp, parts: number): Tile[] {
     const rowBytes = op.cols * EL;
     const id = (name: string) => this.buf.id(name);
-    const store = this.policy.storePolicy;
+    const store = this.schedule.storePolicy;
     switch (op.kind) {
       case 'embedding':
         return rowTiles(op.rows, parts, [{ buffer: id('w_embed'), bytesPerRow: rowBytes }], [{ buffer: id('h'), bytesPerRow: rowBytes, policy: store }], 0);
@@ -677,144 +554,12 @@ class Decomposer {
 }
 
 /** The pre-layout of a library GEMM's quantized weights: 64-deep tiles of its output columns. */
-function libraryPrelayout(kernel: { tileCols: number }): PrelayoutTiles {
+export function libraryPrelayout(kernel: { tileCols: number }): PrelayoutTiles {
   return { bk: 64, bn: kernel.tileCols };
 }
 
-/** A split-K boundary snapped down to a whole K-chunk (the end of K stays the end). */
-function chunkBoundary(k: number, total: number): number {
-  return k >= total ? total : Math.floor(k / TILE_K) * TILE_K;
-}
-
-function range(n: number): number[] {
-  return Array.from({ length: n }, (_, i) => i);
-}
-
-function persistentGraph(policy: PolicyDef, stages: Stage[], buffers: BufferTable, opts: CompileOptions): TaskGraph {
-  const tasks: Task[] = [];
-  const events: EventCounterSpec[] = [];
-  let prevEvent: number | null = null;
-  let prevTasks: Task[] = [];
-  for (const s of stages) {
-    const collective = s.ops[0]!.kind === 'all-reduce' || s.ops[0]!.kind === 'all-gather';
-    // MPK's cross-GPU protocol: a collective's slices complete when the peers' puts signal
-    // them, so its event is owned by this GPU and signalled remotely (NVSHMEM put-with-signal).
-    const ev = events.length;
-    events.push({ id: ev, name: `${s.name}.done`, threshold: s.drafts.length, ...(collective ? { device: 0, remote: true } : {}) });
-    // Slice i of a collective waits only for producer task i (the gcd of the two splits is
-    // the slice count): the first slices' puts overlap the producer's remaining tiles.
-    const sliced = collective && prevTasks.length === s.drafts.length && prevTasks.length > 1;
-    const first = tasks.length;
-    for (const d of s.drafts) {
-      tasks.push({
-        id: tasks.length,
-        name: d.name,
-        opId: s.ops[0]!.id,
-        kind: mainKind(s),
-        layer: s.layer,
-        level: d.level,
-        partition: d.partition,
-        tiles: d.tiles,
-        waits: prevEvent === null ? [] : [prevEvent],
-        signal: ev,
-      });
-    }
-    if (sliced) {
-      // The producer's stage event is replaced by one event per slice (the first reuses its id).
-      prevTasks.forEach((p, i) => {
-        const e = i === 0 ? prevEvent! : events.length;
-        events[e] = { id: e, name: `${p.name}.slice`, threshold: 1 };
-        p.signal = e;
-        tasks[first + i]!.waits = [e];
-      });
-    }
-    prevEvent = ev;
-    prevTasks = tasks.slice(first);
-  }
-  // Nobody waits on the last stage's event: drop it so every event has consumers.
-  const lastEv = events.length - 1;
-  for (const t of tasks) if (t.signal === lastEv) t.signal = null;
-  events.pop();
-  return { policy: policy.name, style: 'persistent', buffers: buffers.buffers, tasks, events, kernels: [], layers: [...opts.layers] };
-}
-
-function kernelGraph(policy: PolicyDef, stages: Stage[], buffers: BufferTable, opts: CompileOptions, graph: OpGraph): TaskGraph {
-  const tasks: Task[] = [];
-  const kernels: KernelSpec[] = [];
-  const addKernel = (s: Stage, name: string, drafts: readonly Draft[]) => {
-    const k: KernelSpec = { id: kernels.length, name, opIds: s.ops.map((o) => o.id), layer: s.layer, tasks: [] };
-    for (const d of drafts) {
-      k.tasks.push(tasks.length);
-      tasks.push({ id: tasks.length, name: d.name, opId: s.ops[0]!.id, kind: mainKind(s), layer: s.layer, level: 'cu', partition: null, tiles: d.tiles, waits: [], signal: null, kernel: k.id });
-    }
-    kernels.push(k);
-  };
-  const perOp = opts.kernels?.perOp ?? {};
-  for (const s of stages) {
-    const kind = mainKind(s);
-    const passes = s.ops.length === 1 ? Math.max(1, perOp[kind] ?? 1) : 1;
-    const heads = s.ops.some((o) => o.kind === 'grouped-linear' && o.role === 'heads');
-    if (MOE_KINDS.has(kind) && !heads && passes > 1) {
-      // A framework's MoE op is one data kernel after bookkeeping kernels over the routing
-      // indices (argsort, histogram, prefix sum, pointer setup…), each one small workgroup.
-      const op = s.ops[0]!;
-      const slots = op.kind === 'grouped-linear' ? op.groups.reduce((a, g) => a + g.rows, 0) : op.kind === 'moe-dispatch' ? op.rows : graphRows(graph) * ((op as RowOp).topK ?? 1);
-      const index = buffers.add('moe_index', graphRows(graph) * 64 * 8, 'activation');
-      for (let i = 1; i < passes; i++) {
-        addKernel(s, `${s.name}#${i}`, [{ name: `${s.name}.index${i}`, level: 'cu', partition: null, tiles: [bookkeepingTile(index, slots)] }]);
-      }
-      addKernel(s, s.name, s.drafts);
-      if (s.epilogue) addKernel(s, `${s.name}.combine`, s.epilogue);
-      continue;
-    }
-    if (heads) {
-      addKernel(s, s.name, s.drafts);
-      continue;
-    }
-    for (let i = 0; i < passes; i++) addKernel(s, passes > 1 ? `${s.name}#${i + 1}` : s.name, s.drafts);
-    if (s.epilogue) addKernel(s, `${s.name}.combine`, s.epilogue);
-    if (opts.kernels?.splitKReduce && kind === 'linear') {
-      const reduce = splitKReduce(s, buffers);
-      if (reduce) addKernel(s, `${s.name}.reduce`, reduce);
-    }
-  }
-  return { policy: policy.name, style: 'kernel-per-op', buffers: buffers.buffers, tasks, events: [], kernels, layers: [...opts.layers] };
-}
-
-/**
- * cuBLAS's split-K epilogue kernel: when a GEMM's workgroups split K, partial sums (fp32)
- * are written to a workspace and a second kernel reduces them into the output.
- */
-function splitKReduce(s: Stage, buffers: BufferTable): Draft[] | null {
-  const op = s.ops.find((o) => o.kind === 'linear') as LinearOp | undefined;
-  if (!op) return null;
-  const parts = new Map<number, number>();
-  for (const d of s.drafts) for (const t of d.tiles) {
-    const w = t.writes[0];
-    if (w) parts.set(w.offset, (parts.get(w.offset) ?? 0) + 1);
-  }
-  const splits = Math.max(0, ...parts.values());
-  if (splits <= 1) return null;
-  const ws = buffers.add(`${op.id}.splitk_workspace`, splits * op.m * op.n * 4, 'activation');
-  const y = buffers.id(op.outputs[0]!);
-  const rowBytes = op.n * 4;
-  return rowTiles(op.m, Math.min(op.m, 1024), [{ buffer: ws, bytesPerRow: rowBytes * splits }], [{ buffer: y, bytesPerRow: op.n * EL }], op.n * splits).map((tile, i) => ({
-    name: `${op.id}.reduce.t${i}`,
-    level: 'cu' as const,
-    partition: null,
-    tiles: [tile],
-  }));
-}
-
-/** Op kinds whose framework kernels are one data kernel plus routing bookkeeping. */
-const MOE_KINDS: ReadonlySet<OpKind> = new Set(['moe-topk', 'moe-dispatch', 'moe-combine', 'grouped-linear']);
-
-function mainKind(s: Stage): Task['kind'] {
-  return (s.ops.find((o) => o.kind === 'linear' || o.kind === 'attention' || o.kind === 'grouped-linear') ?? s.ops[0]!).kind;
-}
 
 /** A workgroup's tile with the kernel's fixed time outside its loop, if it has one. */
 function withFixed(tile: Tile, fixedNs: number | undefined): Tile {
   return fixedNs ? { ...tile, fixedNs: (tile.fixedNs ?? 0) + fixedNs } : tile;
 }
-

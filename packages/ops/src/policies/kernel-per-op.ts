@@ -1,0 +1,183 @@
+/**
+ * Kernel-per-op: one kernel per op as the serving frameworks launch them (vLLM's fusions, or
+ * PyTorch's unfused ops where the backend says so), the vendor libraries' GEMM and attention
+ * kernels where the backend models them, launched eagerly or replayed as one graph.
+ */
+import { graphRows, type Backend, type LinearOp, type OpKind, type KernelSpec, type OpGraph, type OpNode, type RowOp, type Task, type TaskGraph } from '@fleet/core';
+import { BufferTable } from '../decompose/buffers.js';
+import { blasTileM, linearTile, mTiles, TILE_K, TILE_N } from '../decompose/linear.js';
+import { rowTiles } from '../decompose/row-ops.js';
+import { bookkeepingTile, cuGroupedDrafts, libraryGroupedDrafts } from '../decompose/moe.js';
+import { mainKind, type Draft, type Stage } from '../compile/drafts.js';
+import { colTiles, libraryPrelayout, lowerGraph, type CompileOptions, type Lowering } from '../compile/lowering.js';
+import type { Schedule } from '../compile/schedule.js';
+import { splitKBoundary } from '../quant/weight-regions.js';
+import type { Policy } from './policy.js';
+
+const EL = 2;
+
+/** vLLM's fusions: fused_add_rms_norm (residual + the norm after it), rotary with the cache write; PyTorch's unfused ops where the backend's stack runs them so. */
+function kernelStages(ops: readonly OpNode[], _schedule: Schedule, opts: CompileOptions): OpNode[][] {
+  if (opts.kernels?.unfused) return ops.map((op) => [op]);
+  const groups: OpNode[][] = [];
+  const last = () => groups[groups.length - 1]!;
+  for (const op of ops) {
+    const prev = groups.length > 0 ? last()[last().length - 1]! : null;
+    if (op.kind === 'rmsnorm' && prev?.kind === 'residual') {
+      last().push(op);
+      continue;
+    }
+    if (op.kind === 'kv-append' && prev?.kind === 'rope') {
+      last().push(op);
+      continue;
+    }
+    groups.push([op]);
+  }
+  return groups;
+}
+
+/** A split-K boundary snapped down to a whole K-chunk (the end of K stays the end). */
+function chunkBoundary(k: number, total: number): number {
+  return k >= total ? total : Math.floor(k / TILE_K) * TILE_K;
+}
+
+/** The kernel-per-op family's lowering: library GEMMs, grouped GEMMs and one kernel per stage. */
+export const kernelPerOpLowering: Lowering = {
+  stages: kernelStages,
+  linear({ op, buffers: b, weights: qw, policies: pol, fusedAct }, ctx): Draft[] {
+    // Vendor BLAS: the backend's library picks the tile and split-K; without one, one
+    // workgroup per (batch tile × 64 columns), batch tiles of up to 64 rows, split K (in whole
+    // K-chunks) only while the grid stays within one wave of the device.
+    const chosen = ctx.library?.gemm({ m: op.m, n: op.n, k: op.k, weightBytes: qw.bits / 8 });
+    const bm = chosen ? chosen.tileRows : blasTileM(op.m);
+    const tileN = chosen ? chosen.tileCols : TILE_N;
+    const bmt = mTiles(op, bm);
+    // A library kernel reads quantized weights in its own packing: whole tiles of its columns.
+    const shape = { rows: bm, maskedRows: chosen?.maskedRows, ...(chosen && qw.kind === 'quantized' ? { prelayout: libraryPrelayout(chosen) } : {}) };
+    const grid = bmt * Math.ceil(op.n / tileN);
+    const ks = chosen ? Math.min(chosen.splitK, Math.max(1, Math.floor(op.k / TILE_K))) : ctx.schedule.splitK && grid < ctx.computeUnits ? Math.max(1, Math.min(Math.floor(op.k / TILE_K), Math.floor(ctx.computeUnits / grid))) : 1;
+    const drafts: Draft[] = [];
+    for (const n0 of colTiles(0, op.n, tileN)) {
+      for (let m = 0; m < bmt; m++) {
+        for (let s = 0; s < ks; s++) {
+          const k0 = chunkBoundary(splitKBoundary(qw, op.k, s, ks), op.k);
+          const k1 = chunkBoundary(splitKBoundary(qw, op.k, s + 1, ks), op.k);
+          if (k1 <= k0) continue;
+          const tn = Math.min(tileN, op.n - n0);
+          const t = fusedAct
+            ? linearTile(op, b, pol, m * bm, n0, tn, k0, k1 - k0, { cols: Math.floor(tn / 2), ldOut: op.n / 2, col0: Math.floor(n0 / 2) }, qw, shape)
+            : linearTile(op, b, pol, m * bm, n0, tn, k0, k1 - k0, undefined, qw, shape);
+          if (chosen) t.pipeline = chosen.pipeline;
+          drafts.push({ name: `${op.id}.wg${drafts.length}`, level: 'cu', partition: null, tiles: [t] });
+        }
+      }
+    }
+    return drafts;
+  },
+  grouped(op, b, t, ctx): Draft[] {
+    if (!ctx.library) return cuGroupedDrafts(op, b, t);
+    const lib = op.role === 'experts' ? ctx.library.groupedGemm?.({ groups: op.groups.map((g) => g.rows), n: op.n, k: op.k, weightBytes: EL }) : undefined;
+    if (lib) {
+      return libraryGroupedDrafts(op, b, lib, { ...t, tileRows: lib.tileRows, tileCols: lib.tileCols, clusterRows: lib.clusterRows ?? 1, maskedRows: true, pipeline: lib.pipeline });
+    }
+    // Per-head batched GEMMs (or a library without a grouped kernel): its GEMM tiles per group.
+    const g = ctx.library.gemm({ m: op.groups[0]?.rows ?? 1, n: op.n, k: op.k, weightBytes: EL });
+    return cuGroupedDrafts(op, b, { ...t, tileRows: g.tileRows, tileCols: g.tileCols, maskedRows: g.maskedRows ?? false, pipeline: g.pipeline });
+  },
+  assemble: kernelGraph,
+};
+
+function kernelGraph(policy: string, stages: Stage[], buffers: BufferTable, opts: CompileOptions, graph: OpGraph): TaskGraph {
+  const tasks: Task[] = [];
+  const kernels: KernelSpec[] = [];
+  const addKernel = (s: Stage, name: string, drafts: readonly Draft[]) => {
+    const k: KernelSpec = { id: kernels.length, name, opIds: s.ops.map((o) => o.id), layer: s.layer, tasks: [] };
+    for (const d of drafts) {
+      k.tasks.push(tasks.length);
+      tasks.push({ id: tasks.length, name: d.name, opId: s.ops[0]!.id, kind: mainKind(s), layer: s.layer, level: 'cu', partition: null, tiles: d.tiles, waits: [], signal: null, kernel: k.id });
+    }
+    kernels.push(k);
+  };
+  const perOp = opts.kernels?.perOp ?? {};
+  for (const s of stages) {
+    const kind = mainKind(s);
+    const passes = s.ops.length === 1 ? Math.max(1, perOp[kind] ?? 1) : 1;
+    const heads = s.ops.some((o) => o.kind === 'grouped-linear' && o.role === 'heads');
+    if (MOE_KINDS.has(kind) && !heads && passes > 1) {
+      // A framework's MoE op is one data kernel after bookkeeping kernels over the routing
+      // indices (argsort, histogram, prefix sum, pointer setup…), each one small workgroup.
+      const op = s.ops[0]!;
+      const slots = op.kind === 'grouped-linear' ? op.groups.reduce((a, g) => a + g.rows, 0) : op.kind === 'moe-dispatch' ? op.rows : graphRows(graph) * ((op as RowOp).topK ?? 1);
+      const index = buffers.add('moe_index', graphRows(graph) * 64 * 8, 'activation');
+      for (let i = 1; i < passes; i++) {
+        addKernel(s, `${s.name}#${i}`, [{ name: `${s.name}.index${i}`, level: 'cu', partition: null, tiles: [bookkeepingTile(index, slots)] }]);
+      }
+      addKernel(s, s.name, s.drafts);
+      if (s.epilogue) addKernel(s, `${s.name}.combine`, s.epilogue);
+      continue;
+    }
+    if (heads) {
+      addKernel(s, s.name, s.drafts);
+      continue;
+    }
+    for (let i = 0; i < passes; i++) addKernel(s, passes > 1 ? `${s.name}#${i + 1}` : s.name, s.drafts);
+    if (s.epilogue) addKernel(s, `${s.name}.combine`, s.epilogue);
+    if (opts.kernels?.splitKReduce && kind === 'linear') {
+      const reduce = splitKReduce(s, buffers);
+      if (reduce) addKernel(s, `${s.name}.reduce`, reduce);
+    }
+  }
+  return { policy, style: 'kernel-per-op', buffers: buffers.buffers, tasks, events: [], kernels, layers: [...opts.layers] };
+}
+
+/**
+ * cuBLAS's split-K epilogue kernel: when a GEMM's workgroups split K, partial sums (fp32)
+ * are written to a workspace and a second kernel reduces them into the output.
+ */
+function splitKReduce(s: Stage, buffers: BufferTable): Draft[] | null {
+  const op = s.ops.find((o) => o.kind === 'linear') as LinearOp | undefined;
+  if (!op) return null;
+  const parts = new Map<number, number>();
+  for (const d of s.drafts) for (const t of d.tiles) {
+    const w = t.writes[0];
+    if (w) parts.set(w.offset, (parts.get(w.offset) ?? 0) + 1);
+  }
+  const splits = Math.max(0, ...parts.values());
+  if (splits <= 1) return null;
+  const ws = buffers.add(`${op.id}.splitk_workspace`, splits * op.m * op.n * 4, 'activation');
+  const y = buffers.id(op.outputs[0]!);
+  const rowBytes = op.n * 4;
+  return rowTiles(op.m, Math.min(op.m, 1024), [{ buffer: ws, bytesPerRow: rowBytes * splits }], [{ buffer: y, bytesPerRow: op.n * EL }], op.n * splits).map((tile, i) => ({
+    name: `${op.id}.reduce.t${i}`,
+    level: 'cu' as const,
+    partition: null,
+    tiles: [tile],
+  }));
+}
+
+/** Op kinds whose framework kernels are one data kernel plus routing bookkeeping. */
+const MOE_KINDS: ReadonlySet<OpKind> = new Set(['moe-topk', 'moe-dispatch', 'moe-combine', 'grouped-linear']);
+
+
+/** The schedule of a kernel-per-op policy launched `launchMode`. */
+export function kernelSchedule(launchMode: 'eager' | 'graph'): Schedule {
+  return { style: 'kernel-per-op', launchMode, fuseActivation: false, splitK: true, weightPolicy: 'default', storePolicy: 'default', twoLevelCounting: false, chipletAware: false };
+}
+
+/** A kernel-per-op policy: every backend runs one (kernels need nothing of the topology). */
+function kernelPerOp(name: string, description: string, launchMode: 'eager' | 'graph'): Policy {
+  return {
+    name,
+    description,
+    schedule: kernelSchedule(launchMode),
+    unsupportedOn: () => null,
+    prefill: null,
+    tensorParallel: null,
+    functional: () => null,
+    compile: (graph: OpGraph, backend: Backend, schedule: Schedule, opts: CompileOptions): TaskGraph => lowerGraph(graph, name, schedule, kernelPerOpLowering, backend.topology, opts),
+    runtime: (_backend, schedule) => ({ launchMode: schedule.launchMode }),
+  };
+}
+
+export const KERNEL_PER_OP = kernelPerOp('kernel-per-op', 'one kernel per op (vLLM-style fusions), eager launches, vendor BLAS with split-K', 'eager');
+export const KERNEL_PER_OP_GRAPH = kernelPerOp('kernel-per-op-graph', 'the same kernels replayed as one CUDA/HIP graph', 'graph');

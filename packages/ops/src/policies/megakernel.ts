@@ -1,0 +1,238 @@
+/**
+ * Persistent megakernels: one kernel for the whole step, workers fed by schedulers, stages
+ * chained by event counters (Mirage MPK). MPK decomposes linears into CU-tasks; FLEET
+ * (chiplet-tasks) gives each partition one task per linear that its workers share, in one
+ * of three tile orders, and needs a partition-private L2 for that sharing to pay.
+ */
+import { inputError, type Backend, type EventCounterSpec, type OpGraph, type OpNode, type PersistentOptions, type Task, type TaskGraph, type Tile } from '@fleet/core';
+import { BufferTable } from '../decompose/buffers.js';
+import { linearTile } from '../decompose/linear.js';
+import { chipletGroupedDrafts, cuGroupedDrafts } from '../decompose/moe.js';
+import { mainKind, type Draft, type Stage } from '../compile/drafts.js';
+import { colTiles, lowerGraph, splitCols, type CompileOptions, type LinearJob, type Lowering, type LoweringContext } from '../compile/lowering.js';
+import type { Schedule, Traversal } from '../compile/schedule.js';
+import type { Policy } from './policy.js';
+
+/**
+ * MPK's stages: q/k norm, RoPE and the KV append run inside the attention task; residual adds
+ * are the epilogue of the linear (or, with tensor parallelism, the all-reduce) before them;
+ * SiLU·mul joins gate+up when the schedule fuses it (FLEET).
+ */
+function megakernelStages(ops: readonly OpNode[], schedule: Schedule): OpNode[][] {
+  const groups: OpNode[][] = [];
+  const last = () => groups[groups.length - 1]!;
+  const prologue: OpNode[] = [];
+  for (const op of ops) {
+    const prev = groups.length > 0 ? last()[last().length - 1]! : null;
+    if (op.kind === 'qk-norm' || op.kind === 'rope' || op.kind === 'kv-append') {
+      prologue.push(op);
+      continue;
+    }
+    if (op.kind === 'attention') {
+      groups.push([...prologue.splice(0), op]);
+      continue;
+    }
+    if (op.kind === 'residual' && (prev?.kind === 'linear' || prev?.kind === 'all-reduce')) {
+      last().push(op);
+      continue;
+    }
+    if (op.kind === 'act-mul' && schedule.fuseActivation && (prev?.kind === 'linear' || prev?.kind === 'grouped-linear')) {
+      last().push(op);
+      continue;
+    }
+    groups.push([op]);
+  }
+  return groups;
+}
+
+/** MPK's CU-tasks for a linear. */
+function cuTaskLinear({ op, buffers: b, weights: qw, policies: pol, mTiles: mt, tile }: LinearJob): Draft[] {
+    // The standard CU-task decomposition the FLEET paper counts for its Mirage port (1,407
+    // tasks per Qwen3-8B layer at batch 1, of which 128 + 128 + 512 + 128 GEMM tasks): 48
+    // output columns per task, 32 for linears with a residual epilogue; outputs too wide
+    // for that (the LM head) take 256 columns per task, MPK's rule.
+    const residual = op.id.endsWith('o_proj') || op.id.endsWith('down_proj');
+    // MPK sizes a linear's grid by a column count its output divides; an output 48 (32)
+    // does not divide — a tensor-parallel shard such as 1280 QKV columns — takes the
+    // widest of 32 and 16 that does, rather than collapsing to a few 256-column tasks.
+    const fits = (w: number) => op.n % w === 0 && op.n / w <= 2048;
+    const width = [residual ? 32 : 48, 32, 16].find(fits) ?? (residual ? 32 : 48);
+    const narrow = fits(width);
+    const tasks = narrow ? op.n / width : Math.ceil(op.n / 256);
+    const drafts: Draft[] = [];
+    for (let t = 0; t < tasks; t++) {
+      const c0 = narrow ? t * width : Math.min(op.n, splitCols(op.n, tasks, t));
+      const c1 = narrow ? c0 + width : Math.min(op.n, splitCols(op.n, tasks, t + 1));
+      const tiles: Tile[] = [];
+      if (narrow) for (let m = 0; m < mt; m++) tiles.push(linearTile(op, b, pol, m * 16, c0, width, 0, op.k, undefined, qw));
+      else for (const n0 of colTiles(c0, c1)) for (let m = 0; m < mt; m++) tiles.push(tile(m, n0));
+      if (tiles.length > 0) drafts.push({ name: `${op.id}.t${t}`, level: 'cu', partition: null, tiles });
+    }
+    return drafts;
+}
+
+/** FLEET's chiplet-tasks for a linear: one per partition, tiles in the schedule's traversal order. */
+function chipletLinear({ op, mTiles: mt, tile }: LinearJob, ctx: LoweringContext): Draft[] {
+    const drafts: Draft[] = [];
+    for (let p = 0; p < ctx.partitions; p++) {
+      const tiles: Tile[] = [];
+      if (ctx.schedule.traversal === 'm-split') {
+        // XCD p serves batch tiles ≡ p (mod m_tiles) and an N-slice shared with the other XCDs of its group.
+        const myM = mt <= ctx.partitions ? [p % mt] : range(mt).filter((m) => m % ctx.partitions === p);
+        const groupSize = mt <= ctx.partitions ? Math.floor((ctx.partitions - 1 - (p % mt)) / mt) + 1 : 1;
+        const idx = mt <= ctx.partitions ? Math.floor(p / mt) : 0;
+        const c0 = Math.min(op.n, splitCols(op.n, groupSize, idx));
+        const c1 = Math.min(op.n, splitCols(op.n, groupSize, idx + 1));
+        for (const n0 of colTiles(c0, c1)) for (const m of myM) tiles.push(tile(m, n0));
+      } else {
+        const c0 = Math.min(op.n, splitCols(op.n, ctx.partitions, p));
+        const c1 = Math.min(op.n, splitCols(op.n, ctx.partitions, p + 1));
+        if (ctx.schedule.traversal === 'n-major') {
+          // N-major: consecutive workers take different weight columns: no reuse in flight.
+          for (let m = 0; m < mt; m++) for (const n0 of colTiles(c0, c1)) tiles.push(tile(m, n0));
+        } else {
+          // M-major: consecutive workers take the same weight columns for successive batch tiles.
+          for (const n0 of colTiles(c0, c1)) for (let m = 0; m < mt; m++) tiles.push(tile(m, n0));
+        }
+      }
+      drafts.push({ name: `${op.id}.x${p}`, level: 'chiplet', partition: p, tiles });
+    }
+    return drafts;
+}
+
+function range(n: number): number[] {
+  return Array.from({ length: n }, (_, i) => i);
+}
+
+function persistentGraph(policy: string, stages: Stage[], buffers: BufferTable, opts: CompileOptions, _graph: OpGraph): TaskGraph {
+  const tasks: Task[] = [];
+  const events: EventCounterSpec[] = [];
+  let prevEvent: number | null = null;
+  let prevTasks: Task[] = [];
+  for (const s of stages) {
+    const collective = s.ops[0]!.kind === 'all-reduce' || s.ops[0]!.kind === 'all-gather';
+    // MPK's cross-GPU protocol: a collective's slices complete when the peers' puts signal
+    // them, so its event is owned by this GPU and signalled remotely (NVSHMEM put-with-signal).
+    const ev = events.length;
+    events.push({ id: ev, name: `${s.name}.done`, threshold: s.drafts.length, ...(collective ? { device: 0, remote: true } : {}) });
+    // Slice i of a collective waits only for producer task i (the gcd of the two splits is
+    // the slice count): the first slices' puts overlap the producer's remaining tiles.
+    const sliced = collective && prevTasks.length === s.drafts.length && prevTasks.length > 1;
+    const first = tasks.length;
+    for (const d of s.drafts) {
+      tasks.push({
+        id: tasks.length,
+        name: d.name,
+        opId: s.ops[0]!.id,
+        kind: mainKind(s),
+        layer: s.layer,
+        level: d.level,
+        partition: d.partition,
+        tiles: d.tiles,
+        waits: prevEvent === null ? [] : [prevEvent],
+        signal: ev,
+      });
+    }
+    if (sliced) {
+      // The producer's stage event is replaced by one event per slice (the first reuses its id).
+      prevTasks.forEach((p, i) => {
+        const e = i === 0 ? prevEvent! : events.length;
+        events[e] = { id: e, name: `${p.name}.slice`, threshold: 1 };
+        p.signal = e;
+        tasks[first + i]!.waits = [e];
+      });
+    }
+    prevEvent = ev;
+    prevTasks = tasks.slice(first);
+  }
+  // Nobody waits on the last stage's event: drop it so every event has consumers.
+  const lastEv = events.length - 1;
+  for (const t of tasks) if (t.signal === lastEv) t.signal = null;
+  events.pop();
+  return { policy, style: 'persistent', buffers: buffers.buffers, tasks, events, kernels: [], layers: [...opts.layers] };
+}
+
+/** MPK's lowering: CU-tasks throughout. */
+export const cuTaskLowering: Lowering = {
+  stages: megakernelStages,
+  linear: cuTaskLinear,
+  grouped: (op, b, t) => cuGroupedDrafts(op, b, t),
+  assemble: persistentGraph,
+};
+
+/** FLEET's lowering: linears and grouped GEMMs as chiplet-tasks, the rest as MPK's CU-tasks. */
+export const chipletTaskLowering: Lowering = {
+  stages: megakernelStages,
+  linear: chipletLinear,
+  grouped: (op, b, t, ctx) => chipletGroupedDrafts(op, b, t, ctx.partitions, ctx.schedule.expertPlacement ?? 'spread'),
+  assemble: persistentGraph,
+};
+
+/**
+ * How policy `name`'s megakernel is organised on a backend: the workers and schedulers the
+ * backend's tuning gives it (its own layout for this policy, if it has one), the schedule's
+ * counting.
+ */
+export function persistentOptionsFor(backend: Backend, name: string, schedule: Schedule): PersistentOptions {
+  const parts = backend.topology.partitions.computeUnits;
+  const t = backend.tuning.policies?.[name]?.persistent ?? backend.tuning.persistent ?? {};
+  return {
+    workersPerPartition: t.workersPerPartition ?? Math.min(...parts) - 1,
+    chipletAware: schedule.chipletAware,
+    schedulers: t.globalSchedulers ?? (t.schedulersPerPartition ?? 1) * parts.length,
+    twoLevelCounting: schedule.twoLevelCounting,
+  };
+}
+
+const PREFILL = 'the megakernel schedules decode steps (one token per request, RoPE and the KV append inside attention tasks); its systems serve prefill with kernel-per-op';
+
+/** A persistent megakernel policy lowered by `lowering`, runnable where `requires` finds nothing missing. */
+export function megakernelPolicy(name: string, description: string, schedule: Schedule, lowering: Lowering, requires: (backend: Backend) => string | null = () => null): Policy {
+  return {
+    name,
+    description,
+    schedule,
+    unsupportedOn: requires,
+    prefill: PREFILL,
+    tensorParallel: null,
+    functional: () => null,
+    compile: (graph: OpGraph, backend: Backend, s: Schedule, opts: CompileOptions): TaskGraph => lowerGraph(graph, name, s, lowering, backend.topology, opts),
+    runtime: (backend, s) => ({ persistent: persistentOptionsFor(backend, name, s) }),
+  };
+}
+
+/**
+ * FLEET's chiplet-tasks are broadcast to one partition's workers, which share the task's
+ * weight tiles in their partition's L2 and count its completion at chiplet scope: the
+ * topology's chiplet level must be the partition itself (an XCD, a die), not a smaller unit
+ * such as Hopper's thread-block cluster.
+ */
+export function chipletIsPartition(backend: Backend): string | null {
+  const t = backend.topology;
+  if (t.levels.chiplet.unit === t.partitions.kind) return null;
+  const alternatives = backend.collectives.some((c) => c.name === 'cluster-reduce') ? 'mirage or clusterfusion' : 'mirage';
+  return `FLEET's chiplet-tasks run on one partition's workers, sharing weight tiles in its L2 and counting completion at chiplet scope; ${backend.name}'s chiplet level is the ${t.levels.chiplet.unit}, not its partition (${t.partitions.kind}) — use ${alternatives}`;
+}
+
+const mpkSchedule: Schedule = { style: 'persistent', fuseActivation: false, splitK: false, weightPolicy: 'default', storePolicy: 'default', twoLevelCounting: false, chipletAware: false };
+
+/** A FLEET schedule in tile order `traversal`: streaming weights, non-temporal stores, fused SiLU, two-level counting. */
+export function fleetSchedule(traversal: Traversal): Schedule {
+  return { style: 'persistent', traversal, fuseActivation: true, splitK: false, weightPolicy: 'streaming', storePolicy: 'nontemporal', twoLevelCounting: true, chipletAware: true };
+}
+
+export const MIRAGE = megakernelPolicy('mirage', 'persistent megakernel, CU-tasks, no chiplet awareness (Mirage MPK)', mpkSchedule, cuTaskLowering);
+export const FLEET_MTILE = megakernelPolicy(
+  'fleet-mtile',
+  'persistent, chiplet-tasks, cooperative M-major tiling, streaming weights, NT stores, fused SiLU',
+  fleetSchedule('m-tile'),
+  chipletTaskLowering,
+  chipletIsPartition,
+);
+export const FLEET_MSPLIT = megakernelPolicy(
+  'fleet-msplit',
+  'persistent, chiplet-tasks, M-split (no weight sharing), streaming weights, NT stores, fused SiLU',
+  fleetSchedule('m-split'),
+  chipletTaskLowering,
+  chipletIsPartition,
+);
