@@ -17,8 +17,10 @@ cleanup() {
 trap cleanup EXIT
 export npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
 
-# Every package of packages/ (the CLI needs them all); the B200 example is the third-party backend.
-PACKAGES=(packages/*/ examples/backend-b200)
+# Every package of packages/ (the CLI needs them all); the B200 example is the third-party backend,
+# the N-major example the third-party policy (an extension: not a workspace, so the repository's
+# own comparisons stay Fleet's policies).
+PACKAGES=(packages/*/ examples/backend-b200 examples/policy-nmajor)
 PACKAGES=("${PACKAGES[@]%/}")
 
 step() { printf '\n== pack test: %s\n' "$*" >&2; }
@@ -29,7 +31,7 @@ step "lockfile: every optional platform binary locked; npm ci --dry-run accepts 
 node "$ROOT/scripts/check-lockfile.mjs" --npm || fail "npm ci would reject package-lock.json"
 
 step "build"
-(cd "$ROOT" && npx --no-install tsc -b packages/cli examples/backend-b200)
+(cd "$ROOT" && npx --no-install tsc -b packages/cli examples/backend-b200 examples/policy-nmajor)
 
 step "pack ${#PACKAGES[@]} packages"
 mkdir -p "$WORK/tarballs"
@@ -85,6 +87,26 @@ node --input-type=module -e '
   }
   if (row("h100", "fleet-mtile").status !== "unsupported") throw new Error("compare: h100 fleet-mtile should be unsupported");
 '
+
+step "an installed policy package: fleet compare runs its policy, fleet backends lists it"
+"$fleet" compare --json --backends mi350,h100 --policies fleet-mtile,fleet-nmajor \
+  --batch 32 --decode 8 --sample-layers 1 >policy.json
+"$fleet" backends --json >backends-policies.json
+node --input-type=module -e '
+  import { readFileSync } from "node:fs";
+  const { results } = JSON.parse(readFileSync("policy.json", "utf8"));
+  const row = (b, p) => results.find((r) => r.backend === b && r.policy === p) ?? {};
+  const [mtile, nmajor] = [row("mi350", "fleet-mtile"), row("mi350", "fleet-nmajor")];
+  if (mtile.status !== "ok" || nmajor.status !== "ok") throw new Error(`policy: ${JSON.stringify(nmajor)}`);
+  // N-major shares no weight tile in flight: a lower L2 hit rate than cooperative M-major at batch 32.
+  if (!(nmajor.l2HitRate < mtile.l2HitRate)) throw new Error(`policy: n-major hit ${nmajor.l2HitRate} >= m-tile ${mtile.l2HitRate}`);
+  if (row("h100", "fleet-nmajor").status !== "unsupported") throw new Error("policy: h100 fleet-nmajor should be unsupported");
+  const { backends } = JSON.parse(readFileSync("backends-policies.json", "utf8"));
+  if (!backends.every((b) => b.policies.some((p) => p.policy === "fleet-nmajor"))) throw new Error("backends: fleet-nmajor not listed");
+  console.error(`  mi350 fleet-nmajor b32 L2 hit ${nmajor.l2HitRate} (fleet-mtile ${mtile.l2HitRate})`);
+'
+"$fleet" report --backends mi350 --policies fleet-mtile,fleet-nmajor --batch 32 --decode 8 --sample-layers 1 --out report >/dev/null
+[[ -s report/charts/traversal-l2.svg ]] && grep -q 'chart-traversal-l2' report/index.html || fail "fleet report: the installed package's section (traversal-l2) is missing"
 
 step "a bad flag is one line and exit code 2"
 set +e

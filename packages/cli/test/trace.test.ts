@@ -115,7 +115,7 @@ describe('fleet trace: bad input is one line, exit code 2', () => {
     ['layers out of range', ['--backend', 'mi350', '--policy', 'mirage', '--layers', '30-40', '-o', out], /--layers: '30-40'.*0\.\.35/],
     ['layers not a range', ['--backend', 'mi350', '--policy', 'mirage', '--layers', 'first', '-o', out], /--layers: 'first'/],
     ['unsupported policy', ['--backend', 'h100', '--policy', 'fleet-mtile', '-o', out], /fleet-mtile is unsupported on h100/],
-    ['undeclared policy', ['--backend', 'mi350', '--policy', 'magic', '-o', out], /does not run 'magic'/],
+    ['unknown policy', ['--backend', 'mi350', '--policy', 'magic', '-o', out], /unknown policy 'magic'/],
     ['unknown backend', ['--backend', 'tpu9', '--policy', 'mirage', '-o', out], /unknown backend 'tpu9'/],
     ['missing -o', ['--backend', 'mi350', '--policy', 'mirage'], /--out/],
     ['bad --gzip-above', ['--backend', 'mi350', '--policy', 'mirage', '--gzip-above', 'big', '-o', out], /--gzip-above: 'big'/],

@@ -16,7 +16,6 @@ import {
   simulateGraph,
   type Backend,
   type ModelSpec,
-  type SimulationOptions,
   type TaskGraph,
 } from '@fleet/core';
 import { type FloatDType, Rng, rounder } from '@fleet/numerics';

@@ -5,7 +5,9 @@ import type { ReportData } from '../report/index.js';
 import { compareJobs } from '../compare.js';
 import type { Io } from '../io.js';
 import { progress } from '../progress.js';
+import { loadBackends } from '../backends.js';
 import { addCompareOptions, collectReportData, resolveCompareOptions, sweepReportData, writeReport } from '../report/index.js';
+import { contributedSections } from '../report/sections.js';
 
 /** `fleet report`: run a comparison and write it as an HTML page with charts. */
 export function registerReport(program: Command, io: Io): void {
@@ -32,7 +34,7 @@ export function registerReport(program: Command, io: Io): void {
         data = collectReportData(resolved.model, resolved.opts, bar);
         bar.stop();
       }
-      const files = await writeReport(dir, data, sampling);
+      const files = await writeReport(dir, data, sampling, contributedSections(await loadBackends(cwd)));
       if (o.json) io.out(JSON.stringify({ schemaVersion: 1, dir, files }, null, 2) + '\n');
       else io.out(`wrote ${resolve(dir, 'index.html')} (${files.length} files: comparison, ${files.filter((f) => f.endsWith('.svg')).length} charts as SVG and PNG)\n`);
     });

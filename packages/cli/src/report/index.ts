@@ -5,6 +5,7 @@ export { reportCharts, type ChartSpec } from './charts.js';
 export { renderSvg, renderPng, namespaceIds } from './render.js';
 export { reportHtml, escapeHtml } from './html.js';
 export { writeReport } from './write-report.js';
+export { contributedSections, sectionCharts, type ReportSection } from './sections.js';
 export { sweepReportData } from './from-sweep.js';
 export { OP_CLASSES, opClassOf, type OpClass } from './op-class.js';
 export { classBreakdownMs, stepClassTimes, type ClassTimes } from './breakdown.js';

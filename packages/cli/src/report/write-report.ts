@@ -5,13 +5,15 @@ import { reportCharts } from './charts.js';
 import type { ReportData } from './data.js';
 import { reportHtml, type RenderedChart } from './html.js';
 import { renderPng, renderSvg } from './render.js';
+import { sectionCharts, type ReportSection } from './sections.js';
 
 /**
  * Write the report into `dir`: `index.html` (self-contained), the comparison as
  * `compare.json|csv|md`, and per chart `charts/<id>.svg`, `.png` and `.vl.json`.
- * Returns the files written, relative to `dir`, in writing order.
+ * Plugins' `sections` add their charts after Fleet's. Returns the files written, relative to
+ * `dir`, in writing order.
  */
-export async function writeReport(dir: string, data: ReportData, sampling: CompareSampling): Promise<string[]> {
+export async function writeReport(dir: string, data: ReportData, sampling: CompareSampling, sections: readonly ReportSection[] = []): Promise<string[]> {
   mkdirSync(join(dir, 'charts'), { recursive: true });
   const files: string[] = [];
   const write = (rel: string, content: string | Buffer) => {
@@ -23,7 +25,8 @@ export async function writeReport(dir: string, data: ReportData, sampling: Compa
   write('compare.csv', formatCompare('csv', { model: data.model, sampling, rows }));
   write('compare.md', formatCompare('markdown', { model: data.model, sampling, rows }));
   const rendered: RenderedChart[] = [];
-  for (const chart of reportCharts(data)) {
+  const own = reportCharts(data);
+  for (const chart of [...own, ...sectionCharts(sections, rows, data.model, new Set(own.map((c) => c.id)))]) {
     const svg = await renderSvg(chart.spec, chart.id);
     write(`charts/${chart.id}.vl.json`, JSON.stringify(chart.spec, null, 2) + '\n');
     write(`charts/${chart.id}.svg`, svg);

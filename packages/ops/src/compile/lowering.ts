@@ -1,23 +1,17 @@
 import {
-  graphRows,
   inputError,
   type CollectiveModel,
   type OpKind,
   type AttentionOp,
   type CollectiveOp,
-  type EventCounterSpec,
   type GroupedLinearOp,
-  type KernelSpec,
   type KernelLibrary,
   type LinearOp,
   type OpGraph,
   type OpNode,
   type RowOp,
-  type Task,
   type TaskGraph,
-  type TaskLevel,
   type DecodeAttentionKernel,
-  type TilePipeline,
   type Tile,
   type Topology,
 } from '@fleet/core';
@@ -25,10 +19,10 @@ import { attentionTiles, DEFAULT_PREFILL_TILING, prefillAttentionTiles, streamCh
 import { BufferTable } from '../decompose/buffers.js';
 import { linearTile, mTiles, TILE_N, type LinearBuffers, type LinearPolicies } from '../decompose/linear.js';
 import { rowTiles, type RowOperand } from '../decompose/row-ops.js';
-import { bookkeepingTile, chipletGroupedDrafts, cuGroupedDrafts, defaultGroupedTiling, libraryGroupedDrafts, mlaDecodeDrafts, type GroupedTiling } from '../decompose/moe.js';
+import { defaultGroupedTiling, mlaDecodeDrafts, type GroupedTiling } from '../decompose/moe.js';
 import type { Schedule } from './schedule.js';
 import { type Draft, type Stage } from './drafts.js';
-import { quantizesLinear, splitKBoundary, weightBufferBytes } from '../quant/weight-regions.js';
+import { quantizesLinear, weightBufferBytes } from '../quant/weight-regions.js';
 import { DENSE_BF16, type WeightType } from '../quant/weight-type.js';
 import type { PrelayoutTiles } from '../quant/prelayout.js';
 

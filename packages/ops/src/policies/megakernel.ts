@@ -4,7 +4,7 @@
  * (chiplet-tasks) gives each partition one task per linear that its workers share, in one
  * of three tile orders, and needs a partition-private L2 for that sharing to pay.
  */
-import { inputError, type Backend, type EventCounterSpec, type OpGraph, type OpNode, type PersistentOptions, type Task, type TaskGraph, type Tile } from '@fleet/core';
+import { type Backend, type EventCounterSpec, type OpGraph, type OpNode, type PersistentOptions, type Task, type TaskGraph, type Tile } from '@fleet/core';
 import { BufferTable } from '../decompose/buffers.js';
 import { linearTile } from '../decompose/linear.js';
 import { chipletGroupedDrafts, cuGroupedDrafts } from '../decompose/moe.js';
