@@ -17,9 +17,9 @@ cleanup() {
 trap cleanup EXIT
 export npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
 
-# Every package of the workspace (what the CLI needs and the device families they build on);
-# the B200 example is the third-party backend, the N-major example the third-party policy (an
-# extension: not a workspace, so the repository's own comparisons stay Fleet's policies).
+# Every package of packages/ (the CLI needs them all); the B200 example is the third-party backend,
+# the N-major example the third-party policy (an extension: not a workspace, so the repository's
+# own comparisons stay Fleet's policies).
 PACKAGES=(packages/*/ examples/backend-b200 examples/policy-nmajor)
 PACKAGES=("${PACKAGES[@]%/}")
 
@@ -53,7 +53,6 @@ cd "$WORK/project"
 printf '{ "name": "fleet-pack-test", "version": "0.0.0", "private": true, "type": "module" }\n' >package.json
 npm install --no-audit --no-fund --prefer-offline --loglevel=error "$WORK"/tarballs/*.tgz
 for p in "${PACKAGES[@]}"; do
-  [[ $p == packages/* ]] || continue
   name="$(node -p "require('$ROOT/$p/package.json').name")"
   [[ -d "node_modules/$name" && ! -L "node_modules/$name" ]] || fail "$name is not installed from its tarball"
 done
@@ -121,18 +120,20 @@ node --input-type=module -e '
   const core = await import("@fleet/core");
   const b200 = (await import("@fleet-examples/backend-b200")).default;
   if (core.loadBackend(b200, "pack-test").name !== "b200") throw new Error("b200 does not load");
-  for (const s of ["@fleet/core/conformance", "@fleet/core/package.json", "@fleet/cli/package.json", "@fleet/ops", "@fleet/attention-study"]) import.meta.resolve(s);
+  for (const s of ["@fleet/core/conformance", "@fleet/core/package.json", "@fleet/cli/package.json", "@fleet/ops", "@fleet/attention-study", "@fleet/numerics", "@fleet/functional", "@fleet/validation"]) import.meta.resolve(s);
 '
 cat >check.ts <<'EOF'
 import { loadBackend, type Backend, type Topology } from '@fleet/core';
 import { predictDecode } from '@fleet/ops';
+import { roundBf16 } from '@fleet/numerics';
+import { verifyDecode } from '@fleet/functional';
 import { main } from '@fleet/cli';
 import h100 from '@fleet/backend-h100';
 import b200, { topology } from '@fleet-examples/backend-b200';
 
 const t: Topology = topology;
 const backends: Backend[] = [loadBackend(b200, 'check'), loadBackend(h100, 'check')];
-export const used = [t, backends, predictDecode, main];
+export const used = [t, backends, predictDecode, roundBf16, verifyDecode, main];
 EOF
 printf '{ "compilerOptions": { "module": "nodenext", "target": "es2022", "strict": true, "noEmit": true, "skipLibCheck": true, "types": [] }, "files": ["check.ts"] }\n' >tsconfig.json
 "$ROOT/node_modules/.bin/tsc" -p tsconfig.json || fail "type-checking against the installed packages"

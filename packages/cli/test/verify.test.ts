@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadModel } from '@fleet/core';
-import { checkpointTensorsOf, randomWeights, writeSafetensors } from '@fleet/ops';
+import { checkpointTensorsOf, randomWeights, writeSafetensors } from '@fleet/functional';
 import { main, type Io } from '../src/index.js';
 
 async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {

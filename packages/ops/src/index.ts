@@ -7,6 +7,10 @@
  * - `policies/`   scheduling policies as objects, one module per family (kernel-per-op;
  *                 megakernels: Mirage MPK and FLEET's traversals; ClusterFusion), the registry
  * - `predict/`    decode prediction: sampled positions and layers, extrapolated
+ * - `quant/`      weight types, group-wise quantization, pre-layout, weight bytes and dequant work
+ *
+ * Number formats, reference kernels, low-bit codes and layouts are in `@fleet/numerics`;
+ * running a compiled task graph with real numbers (`fleet verify`) is `@fleet/functional`.
  */
 export * from './decompose/linear.js';
 export * from './decompose/attention.js';
@@ -24,40 +28,11 @@ export * from './predict/prefill.js';
 export * from './predict/mixed.js';
 export { simulateStep, compiledSteps, collectivesFor, backendCompileOptions, sameLayerOps, worseExtrapolation, PROOF_LAYERS, type LayerExtrapolation, type StepOptions, type StepResult, type StepSimulation } from './predict/step.js';
 export { linearOpGraph } from './predict/single-op.js';
-export * from './numerics/random.js';
-export * from './numerics/float-format.js';
-export * from './numerics/dtype.js';
-export * from './numerics/linear.js';
-export * from './numerics/elementwise.js';
-export * from './numerics/rope.js';
-export * from './numerics/attention.js';
-export * from './numerics/flash-attention.js';
-export * from './numerics/mla.js';
-export * from './lowbit/types.js';
-export * from './lowbit/codec.js';
-export * from './lowbit/packing.js';
-export * from './layout/layout.js';
-export * from './layout/swizzle.js';
-export * from './layout/register-tile.js';
-export * from './layout/mma.js';
 export * from './quant/weight-type.js';
 export * from './quant/groupwise.js';
 export * from './quant/prelayout.js';
 export * from './quant/cost.js';
-export * from './functional/safetensors-data.js';
-export * from './functional/weights.js';
-export * from './functional/decode-ops.js';
-export * from './functional/reference.js';
-export * from './functional/versioned-memory.js';
-export * from './functional/stages.js';
-export * from './functional/executor.js';
-export * from './functional/verify.js';
-export * from './functional/tiny-model.js';
-export * from './functional/model-source.js';
 export * from './policies/clusterfusion.js';
 export * from './policies/clusterfusion-mla.js';
 export * from './decompose/moe.js';
-export * from './functional/fault-injection.js';
 export * from './quant/weight-regions.js';
-export * from './functional/cluster-plan.js';
-export * from './functional/tensor-parallel.js';

@@ -1,6 +1,7 @@
 import { Option, type Command } from 'commander';
 import { describeModel, FleetError, inputError, listPresets, type TaskGraph } from '@fleet/core';
-import { defaultTolerance, dropDependency, loadFunctionalModel, modelFloatDType, policyNames, randomWeights, verifyDecode, verifyTensorParallel, type VerifyResult } from '@fleet/ops';
+import { defaultTolerance, dropDependency, loadFunctionalModel, modelFloatDType, randomWeights, verifyDecode, verifyTensorParallel, type VerifyResult } from '@fleet/functional';
+import { policyNames } from '@fleet/ops';
 import { loadBackends } from '../backends.js';
 import { policiesOf } from '../policies.js';
 import { parseInt1 } from '../compare.js';

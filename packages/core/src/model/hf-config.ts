@@ -4,11 +4,14 @@ import { readBoundedText } from './files.js';
 import { lineError, oneLine, showValue } from './messages.js';
 import { parameterCount } from './parameters.js';
 import { MOE_MODEL_TYPES, parseMla, parseMoe } from './moe-config.js';
+import { parseNumerics } from './hf-numerics.js';
 
 /**
- * Reading a Hugging Face `config.json` into a `ModelSpec`. Only decoder-only architectures
- * whose decode step `buildDecodeGraph` models faithfully are accepted; anything else is
- * rejected rather than silently simulated as something it is not.
+ * Reading a Hugging Face `config.json` into a `ModelSpec`: the one reader of config files in
+ * Fleet (shapes, MoE and latent attention, and the RoPE base and RMSNorm epsilon functional
+ * runs compute with). Only decoder-only architectures whose decode step `buildDecodeGraph`
+ * models faithfully are accepted; anything else is rejected rather than silently simulated
+ * as something it is not.
  */
 
 /** `model_type` values whose layers match the op graph of `buildDecodeGraph`. */
@@ -152,7 +155,7 @@ export function parseHfConfig(json: unknown, origin: string): ModelSpec {
   if (params > MAX_PARAMETERS) {
     throw lineError(`${origin}: total parameter count (${params.toExponential(2)}) is absurdly large (at most 1e13)`);
   }
-  return spec;
+  return { ...spec, ...parseNumerics(cfg, origin) };
 }
 
 /** A `config.json` is a few kilobytes: a larger file is something else (a shard, a dump) and is not read whole. */

@@ -33,4 +33,11 @@ export interface ModelSpec {
    * width (nope + rope) and `numKvHeads` equals `numHeads` (the config's value).
    */
   mla?: MlaSpec;
+  /**
+   * RoPE base θ (`rope_theta`) where the config states it. The timing simulation never reads
+   * it; functional runs compute with it (their default where it is absent, as in the presets).
+   */
+  ropeTheta?: number;
+  /** RMSNorm epsilon (`rms_norm_eps`) where the config states it; read as `ropeTheta` is. */
+  rmsNormEps?: number;
 }

@@ -69,14 +69,23 @@ afterAll(removeTempDirs);
 describe('config.json parsing', () => {
   it('reads the Qwen3-8B config as the qwen3-8b preset', () => {
     const file = writeConfig(QWEN3_8B);
-    expect(loadModel(file)).toEqual({ ...MODEL_PRESETS['qwen3-8b'], name: file });
+    // The preset leaves out the RoPE base and RMSNorm epsilon (only functional runs read them).
+    expect(loadModel(file)).toEqual({ ...MODEL_PRESETS['qwen3-8b'], name: file, ropeTheta: 1000000, rmsNormEps: 1e-6 });
   });
 
   it('reads the Llama-2-7B config (file or directory) as the llama2-7b preset', () => {
     const file = writeConfig(LLAMA2_7B);
-    expect(loadModel(file)).toEqual({ ...MODEL_PRESETS['llama2-7b'], name: file });
+    expect(loadModel(file)).toEqual({ ...MODEL_PRESETS['llama2-7b'], name: file, rmsNormEps: 1e-5 });
     const dir = path.dirname(file);
-    expect(loadModel(dir)).toEqual({ ...MODEL_PRESETS['llama2-7b'], name: dir });
+    expect(loadModel(dir)).toEqual({ ...MODEL_PRESETS['llama2-7b'], name: dir, rmsNormEps: 1e-5 });
+  });
+
+  it('reads the RoPE base and RMSNorm epsilon only where the config states them (null: not stated)', () => {
+    const stated = parseHfConfig({ ...LLAMA2_7B, rope_theta: 500000, rms_norm_eps: 1e-6 }, 'c');
+    expect(stated).toMatchObject({ ropeTheta: 500000, rmsNormEps: 1e-6 });
+    const { rms_norm_eps: _eps, ...none } = LLAMA2_7B;
+    const spec = parseHfConfig({ ...none, rope_theta: null }, 'c');
+    expect('ropeTheta' in spec || 'rmsNormEps' in spec).toBe(false);
   });
 
   it('applies defaults: kv heads = heads, head_dim = hidden / heads, newer `dtype` key', () => {
@@ -123,6 +132,10 @@ describe('config.json parsing', () => {
     ['non-boolean tie_word_embeddings', { tie_word_embeddings: 'no' }, ["'tie_word_embeddings'", 'true or false']],
     ['absurd dimension', { vocab_size: 2_000_000 }, ["'vocab_size' (2000000)", 'at most 1000000']],
     ['absurd layer count', { num_hidden_layers: 1001 }, ["'num_hidden_layers' (1001)", 'at most 1000']],
+    ['negative RoPE base', { rope_theta: -5 }, ["config.json: field 'rope_theta' (-5) must be a positive number"]],
+    ['zero RMSNorm epsilon', { rms_norm_eps: 0 }, ["config.json: field 'rms_norm_eps' (0) must be a positive number"]],
+    ['string RMSNorm epsilon', { rms_norm_eps: 'small' }, ["config.json: field 'rms_norm_eps' (\"small\") must be a positive number"]],
+    ['boolean RoPE base', { rope_theta: true }, ["config.json: field 'rope_theta' (true) must be a positive number"]],
     [
       'absurd parameter count',
       { hidden_size: 900_000, num_attention_heads: 1000, num_key_value_heads: 1000, intermediate_size: 900_000, num_hidden_layers: 1000 },

@@ -4,7 +4,7 @@
  * weight bytes, so these numbers carry the W4A16-vs-W16A16 difference.
  */
 import type { ModelSpec } from '@fleet/core';
-import { dtypeBytes } from '../numerics/dtype.js';
+import { dtypeBytes } from '@fleet/numerics';
 import { DEFAULT_PRELAYOUT, prelayoutBytes, type PrelayoutTiles } from './prelayout.js';
 import type { WeightType } from './weight-type.js';
 

@@ -7,10 +7,7 @@
  * max). Unsigned integers hold offset-binary codes with the fixed zero point 2^(n−1)
  * (q = code − 2^(n−1)), GPTQ's symmetric convention, so `u4` and `i4` reach the same levels.
  */
-import { rounder, type FloatDType } from '../numerics/dtype.js';
-import { decode, decodeTable, encode } from '../lowbit/codec.js';
-import { packCodes, unpackCodes } from '../lowbit/packing.js';
-import { intType, type LowBitType } from '../lowbit/types.js';
+import { decode, decodeTable, encode, intType, packCodes, rounder, unpackCodes, type FloatDType, type LowBitType } from '@fleet/numerics';
 
 export interface QuantizedMatrix {
   type: LowBitType;

@@ -5,8 +5,7 @@
  * codes run k-major (element (kk, nn) at kk·BN + nn), packed LSB-first. Partial edge tiles
  * are padded with the code of 0 so every tile has the same size.
  */
-import { encode } from '../lowbit/codec.js';
-import { packCodes, unpackCodes } from '../lowbit/packing.js';
+import { encode, packCodes, unpackCodes } from '@fleet/numerics';
 import type { QuantizedMatrix } from './groupwise.js';
 
 export interface PrelayoutTiles {

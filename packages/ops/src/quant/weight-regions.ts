@@ -6,7 +6,7 @@
  * scales [⌈K/group⌉, N] of the columns and groups the tile spans.
  */
 import type { AccessPolicy, LinearOp, Region } from '@fleet/core';
-import { dtypeBytes } from '../numerics/dtype.js';
+import { dtypeBytes } from '@fleet/numerics';
 import { dequantFlops } from './cost.js';
 import { DEFAULT_PRELAYOUT, prelayoutBytes, prelayoutTileBytes, type PrelayoutTiles } from './prelayout.js';
 import type { WeightType } from './weight-type.js';

@@ -5,8 +5,7 @@
  * `g` and the group size along K.
  */
 import { inputError } from '@fleet/core';
-import type { FloatDType } from '../numerics/dtype.js';
-import { parseLowBitType, type LowBitType } from '../lowbit/types.js';
+import { parseLowBitType, type FloatDType, type LowBitType } from '@fleet/numerics';
 
 export const QUANT_GROUPS: readonly number[] = [32, 64, 128, 256];
 

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { loadModel } from '@fleet/core';
+import { linear, parseLowBitType, Rng, unpackCodes, type LowBitType } from '@fleet/numerics';
 import {
   decoderLinearBytes,
   dequantFlops,
   dequantize,
   dequantOpsPerElement,
-  linear,
   linearTile,
   linearWeightBytes,
   linearWeightRegions,
@@ -14,18 +14,14 @@ import {
   splitKBoundary,
   tileDequantFlops,
   weightBufferBytes,
-  parseLowBitType,
   parseWeightType,
   prelayout,
   prelayoutBytes,
   quantizedLinear,
   quantizeGroupwise,
   quantMax,
-  Rng,
-  unpackCodes,
   unprelayout,
   weightSliceBytes,
-  type LowBitType,
 } from '../../src/index.js';
 
 describe('weight types', () => {

@@ -12,11 +12,7 @@
  * scalings are not part of the op graph and are not applied.
  */
 import type { AttentionOp, GroupedLinearOp, LinearOp, OpGraph, OpNode, RowOp } from '@fleet/core';
-import { attentionPartial, combinePartials, naiveDecodeAttention, type RequestAttentionShape, type SoftmaxPartial } from '../numerics/attention.js';
-import { rounder, type FloatDType } from '../numerics/dtype.js';
-import { actMul, argmax, residualAdd, rmsnorm } from '../numerics/elementwise.js';
-import { linearBox, type LinearBox } from '../numerics/linear.js';
-import { ropeInPlace } from '../numerics/rope.js';
+import { actMul, argmax, attentionPartial, combinePartials, type RequestAttentionShape, type FloatDType, linearBox, type LinearBox, naiveDecodeAttention, residualAdd, rmsnorm, ropeInPlace, rounder, type SoftmaxPartial } from '@fleet/numerics';
 import type { ModelWeights } from './weights.js';
 
 export interface DecodeSemantics {

@@ -3,10 +3,12 @@
 // level lookup + per-group scale) on a 4096 × 4096 weight at several types, the dense GEMV
 // beside it, and the wall time of functional verification (`fleet verify`'s work) of the
 // tiny model for every policy on MI350. Run after a build:
-//   npm run bench -w @fleet/ops      (or: node packages/ops/bench/numerics.bench.mjs [--quick])
+//   npm run bench -w @fleet/functional      (or: node packages/functional/bench/numerics.bench.mjs [--quick])
 import { loadBackend } from '@fleet/core';
 import mi350 from '@fleet/backend-mi350';
-import { linear, parseLowBitType, POLICIES, quantizedLinear, quantizeGroupwise, randomWeights, Rng, TINY_MODEL, verifyDecode } from '../dist/index.js';
+import { linear, parseLowBitType, Rng } from '@fleet/numerics';
+import { BUILTIN_POLICIES, quantizedLinear, quantizeGroupwise, resolvePolicy } from '@fleet/ops';
+import { randomWeights, TINY_MODEL, verifyDecode } from '../dist/index.js';
 
 const quick = process.argv.includes('--quick');
 const runs = quick ? 1 : 5;
@@ -41,7 +43,7 @@ console.log('\nfunctional verification, tiny model (2 layers, hidden 64, batch 2
 const backend = loadBackend(mi350, 'bench');
 const weights = randomWeights(TINY_MODEL, 1);
 let total = 0;
-for (const p of POLICIES.filter((d) => backend.policies.some((s) => s.policy === d.name && !s.unsupportedReason))) {
+for (const p of BUILTIN_POLICIES.filter((d) => !('reason' in resolvePolicy(backend, d)))) {
   let status = '';
   const ms = time(() => {
     status = verifyDecode(backend, TINY_MODEL, { policy: p.name, weights }).status;

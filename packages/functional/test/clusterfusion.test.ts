@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { buildDecodeGraph, checkTaskGraph, type TaskGraph } from '@fleet/core';
-import { compilePolicy, dropDependency, BUILTIN_POLICIES, stagesOf, TINY_MODEL, verifyDecode, type VerifyOptions } from '../../src/index.js';
-import { hopperLike } from '../hopper-like.js';
+import { BUILTIN_POLICIES, compilePolicy } from '@fleet/ops';
+import { dropDependency, stagesOf, TINY_MODEL, verifyDecode, type VerifyOptions } from '../src/index.js';
+import { hopperLike } from './helpers.js';
 
 const backend = hopperLike();
 const clusterfusion = BUILTIN_POLICIES.find((p) => p.name === 'clusterfusion')!;

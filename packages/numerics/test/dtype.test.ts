@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { bf16Bits, bf16BitsFromFp32, bf16FromBits, fp16Bits, fp16FromBits, roundBf16, roundFp16, Rng } from '../../src/index.js';
+import { bf16Bits, bf16BitsFromFp32, bf16FromBits, fp16Bits, fp16FromBits, roundBf16, roundFp16, Rng } from '../src/index.js';
 
 /** Independent decoders written from the IEEE definitions (no shared code with the library). */
 function fp16Ref(b: number): number {

@@ -21,7 +21,7 @@
  */
 import { DTYPE_BYTES, type AttentionOp, type LinearOp, type OpGraph, type Region, type RowOp, type SimEvent, type Task, type TaskGraph, type TensorSpec } from '@fleet/core';
 import { ClusterPlan } from './cluster-plan.js';
-import { actMul } from '../numerics/elementwise.js';
+import { actMul } from '@fleet/numerics';
 import type { DecodeOps, KvChunk, Tensors } from './decode-ops.js';
 import { stagesOf, type Stage } from './stages.js';
 import type { VersionedMemory } from './versioned-memory.js';

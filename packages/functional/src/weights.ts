@@ -7,8 +7,7 @@
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import { inputError, isMoeLayer, type ModelSpec } from '@fleet/core';
-import { rounder, type FloatDType } from '../numerics/dtype.js';
-import { Rng } from '../numerics/random.js';
+import { type FloatDType, Rng, rounder } from '@fleet/numerics';
 import { SafetensorsFile, type DataDType, type TensorData } from './safetensors-data.js';
 
 export type ModelWeights = Map<string, Float32Array>;

@@ -6,8 +6,7 @@
  * vocabulary shards. The result must equal the single-device reference: `fleet verify --tp`.
  */
 import { buildDecodeGraph, inputError, tensorParallelProblem, tensorParallelShapes, type CollectiveOp, type ModelSpec, type OpGraph } from '@fleet/core';
-import { rounder } from '../numerics/dtype.js';
-import { Rng } from '../numerics/random.js';
+import { Rng, rounder } from '@fleet/numerics';
 import { DecodeOps, DEFAULT_SEMANTICS, type DecodeSemantics } from './decode-ops.js';
 import { allocateState, referenceStep, tensorsOf, type DecodeState } from './reference.js';
 import { checkRunnable, defaultTolerance, type VerifyResult, type VerifyStep } from './verify.js';

@@ -3,24 +3,24 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildDecodeGraph, checkTaskGraph, loadModel, readSafetensorsHeader, type TaskGraph } from '@fleet/core';
+import { BUILTIN_POLICIES, compilePolicy } from '@fleet/ops';
 import {
   allocateState,
   checkpointTensorsOf,
-  compilePolicy,
   DEFAULT_SEMANTICS,
   dropDependency,
   loadCheckpointWeights,
   loadFunctionalModel,
-  BUILTIN_POLICIES,
   randomWeights,
   referenceStep,
   SafetensorsFile,
+  semanticsOf,
   stagesOf,
   TINY_MODEL,
   verifyDecode,
   writeSafetensors,
-} from '../../src/index.js';
-import { mi350Backend } from '../helpers.js';
+} from '../src/index.js';
+import { mi350Backend } from './helpers.js';
 
 const backend = mi350Backend();
 const dirs: string[] = [];
@@ -215,6 +215,19 @@ describe('checkpoints', () => {
     for (const [name, data] of w) expect(Array.from(back.get(name)!), name).toEqual(Array.from(data));
     const r = verifyDecode(backend, m.spec, { policy: 'fleet-mtile', weights: m.weights, semantics: m.semantics, steps: 1 });
     expect(r.status).toBe('pass');
+  });
+
+  it('takes the RoPE base and RMSNorm epsilon from the model loader; a config.json alone runs on random weights', () => {
+    const cfg = { model_type: 'llama', hidden_size: 64, num_hidden_layers: 1, num_attention_heads: 4, intermediate_size: 128, vocab_size: 256 };
+    const file = path.join(tempDir(), 'config.json');
+    fs.writeFileSync(file, JSON.stringify({ ...cfg, rope_theta: 500000 }));
+    const m = loadFunctionalModel(file);
+    expect(m.weightsFrom).toBe('random');
+    expect(m.semantics).toEqual({ ropeTheta: 500000 });
+    expect(semanticsOf(m.spec)).toEqual(m.semantics);
+    fs.writeFileSync(file, JSON.stringify({ ...cfg, rms_norm_eps: -1 }));
+    expect(() => loadFunctionalModel(file)).toThrow(`${file}: field 'rms_norm_eps' (-1) must be a positive number`);
+    expect(loadFunctionalModel('tiny').semantics).toEqual({});
   });
 
   it('refuses models too large to hold in memory, in one line', () => {

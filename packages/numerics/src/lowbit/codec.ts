@@ -4,7 +4,7 @@
  * becomes the NaN code where the type has one and is a `RangeError` otherwise. Decoding a
  * code is exact (every code's value is a double, and an fp32).
  */
-import { decodeFloat, encodeFloat, roundHalfEven } from '../numerics/float-format.js';
+import { decodeFloat, encodeFloat, roundHalfEven } from '../float-format.js';
 import type { LowBitType } from './types.js';
 
 /** Round to the nearest integer, ties to even, for either sign. */

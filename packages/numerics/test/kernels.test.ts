@@ -17,7 +17,7 @@ import {
   Rng,
   softmax,
   type RequestAttentionShape,
-} from '../../src/index.js';
+} from '../src/index.js';
 
 function maxRel(a: ArrayLike<number>, b: ArrayLike<number>): number {
   let d = 0;

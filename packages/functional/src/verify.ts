@@ -18,10 +18,8 @@ import {
   type ModelSpec,
   type TaskGraph,
 } from '@fleet/core';
-import { rounder, type FloatDType } from '../numerics/dtype.js';
-import { Rng } from '../numerics/random.js';
-import type { CompileOptions } from '../compile/lowering.js';
-import { resolvePolicy, type PolicyRegistry } from '../policies/registry.js';
+import { type FloatDType, Rng, rounder } from '@fleet/numerics';
+import { resolvePolicy, type CompileOptions, type PolicyRegistry } from '@fleet/ops';
 import { DecodeOps, DEFAULT_SEMANTICS, type DecodeSemantics } from './decode-ops.js';
 import { FunctionalExecutor } from './executor.js';
 import { allocateState, referenceStep } from './reference.js';

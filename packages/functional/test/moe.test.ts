@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildDecodeGraph, loadModel } from '@fleet/core';
-import { dropDependency, referenceStep, allocateState, randomWeights, DEFAULT_SEMANTICS, TINY_MOE_MODEL, TINY_MLA_MODEL, verifyDecode, checkRunnable } from '../../src/index.js';
-import { mi350Backend } from '../helpers.js';
-import { hopperLike } from '../hopper-like.js';
+import { dropDependency, referenceStep, allocateState, randomWeights, DEFAULT_SEMANTICS, TINY_MOE_MODEL, TINY_MLA_MODEL, verifyDecode, checkRunnable } from '../src/index.js';
+import { hopperLike, mi350Backend } from './helpers.js';
 
 describe('functional execution of a Mixture-of-Experts layer (tiny-moe)', () => {
   const mi350 = mi350Backend();

@@ -6,7 +6,7 @@
  */
 import * as fs from 'node:fs';
 import { inputError, readSafetensorsHeader, type SafetensorsHeader } from '@fleet/core';
-import { bf16Bits, fp16Bits, fp16FromBits } from '../numerics/dtype.js';
+import { bf16Bits, fp16Bits, fp16FromBits } from '@fleet/numerics';
 
 export type DataDType = 'BF16' | 'F16' | 'F32';
 

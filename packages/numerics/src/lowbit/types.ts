@@ -10,7 +10,7 @@
  * like the sub-byte ones.
  */
 import { inputError } from '@fleet/core';
-import { floatFormat, maxFinite, type FloatFormat } from '../numerics/float-format.js';
+import { floatFormat, maxFinite, type FloatFormat } from '../float-format.js';
 
 export interface IntType {
   kind: 'int' | 'uint';
