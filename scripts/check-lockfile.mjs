@@ -7,12 +7,12 @@
 // package.json with the lockfile).
 //
 //   node scripts/check-lockfile.mjs [--npm] [--lockfile PATH]   exit 0: fine; 1: problems on stderr
-import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** Problems with the lockfile's optional dependencies, one line each; empty when complete. */
 export function missingOptionalDependencies(lock) {
@@ -22,9 +22,9 @@ export function missingOptionalDependencies(lock) {
     for (const [name, spec] of Object.entries(entry.optionalDependencies ?? {})) {
       const found = resolve(pkgs, path, name);
       if (found === undefined) {
-        problems.push(`${path || "(root)"}: optional dependency ${name}@${spec} has no lock entry`);
+        problems.push(`${path || '(root)'}: optional dependency ${name}@${spec} has no lock entry`);
       } else if (/^\d+\.\d+\.\d+(-[\w.]+)?$/.test(spec) && pkgs[found].version !== spec) {
-        problems.push(`${path || "(root)"}: ${name} is locked at ${pkgs[found].version}, wants ${spec}`);
+        problems.push(`${path || '(root)'}: ${name} is locked at ${pkgs[found].version}, wants ${spec}`);
       }
     }
   }
@@ -35,27 +35,31 @@ export function missingOptionalDependencies(lock) {
 function resolve(pkgs, from, name) {
   let dir = from;
   for (;;) {
-    const candidate = (dir ? `${dir}/` : "") + `node_modules/${name}`;
+    const candidate = `${dir ? `${dir}/` : ''}node_modules/${name}`;
     if (candidate in pkgs) return candidate;
     if (!dir) return undefined;
-    const cut = dir.lastIndexOf("/node_modules/");
-    dir = cut >= 0 ? dir.slice(0, cut) : "";
+    const cut = dir.lastIndexOf('/node_modules/');
+    dir = cut >= 0 ? dir.slice(0, cut) : '';
   }
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const at = process.argv.indexOf("--lockfile");
-  const file = at >= 0 ? process.argv[at + 1] : join(root, "package-lock.json");
-  const lock = JSON.parse(readFileSync(file, "utf8"));
+  const at = process.argv.indexOf('--lockfile');
+  const file = at >= 0 ? process.argv[at + 1] : join(root, 'package-lock.json');
+  const lock = JSON.parse(readFileSync(file, 'utf8'));
   const problems = missingOptionalDependencies(lock);
-  if (process.argv.includes("--npm")) {
+  if (process.argv.includes('--npm')) {
     try {
-      execFileSync("npm", ["ci", "--dry-run", "--offline", "--no-audit", "--no-fund", "--ignore-scripts"], {
-        cwd: root, stdio: ["ignore", "pipe", "pipe"], encoding: "utf8",
+      execFileSync('npm', ['ci', '--dry-run', '--offline', '--no-audit', '--no-fund', '--ignore-scripts'], {
+        cwd: root,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        encoding: 'utf8',
       });
     } catch (e) {
-      const lines = String(e.stderr ?? "").split("\n").filter((l) => /Missing|Invalid|in sync/.test(l));
-      problems.push(`npm ci --dry-run rejects the lockfile${lines.length ? ": " + lines.join("; ") : ""}`);
+      const lines = String(e.stderr ?? '')
+        .split('\n')
+        .filter((l) => /Missing|Invalid|in sync/.test(l));
+      problems.push(`npm ci --dry-run rejects the lockfile${lines.length ? `: ${lines.join('; ')}` : ''}`);
     }
   }
   for (const p of problems) console.error(`lockfile: ${p}`);

@@ -61,8 +61,7 @@ const SYSTEM_RELEASE_NS = 1000;
 
 export const topology: Topology = {
   name: 'b200',
-  description:
-    'NVIDIA B200 (Blackwell): 148 SMs on 2 dies, 126 MB L2 split across the dies with a cross-die penalty, HBM3e 8 TB/s',
+  description: 'NVIDIA B200 (Blackwell): 148 SMs on 2 dies, 126 MB L2 split across the dies with a cross-die penalty, HBM3e 8 TB/s',
   clockGHz: CLK,
   partitions: { kind: 'die', computeUnits: [SMS_PER_DIE, SMS_PER_DIE] },
   computeUnit: {

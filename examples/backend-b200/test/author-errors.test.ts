@@ -38,9 +38,7 @@ describe('errors a backend author meets', () => {
 
   it('a wrong apiVersion in package.json is caught before the entry is imported', () => {
     const field = { ...(pkg.fleet as object), apiVersion: '3.0' };
-    expect(errorOf(() => checkFleetField(pkg.name, field)).message).toBe(
-      `package ${pkg.name}: apiVersion 3.0 is not supported; this Fleet supports 2.0–2.0`,
-    );
+    expect(errorOf(() => checkFleetField(pkg.name, field)).message).toBe(`package ${pkg.name}: apiVersion 3.0 is not supported; this Fleet supports 2.0–2.0`);
     expect(errorOf(() => checkFleetField(pkg.name, { ...field, apiVersion: '1' })).message).toMatch(/\/apiVersion: must match pattern/);
   });
 
@@ -55,9 +53,7 @@ describe('errors a backend author meets', () => {
   });
 
   it('a missing required binding names the token', () => {
-    expect(errorOf(() => loadBackend(withoutCostModel(), pkg.name)).message).toBe(
-      `backend b200 (${pkg.name}): missing required binding TOKENS.CostModel`,
-    );
+    expect(errorOf(() => loadBackend(withoutCostModel(), pkg.name)).message).toBe(`backend b200 (${pkg.name}): missing required binding TOKENS.CostModel`);
   });
 
   it('a second backend with the same name names both packages', () => {

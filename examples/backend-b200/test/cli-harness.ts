@@ -78,8 +78,7 @@ const coreUrl = pathToFileURL(createRequire(import.meta.url).resolve('@fleet/cor
  * result a user gets. Keys are the ids the guide uses (`<!-- error: id -->`).
  */
 export const mistakes: Record<string, (s: Sandbox) => Promise<CliResult>> = {
-  'api-version': (s) =>
-    fleet(s.project([s.backendPackage('@acme/backend-b200-next', 'export { default } from $B200;', { apiVersion: '3.0' })]), ['backends']),
+  'api-version': (s) => fleet(s.project([s.backendPackage('@acme/backend-b200-next', 'export { default } from $B200;', { apiVersion: '3.0' })]), ['backends']),
   'topology-schema': (s) =>
     fleet(
       s.project([
@@ -113,6 +112,5 @@ export const mistakes: Record<string, (s: Sandbox) => Promise<CliResult>> = {
       ]),
       ['backends'],
     ),
-  'duplicate-name': (s) =>
-    fleet(s.project([exampleDir, s.backendPackage('@acme/backend-b200-copy', 'export { default } from $B200;')]), ['backends']),
+  'duplicate-name': (s) => fleet(s.project([exampleDir, s.backendPackage('@acme/backend-b200-copy', 'export { default } from $B200;')]), ['backends']),
 };

@@ -50,7 +50,7 @@ describe('installing the B200 backend', () => {
     for (const row of rows.slice(0, 5)) {
       expect(row.status).toBe('ok');
       // llama2-7b streams ≈ 13.5 GB of bf16 weights per token: no faster than the HBM allows
-      expect(row.tpotMs!).toBeGreaterThan(13.4e9 / 8e12 * 1e3);
+      expect(row.tpotMs!).toBeGreaterThan((13.4e9 / 8e12) * 1e3);
     }
     expect(rows[5]!.status).toBe('unsupported');
   });
@@ -59,7 +59,8 @@ describe('installing the B200 backend', () => {
 describe('author mistakes through the CLI: one line on stderr, exit code 2', () => {
   const expected: Record<string, RegExp> = {
     'api-version': /^fleet: package @acme\/backend-b200-next: apiVersion 3\.0 is not supported; this Fleet supports 2\.0–2\.0$/,
-    'topology-schema': /^fleet: invalid topology from backend b200: \/memory\/l2\/organisation: must be equal to one of the allowed values \(allowed: per-partition, shared\)$/,
+    'topology-schema':
+      /^fleet: invalid topology from backend b200: \/memory\/l2\/organisation: must be equal to one of the allowed values \(allowed: per-partition, shared\)$/,
     'missing-binding': /^fleet: backend b200 \(@acme\/backend-b200-no-cost\): missing required binding TOKENS\.CostModel$/,
     'duplicate-name': /^fleet: duplicate backend name 'b200': from @fleet-examples\/backend-b200 and @acme\/backend-b200-copy$/,
   };

@@ -44,7 +44,16 @@ const examples = blocks.filter((b) => b.kind === 'example');
 describe('docs/writing-a-backend.md', () => {
   it('marks the snippets of every file a backend author writes', () => {
     const files = new Set(examples.map((b) => b.arg));
-    for (const f of ['package.json', 'tsconfig.json', 'src/topology.ts', 'src/cost-params.ts', 'src/policies.ts', 'src/module.ts', 'src/index.ts', 'test/conformance.test.ts']) {
+    for (const f of [
+      'package.json',
+      'tsconfig.json',
+      'src/topology.ts',
+      'src/cost-params.ts',
+      'src/policies.ts',
+      'src/module.ts',
+      'src/index.ts',
+      'test/conformance.test.ts',
+    ]) {
       expect(files).toContain(f);
     }
   });

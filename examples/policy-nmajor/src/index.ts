@@ -28,7 +28,8 @@ export const FLEET_NMAJOR: Policy = megakernelPolicy(
 export const TRAVERSAL_SECTION: ReportSection = {
   id: 'traversal-l2',
   title: 'L2 hit rate by chiplet-task traversal',
-  caption: 'FLEET\'s M-major and M-split orders against N-major, per backend and batch: the hit rate a traversal earns by sharing weight tiles among a partition\'s workers.',
+  caption:
+    "FLEET's M-major and M-split orders against N-major, per backend and batch: the hit rate a traversal earns by sharing weight tiles among a partition's workers.",
   chart(rows) {
     const values = rows
       .filter((r) => r.status === 'ok' && /^fleet-/.test(r.policy) && r.l2HitRate !== undefined)

@@ -30,7 +30,10 @@ compareMappings(backend, shape(8192, 1, 16));
   const rows = compareMappings(backend, shape(131072, 8, 128));
   const ms = performance.now() - t0;
   console.log(`1. 128K × 128 heads × batch 8, four mappings: ${(ms / 1000).toFixed(2)} s (goal < 5 s)`);
-  for (const r of rows) console.log(`   ${r.mapping.padEnd(21)} L2 ${pct(r.l2HitRate).padStart(6)}  ${r.timeMs.toFixed(0).padStart(6)} ms  ×${r.relativeThroughput.toFixed(3)}  ${r.sampled.note}`);
+  for (const r of rows)
+    console.log(
+      `   ${r.mapping.padEnd(21)} L2 ${pct(r.l2HitRate).padStart(6)}  ${r.timeMs.toFixed(0).padStart(6)} ms  ×${r.relativeThroughput.toFixed(3)}  ${r.sampled.note}`,
+    );
 }
 
 if (!quick) {
@@ -43,7 +46,9 @@ if (!quick) {
     bySeq[p.seq] = (bySeq[p.seq] ?? 0) + performance.now() - t1;
   }
   const ms = performance.now() - t0;
-  const split = Object.entries(bySeq).map(([s, t]) => `${Number(s) / 1024}K ${(t / 1000).toFixed(1)} s`).join(', ');
+  const split = Object.entries(bySeq)
+    .map(([s, t]) => `${Number(s) / 1024}K ${(t / 1000).toFixed(1)} s`)
+    .join(', ');
   console.log(`\n2. paper sweep: ${points.length} points × ${ATTENTION_MAPPINGS.length} mappings in ${(ms / 1000).toFixed(1)} s (goal < 60 s; ${split})`);
 }
 
@@ -60,7 +65,20 @@ if (!quick) {
       const e = simulateAttention(backend, s, m, exact);
       const d = (a.l2HitRate - e.l2HitRate) * 100;
       worst = Math.max(worst, Math.abs(d));
-      console.log(line([`${s.seq / 1024}K b${s.batch} h${s.heads}/${s.kvHeads} d${s.headDim}`, m, a.sampled.stepSample, pct(a.l2HitRate), pct(e.l2HitRate), d.toFixed(1), (a.timeMs / e.timeMs).toFixed(3)], widths));
+      console.log(
+        line(
+          [
+            `${s.seq / 1024}K b${s.batch} h${s.heads}/${s.kvHeads} d${s.headDim}`,
+            m,
+            a.sampled.stepSample,
+            pct(a.l2HitRate),
+            pct(e.l2HitRate),
+            d.toFixed(1),
+            (a.timeMs / e.timeMs).toFixed(3),
+          ],
+          widths,
+        ),
+      );
     }
   }
   console.log(`   largest hit-rate difference: ${worst.toFixed(1)} points`);

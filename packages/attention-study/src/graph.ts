@@ -107,7 +107,11 @@ export function attentionTaskGraph(kernel: AttentionKernel, plan: AttentionGraph
   const slot = Math.max(...kernel.phases.map(stepBytes));
   const rowsPerOwner = kernel.phases.reduce((a, p) => a + Math.ceil(p.steps / k) + 1, 0);
   const phaseBase: number[] = [];
-  kernel.phases.reduce((a, p) => (phaseBase.push(a), a + Math.ceil(p.steps / k) + 1), 0);
+  let base = 0;
+  for (const p of kernel.phases) {
+    phaseBase.push(base);
+    base += Math.ceil(p.steps / k) + 1;
+  }
   const compact = new Map<number, number>();
   const ownerIndex = (key: number) => {
     let o = compact.get(key);
@@ -133,7 +137,16 @@ export function attentionTaskGraph(kernel: AttentionKernel, plan: AttentionGraph
       // Own rows and output, scaled like the streamed bytes; whole lines, so they never share one.
       const once = Math.ceil(p.onceReadBytes / scale / 128) * 128;
       const out = Math.ceil(p.writeBytes / scale / 128) * 128;
-      const reads = [{ buffer: KV_BUFFER, offset: (owner * rowsPerOwner + phaseBase[pi]!) * slot, bytes: bundle, rows: chunks, strideBytes: slot, policy: 'default' as const }];
+      const reads = [
+        {
+          buffer: KV_BUFFER,
+          offset: (owner * rowsPerOwner + phaseBase[pi]!) * slot,
+          bytes: bundle,
+          rows: chunks,
+          strideBytes: slot,
+          policy: 'default' as const,
+        },
+      ];
       if (once > 0) reads.push({ buffer: ROWS_BUFFER, offset: rowOffset, bytes: once, rows: 1, strideBytes: once, policy: 'default' });
       rowOffset += once;
       const writes = out > 0 ? [{ buffer: ROWS_BUFFER, offset: rowOffset, bytes: out, policy: 'default' as const }] : [];
@@ -152,7 +165,19 @@ export function attentionTaskGraph(kernel: AttentionKernel, plan: AttentionGraph
       };
     });
     const layer = wid < plan.steadyFrom ? 0 : wid < plan.steadyTo ? 1 : 2;
-    return { id: n, name: `wg${wid}`, opId: 'attention', kind: 'attention', layer, level: 'cu', partition: roundRobin ? wid % X : null, tiles, waits: [], signal: null, kernel: 0 };
+    return {
+      id: n,
+      name: `wg${wid}`,
+      opId: 'attention',
+      kind: 'attention',
+      layer,
+      level: 'cu',
+      partition: roundRobin ? wid % X : null,
+      tiles,
+      waits: [],
+      signal: null,
+      kernel: 0,
+    };
   });
   const kernelSpec: KernelSpec = { id: 0, name: `fa2-${kernel.pass}`, opIds: ['attention'], layer: 0, tasks: tasks.map((t) => t.id) };
   return {

@@ -5,8 +5,25 @@
  * runtime (`graph.ts`).
  */
 import { inputError, type Backend } from '@fleet/core';
-import { attentionFlops, attentionKernel, attentionOccupancy, stepBytes, type AttentionKernel, type AttentionPass, type AttentionShape } from './decomposition.js';
-import { ATTENTION_MAPPINGS, REFERENCE_MAPPING, gridSize, groupSize, logicalCoords, mapWorkgroup, type AttentionGrid, type AttentionMapping } from './mappings.js';
+import {
+  attentionFlops,
+  attentionKernel,
+  attentionOccupancy,
+  stepBytes,
+  type AttentionKernel,
+  type AttentionPass,
+  type AttentionShape,
+} from './decomposition.js';
+import {
+  ATTENTION_MAPPINGS,
+  REFERENCE_MAPPING,
+  gridSize,
+  groupSize,
+  logicalCoords,
+  mapWorkgroup,
+  type AttentionGrid,
+  type AttentionMapping,
+} from './mappings.js';
 import { runAttentionGraph } from './graph.js';
 
 export interface AttentionStudyOptions {
@@ -200,7 +217,10 @@ export function planSimulation(backend: Backend, kernel: AttentionKernel, mappin
   const entries = Math.floor(t.memory.l2.capacityBytes / bundle);
   const minSteps = Math.min(...kernel.phases.map((p) => p.steps));
   const slack = 1.05; // a bundle a few bytes over a power-of-two fraction of the L2 does not halve the sample
-  const need = Math.max(o.minCacheEntries ?? MIN_SAMPLED_ENTRIES, ENTRIES_PER_STREAM * (o.stepSample === undefined ? concurrentStreams(backend, kernel, mapping, occupancy) : 1));
+  const need = Math.max(
+    o.minCacheEntries ?? MIN_SAMPLED_ENTRIES,
+    ENTRIES_PER_STREAM * (o.stepSample === undefined ? concurrentStreams(backend, kernel, mapping, occupancy) : 1),
+  );
   const stepSample = o.stepSample ?? Math.max(1, Math.min(pow2Floor((slack * entries) / need), pow2Floor(minSteps)));
   const G = gridSize(kernel.grid);
   // One wave (cold caches, lockstep start), then the steady state over a whole number of
@@ -254,7 +274,15 @@ export function simulateAttention(backend: Backend, shape: AttentionShape, mappi
     ...(backend.topology.memory.llc ? { llcHitRate: llcLookups === 0 ? 0 : r.llcHitBytes / llcLookups } : {}),
     hbmReadBytes: r.hbmReadBytes,
     hbmWriteBytes: r.hbmWriteBytes,
-    sampled: { stepSample: plan.stepSample, partitions: Math.min(plan.partitions, X), partitionsTotal: X, simulatedWorkgroups: r.simulatedWorkgroups, workgroups: r.workgroups, occupancy: plan.occupancy, note },
+    sampled: {
+      stepSample: plan.stepSample,
+      partitions: Math.min(plan.partitions, X),
+      partitionsTotal: X,
+      simulatedWorkgroups: r.simulatedWorkgroups,
+      workgroups: r.workgroups,
+      occupancy: plan.occupancy,
+      note,
+    },
   };
 }
 

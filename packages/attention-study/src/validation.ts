@@ -27,9 +27,17 @@ export interface AttentionValidationRow {
 export const NUMA_ATTENTION_CLAIMS = [
   { id: 'shf-hit-range', what: 'swizzled-head-first L2 hit rate stays high across the sweep', published: '0.80–0.97' },
   { id: 'max-speedup', what: 'throughput of swizzled-head-first over the block-first mappings, at most', published: '1.5×' },
-  { id: 'few-heads-alike', what: 'with 8-16 heads and short contexts all four mappings perform about the same, L2 hit rates about 0.9', published: 'all alike, L2 ≈ 0.9' },
+  {
+    id: 'few-heads-alike',
+    what: 'with 8-16 heads and short contexts all four mappings perform about the same, L2 hit rates about 0.9',
+    published: 'all alike, L2 ≈ 0.9',
+  },
   { id: 'gap-grows', what: 'the block-first gap grows with heads, context length and batch', published: 'grows along each axis' },
-  { id: 'gqa', what: 'GQA with 8 KV heads (32/64/128 query heads): swizzled-block-first is as good as swizzled-head-first; naive-block-first degrades', published: 'SBF = SHF; NBF worse' },
+  {
+    id: 'gqa',
+    what: 'GQA with 8 KV heads (32/64/128 query heads): swizzled-block-first is as good as swizzled-head-first; naive-block-first degrades',
+    published: 'SBF = SHF; NBF worse',
+  },
   { id: 'deepseek', what: 'DeepSeek-V3 prefill MHA (128 heads, head dim 56): swizzled-head-first best at long context', published: 'SHF best at 128K' },
   { id: 'backward', what: 'FA2 backward, 128 heads, 128K context: swizzled-head-first 1.10x over naive-block-first', published: '1.10×' },
 ] as const;
@@ -66,7 +74,13 @@ export function attentionValidationPoints(): number {
 export function attentionValidation(backends: readonly Backend[], options: AttentionValidationOptions = {}): AttentionValidationRow[] {
   const backend = backends.find((b) => b.name === 'mi300x');
   if (!backend) {
-    return NUMA_ATTENTION_CLAIMS.map((c) => ({ id: c.id, claim: c.what, published: c.published, predicted: 'not predicted: backend mi300x is not loaded', ok: false }));
+    return NUMA_ATTENTION_CLAIMS.map((c) => ({
+      id: c.id,
+      claim: c.what,
+      published: c.published,
+      predicted: 'not predicted: backend mi300x is not loaded',
+      ok: false,
+    }));
   }
   const plan = validationPlan();
   const cache = new Map<string, AttentionResult>();

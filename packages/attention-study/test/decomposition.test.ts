@@ -26,18 +26,21 @@ const toShape = (s: { seq: number; batch: number; kvHeads: number; group: number
 describe('FA2 decompositions', () => {
   it('forward: each workgroup streams all of its KV head, the grid does 4·B·H·N²·D FLOPs', () => {
     fc.assert(
-      fc.property(shapes.filter((s) => s.seq % 128 === 0), (raw) => {
-        const s = toShape(raw);
-        const k = fa2Forward(s);
-        const phase = k.phases[0]!;
-        const kvBytes = 2 * s.seq * s.headDim * 2; // K and V, bf16
-        return (
-          phase.steps * stepBytes(phase) === kvBytes &&
-          phase.streams.every((x) => x.owner === 'kv') &&
-          gridSize(k.grid) === (s.batch * s.heads * s.seq) / 128 &&
-          attentionFlops(k) === 4 * s.batch * s.heads * s.seq * s.seq * s.headDim
-        );
-      }),
+      fc.property(
+        shapes.filter((s) => s.seq % 128 === 0),
+        (raw) => {
+          const s = toShape(raw);
+          const k = fa2Forward(s);
+          const phase = k.phases[0]!;
+          const kvBytes = 2 * s.seq * s.headDim * 2; // K and V, bf16
+          return (
+            phase.steps * stepBytes(phase) === kvBytes &&
+            phase.streams.every((x) => x.owner === 'kv') &&
+            gridSize(k.grid) === (s.batch * s.heads * s.seq) / 128 &&
+            attentionFlops(k) === 4 * s.batch * s.heads * s.seq * s.seq * s.headDim
+          );
+        },
+      ),
     );
   });
 
@@ -52,7 +55,10 @@ describe('FA2 decompositions', () => {
     for (const d of [mi300x, mi350, h100]) {
       const t = loadBackend(d, 'test').topology;
       for (const headDim of [56, 128]) {
-        for (const k of [fa2Forward({ ...toShape({ seq: 8192, batch: 1, kvHeads: 8, group: 1, headDim }) }), fa2Backward({ ...toShape({ seq: 8192, batch: 1, kvHeads: 8, group: 1, headDim }), pass: 'bwd' })]) {
+        for (const k of [
+          fa2Forward({ ...toShape({ seq: 8192, batch: 1, kvHeads: 8, group: 1, headDim }) }),
+          fa2Backward({ ...toShape({ seq: 8192, batch: 1, kvHeads: 8, group: 1, headDim }), pass: 'bwd' }),
+        ]) {
           const occ = attentionOccupancy(k, t);
           expect(occ).toBeGreaterThanOrEqual(1);
           if (occ > 1) {

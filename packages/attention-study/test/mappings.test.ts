@@ -1,14 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  ATTENTION_MAPPINGS,
-  accOf,
-  gridSize,
-  logicalCoords,
-  mapWorkgroup,
-  type AttentionGrid,
-  type AttentionMapping,
-} from '../src/mappings.js';
+import { ATTENTION_MAPPINGS, accOf, gridSize, logicalCoords, mapWorkgroup, type AttentionGrid, type AttentionMapping } from '../src/mappings.js';
 
 const grids = fc
   .record({

@@ -35,9 +35,7 @@ describe('chiplet remaps', () => {
   });
 
   it('chunked is a permutation for every n, x and chunk', () => {
-    fc.assert(
-      fc.property(sizes, fc.integer({ min: 1, max: 64 }), ({ n, x }, chunk) => collision((id) => chunkedRemap(id, n, x, chunk), n) === null),
-    );
+    fc.assert(fc.property(sizes, fc.integer({ min: 1, max: 64 }), ({ n, x }, chunk) => collision((id) => chunkedRemap(id, n, x, chunk), n) === null));
   });
 
   it('chunked gives each partition `chunk` consecutive ids per window', () => {

@@ -11,7 +11,14 @@ const MI300X: Backend = loadBackend(mi300x, 'test');
 const MI350: Backend = loadBackend(mi350, 'test');
 const H100: Backend = loadBackend(h100, 'test');
 
-const shape = (seq: number, batch: number, heads: number, kvHeads = heads, headDim = 128): AttentionShape => ({ seq, batch, heads, kvHeads, headDim, pass: 'fwd' });
+const shape = (seq: number, batch: number, heads: number, kvHeads = heads, headDim = 128): AttentionShape => ({
+  seq,
+  batch,
+  heads,
+  kvHeads,
+  headDim,
+  pass: 'fwd',
+});
 /** No sampling, no extrapolation, every partition: the reference the shortcuts are checked against. */
 const EXACT = { stepSample: 1, prefix: Number.MAX_SAFE_INTEGER, partitions: 8 };
 

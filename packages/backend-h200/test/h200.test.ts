@@ -17,7 +17,13 @@ describe('h200 descriptor', () => {
     expect(b.topology.memory.hbm.capacityBytes).toBe(141e9);
     expect(b.topology.memory.hbm.peakBandwidthBytesPerNs).toBe(4800);
     expect(b.topology.memory.hbm.achievableBandwidthBytesPerNs).toBeGreaterThan(ref.topology.memory.hbm.achievableBandwidthBytesPerNs);
-    expect({ ...b.topology, name: '', description: '', memory: null, sources: null }).toEqual({ ...ref.topology, name: '', description: '', memory: null, sources: null });
+    expect({ ...b.topology, name: '', description: '', memory: null, sources: null }).toEqual({
+      ...ref.topology,
+      name: '',
+      description: '',
+      memory: null,
+      sources: null,
+    });
     expect(b.tuning).toEqual(ref.tuning);
     expect(b.kernelLibrary).toBe(ref.kernelLibrary);
   });

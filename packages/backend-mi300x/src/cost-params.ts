@@ -3,7 +3,17 @@
  * (hardware.md: DS, DER, MEAS, MEAS*, CAL, UNC) and source id.
  */
 import type { RooflineParams } from '@fleet/core';
-import { BARRIER_NS, CDNA3_CU, CDNA_VENDOR_PIPELINE, GRAPH_GAP_NS, MI300X_LATENCY_CYCLES, TILE_OVERHEAD_NS, VLLM_EAGER_LAUNCH_NS, cdnaRuntimeCosts, megakernelPipeline } from '@fleet/family-cdna';
+import {
+  BARRIER_NS,
+  CDNA3_CU,
+  CDNA_VENDOR_PIPELINE,
+  GRAPH_GAP_NS,
+  MI300X_LATENCY_CYCLES,
+  TILE_OVERHEAD_NS,
+  VLLM_EAGER_LAUNCH_NS,
+  cdnaRuntimeCosts,
+  megakernelPipeline,
+} from '@fleet/family-cdna';
 import { MI300X_CLOCK_GHZ } from './topology.js';
 
 // dispatch = 224 + 205 = 429 cycles ≈ 204.3 ns; fetch likewise (the family's cdnaRuntimeCosts).

@@ -15,12 +15,19 @@ export const oamMi300x: NodeTopology = {
   description: 'AMD Instinct MI300X platform: 8 OAM GPUs in a full xGMI mesh, 7 links per GPU (one per peer)',
   device: 'mi300x',
   devices: 8,
-  interconnect: { kind: 'full-mesh', name: 'xGMI (Infinity Fabric)', linksPerDevice: 7, linkBytesPerNsPerDirection: XGMI_MI300X_LINK_GBPS_PER_DIRECTION, latencyNs: 1500 },
+  interconnect: {
+    kind: 'full-mesh',
+    name: 'xGMI (Infinity Fabric)',
+    linksPerDevice: 7,
+    linkBytesPerNsPerDirection: XGMI_MI300X_LINK_GBPS_PER_DIRECTION,
+    latencyNs: 1500,
+  },
   sources: {
     '/devices': 'DS AMD Instinct MI300X platform: 8 OAM accelerators on one universal baseboard',
     '/interconnect/kind': 'DS AMD: fully connected xGMI mesh, each GPU with a direct link to every other',
     '/interconnect/linksPerDevice': 'DS AMD Instinct MI300X datasheet: 7 Infinity Fabric links',
-    '/interconnect/linkBytesPerNsPerDirection': 'DS AMD Instinct MI300X datasheet: 128 GB/s peak per link, bidirectional (896 GB/s over 7 links); 64 GB/s per direction (DER)',
+    '/interconnect/linkBytesPerNsPerDirection':
+      'DS AMD Instinct MI300X datasheet: 128 GB/s peak per link, bidirectional (896 GB/s over 7 links); 64 GB/s per direction (DER)',
     '/interconnect/latencyNs': 'UNC: ≈1.5 µs for a remote store plus signal over xGMI; no measurement here',
   },
 };

@@ -39,8 +39,7 @@ const coherenceParams = {
 
 export const topology: Topology = {
   name: 'mi300x',
-  description:
-    'AMD Instinct MI300X (CDNA3): 8 XCDs × 38 CUs, 4 MiB private L2 per XCD, 256 MiB memory-side Infinity Cache (MALL), 192 GB HBM3',
+  description: 'AMD Instinct MI300X (CDNA3): 8 XCDs × 38 CUs, 4 MiB private L2 per XCD, 256 MiB memory-side Infinity Cache (MALL), 192 GB HBM3',
   clockGHz: CLK,
   partitions: { kind: 'xcd', computeUnits: Array.from({ length: XCDS }, () => CUS_PER_XCD) },
   computeUnit: {

@@ -26,7 +26,10 @@ describe('MI300X kernel library (hipBLASLt, wvSplitK, paged attention, CK FlashA
     expect(gemm(16).tileRows).toBe(16);
     const big = gemm(8192, 8192, 8192);
     expect(big.tileRows * big.tileCols).toBeGreaterThanOrEqual(128 * 256);
-    const areas = [16, 256, 8192].map((m) => { const g = gemm(m, 8192, 8192); return g.tileRows * g.tileCols; });
+    const areas = [16, 256, 8192].map((m) => {
+      const g = gemm(m, 8192, 8192);
+      return g.tileRows * g.tileCols;
+    });
     expect(areas[2]).toBeGreaterThan(areas[0]!);
   });
 

@@ -38,9 +38,17 @@ function solve(f, target, lo, hi, decreasing) {
 
 const perWave = solve(
   (v) => tpot(withCost({ pipelines: { ...base.costModel.pipelines, persistent: megakernelPipeline(CDNA4_CU, v) } }), 'fleet-mtile'),
-  ref.calibration.tpotMs['fleet-mtile'], 256, 16384, true);
+  ref.calibration.tpotMs['fleet-mtile'],
+  256,
+  16384,
+  true,
+);
 console.log(`megakernel outstanding bytes per wave: ${perWave.toFixed(0)} B (fleet-mtile batch 1 → ${ref.calibration.tpotMs['fleet-mtile']} ms)`);
 const eager = solve(
   (e) => tpot(withCost({ launch: { ...base.costModel.launch, eagerNs: e } }), 'kernel-per-op'),
-  ref.calibration.tpotMs['kernel-per-op'], 1000, 50000, false);
+  ref.calibration.tpotMs['kernel-per-op'],
+  1000,
+  50000,
+  false,
+);
 console.log(`eager per-op issue interval: ${eager.toFixed(0)} ns (kernel-per-op batch 1 → ${ref.calibration.tpotMs['kernel-per-op']} ms)`);

@@ -2,7 +2,17 @@
  * MI350X parameters of core's `RooflineCostModel`. No MI350 launch, fence or GEMM-tile
  * number is public (hardware.md §2.3), so most values are MI300X's [UNC] and say so.
  */
-import { BARRIER_NS, CDNA4_CU, GRAPH_GAP_NS, MI300X_LATENCY_CYCLES, TILE_OVERHEAD_NS, VLLM_EAGER_LAUNCH_NS, cdnaRuntimeCosts, megakernelPipeline, vendorPipeline } from '@fleet/family-cdna';
+import {
+  BARRIER_NS,
+  CDNA4_CU,
+  GRAPH_GAP_NS,
+  MI300X_LATENCY_CYCLES,
+  TILE_OVERHEAD_NS,
+  VLLM_EAGER_LAUNCH_NS,
+  cdnaRuntimeCosts,
+  megakernelPipeline,
+  vendorPipeline,
+} from '@fleet/family-cdna';
 import type { RooflineParams } from '@fleet/core';
 import { MI350X_CLOCK_GHZ } from './topology.js';
 

@@ -18,7 +18,8 @@ import { topology } from './topology.js';
  * and do not depend on it.
  */
 export const HIPBLASLT_8192_TFLOPS = [1230.3, 1292.1, 1298.7, 1417.5, 1478.5] as const;
-export const HIPBLASLT_MFMA_EFFICIENCY = HIPBLASLT_8192_TFLOPS[2] / ((topology.computeUnit.matrixFlopsPerNs.bf16 * topology.partitions.computeUnits.reduce((a, b) => a + b, 0)) / 1000);
+export const HIPBLASLT_MFMA_EFFICIENCY =
+  HIPBLASLT_8192_TFLOPS[2] / ((topology.computeUnit.matrixFlopsPerNs.bf16 * topology.partitions.computeUnits.reduce((a, b) => a + b, 0)) / 1000);
 
 export const MI350_LIBRARY_SPEC: CdnaLibrarySpec = {
   name: 'hipBLASLt (Tensile, gfx950) + vLLM wvSplitK and ROCm paged attention + CK FlashAttention forward, as PyTorch/vLLM on ROCm call them',

@@ -13,12 +13,19 @@ export const oamMi350: NodeTopology = {
   description: 'AMD Instinct MI350X platform: 8 OAM GPUs in a full xGMI mesh, 7 links per GPU (one per peer)',
   device: 'mi350',
   devices: 8,
-  interconnect: { kind: 'full-mesh', name: 'xGMI (Infinity Fabric 4)', linksPerDevice: 7, linkBytesPerNsPerDirection: XGMI_MI350_LINK_GBPS_PER_DIRECTION, latencyNs: 1500 },
+  interconnect: {
+    kind: 'full-mesh',
+    name: 'xGMI (Infinity Fabric 4)',
+    linksPerDevice: 7,
+    linkBytesPerNsPerDirection: XGMI_MI350_LINK_GBPS_PER_DIRECTION,
+    latencyNs: 1500,
+  },
   sources: {
     '/devices': 'DS AMD Instinct MI350 series platform: 8 OAM accelerators per baseboard',
     '/interconnect/kind': 'DS AMD: fully connected xGMI mesh, as on MI300X',
     '/interconnect/linksPerDevice': 'DS hardware.md S26/S27: 7 external Infinity Fabric links',
-    '/interconnect/linkBytesPerNsPerDirection': 'DS hardware.md S26/S27: 153.6 GB/s per link; UNC that this is the bidirectional figure (7 × 153.6 = 1075 GB/s, AMD’s aggregate), 76.8 per direction',
+    '/interconnect/linkBytesPerNsPerDirection':
+      'DS hardware.md S26/S27: 153.6 GB/s per link; UNC that this is the bidirectional figure (7 × 153.6 = 1075 GB/s, AMD’s aggregate), 76.8 per direction',
     '/interconnect/latencyNs': 'UNC: as MI300X, ≈1.5 µs; no measurement here',
   },
 };

@@ -48,8 +48,7 @@ const coherenceParams: CdnaCoherenceParams = {
 
 export const topology: Topology = {
   name: 'mi350',
-  description:
-    'AMD Instinct MI350X (CDNA4): 8 XCDs × 32 CUs, 4 MiB private L2 per XCD, 256 MiB memory-side Infinity Cache (MALL), 288 GB HBM3E',
+  description: 'AMD Instinct MI350X (CDNA4): 8 XCDs × 32 CUs, 4 MiB private L2 per XCD, 256 MiB memory-side Infinity Cache (MALL), 288 GB HBM3E',
   clockGHz: CLK,
   partitions: { kind: 'xcd', computeUnits: Array.from({ length: XCDS }, () => CUS_PER_XCD) },
   computeUnit: {
@@ -102,8 +101,7 @@ export const topology: Topology = {
   levels: cdnaLevels(),
   sources: {
     '/clockGHz': 'DS S26/S29: MI350X peak engine clock 2200 MHz (1000 W, air cooled); MI355X is 2400 MHz',
-    '/partitions/computeUnits':
-      'DS S1b/S28: 256 CUs = 8 XCDs × 32 active (36 physical); CAL fleet-mi350-qwen3-8b.json calibration.hardware: 8 XCDs × 32 CUs',
+    '/partitions/computeUnits': 'DS S1b/S28: 256 CUs = 8 XCDs × 32 active (36 physical); CAL fleet-mi350-qwen3-8b.json calibration.hardware: 8 XCDs × 32 CUs',
     '/computeUnit/simdWidth': 'DS S1b: wave64',
     '/computeUnit/simdsPerUnit': 'DS S1b/S20: 4 × SIMD16 per CU',
     '/computeUnit/registerFileBytes': 'DS S1b: 512 KiB VGPR per CU',
@@ -118,8 +116,7 @@ export const topology: Topology = {
     '/computeUnit/matrixFlopsPerNs/fp8': `DS/DER S28: 8192 FLOP/clk/CU × ${CLK} GHz (≈4614 TFLOP/s dense)`,
     '/computeUnit/vectorFlopsPerNs': `DS S29: FP32 vector 256 FLOP/clk/CU × ${CLK} GHz (144.2 TFLOP/s)`,
     '/computeUnit/maxBandwidthBytesPerNs': `UNC 64 B/clk/CU × ${CLK} GHz, as assumed for MI300X`,
-    '/memory/l2/capacityBytes':
-      'DS S11/S20: 4 MiB per XCD, 16 channels, 32 MiB in total; CAL fleet-mi350-qwen3-8b.json l2PerXcdBytes 4194304',
+    '/memory/l2/capacityBytes': 'DS S11/S20: 4 MiB per XCD, 16 channels, 32 MiB in total; CAL fleet-mi350-qwen3-8b.json l2PerXcdBytes 4194304',
     '/memory/l2/lineBytes': 'DS S20: 128 B line for reads (64 B for writes, not modelled)',
     '/memory/l2/associativity': 'DS S20: 16-way',
     '/memory/l2/bandwidthBytesPerNs': `UNC MI300X's measured 3.4 TB/s per XCD (S7) as bytes/clk × ${CLK} GHz; no MI350 measurement. The FLEET paper's calibration block states l2AggregateTBps 100 (12.5 TB/s per XCD), not adopted: it is 2.8× the 16-channel × 128 B/clk structural peak`,

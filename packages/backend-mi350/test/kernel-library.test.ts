@@ -1,4 +1,4 @@
-import { loadBackend, loadModel, occupancy, simulateGraph } from '@fleet/core';
+import { loadBackend, occupancy, simulateGraph } from '@fleet/core';
 import { CDNA4_CU, hipblasltResources, selectCdnaGemm } from '@fleet/family-cdna';
 // @fleet/ops depends on this package (for its own tests), so it cannot be a dependency here:
 // the simulation tests read its source.

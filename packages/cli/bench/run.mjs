@@ -48,7 +48,10 @@ for (const name of quick ? ['mi350', 'h100'] : ['mi350', 'mi300x', 'h100', 'h200
   if (!b) continue;
   for (const p of b.policies.filter((x) => !x.unsupportedReason)) {
     const row = cells.map((c) => {
-      const { ms } = time(() => predictDecode(b, model, { policy: p.policy, batch: c.batch, prompt: c.kv - 1, decode: 1, positions: 1, layers: model.numLayers }), 1);
+      const { ms } = time(
+        () => predictDecode(b, model, { policy: p.policy, batch: c.batch, prompt: c.kv - 1, decode: 1, positions: 1, layers: model.numLayers }),
+        1,
+      );
       worst = Math.max(worst, ms);
       return sec(ms);
     });
@@ -58,16 +61,23 @@ for (const name of quick ? ['mi350', 'h100'] : ['mi350', 'mi300x', 'h100', 'h200
 console.log(`  slowest: ${sec(worst).trim()}`);
 
 const mi350 = registry.get('mi350');
-const graph = compilePolicy(buildDecodeGraph(model, { batch: 64, contextLen: 576 }), POLICIES.find((p) => p.name === 'fleet-mtile'), mi350.topology, { layers: [0, 1, 2] });
+const graph = compilePolicy(
+  buildDecodeGraph(model, { batch: 64, contextLen: 576 }),
+  POLICIES.find((p) => p.name === 'fleet-mtile'),
+  mi350.topology,
+  { layers: [0, 1, 2] },
+);
 const persistent = { workersPerPartition: 31, chipletAware: true, schedulers: 8, twoLevelCounting: true };
 const sim = time(() => simulateGraph(mi350, graph, { persistent }));
-console.log(`\nengine: ${sim.out.engineEvents} events in ${sim.ms.toFixed(0)} ms = ${((sim.out.engineEvents / sim.ms) * 1000 / 1e6).toFixed(2)} M events/s`);
+console.log(`\nengine: ${sim.out.engineEvents} events in ${sim.ms.toFixed(0)} ms = ${(((sim.out.engineEvents / sim.ms) * 1000) / 1e6).toFixed(2)} M events/s`);
 
 if (!quick) {
   const bin = fileURLToPath(new URL('../bin/fleet.js', import.meta.url));
   const compare = time(() => execFileSync(process.execPath, [bin, 'compare', '--json', '--jobs', '1'], { stdio: ['ignore', 'ignore', 'inherit'] }));
   console.log(`default \`fleet compare\`, one worker thread: ${sec(compare.ms).trim()} (target < 5 s)`);
   const sweep = await benchSweep(100, ['threads']);
-  console.log(`\`fleet sweep\` of 100 configurations (llama2-7b, 1 sampled layer), all cores: ${sweep.rows[0][1].s.toFixed(1)} s  (1,000 configurations, 1 thread / all cores / 2 queue workers: node packages/cli/bench/sweep.mjs --configs 1000)`);
+  console.log(
+    `\`fleet sweep\` of 100 configurations (llama2-7b, 1 sampled layer), all cores: ${sweep.rows[0][1].s.toFixed(1)} s  (1,000 configurations, 1 thread / all cores / 2 queue workers: node packages/cli/bench/sweep.mjs --configs 1000)`,
+  );
 }
 console.log(`peak RSS: ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB (target < 500 MB)`);

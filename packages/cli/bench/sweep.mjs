@@ -92,7 +92,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const n = Number(arg('--configs', '1000'));
   const modes = arg('--modes', 'threads1,threads,queue').split(',');
   const { rows, same } = await benchSweep(n, modes);
-  console.log(`\`fleet sweep\` of ${n} configurations (llama2-7b, 1 sampled layer, 1 decode position; Node ${process.version}, ${availableParallelism()} cores):`);
+  console.log(
+    `\`fleet sweep\` of ${n} configurations (llama2-7b, 1 sampled layer, 1 decode position; Node ${process.version}, ${availableParallelism()} cores):`,
+  );
   for (const [what, r] of rows) console.log(`  ${what.padEnd(40)} ${r ? `${r.s.toFixed(1)} s` : 'skipped: redis-server is not installed'}`);
   console.log(`  results identical across runs: ${same ? 'yes' : 'NO'}`);
   if (!same) process.exitCode = 1;

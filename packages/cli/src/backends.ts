@@ -108,10 +108,7 @@ export function topologySummary(b: Backend): string {
   const cus = t.partitions.computeUnits;
   const total = cus.reduce((a, c) => a + c, 0);
   const l2 = t.memory.l2;
-  const l2Desc =
-    l2.organisation === 'per-partition'
-      ? `${cus.length} × ${mib(l2.capacityBytes)} L2`
-      : `${mib(l2.capacityBytes)} L2 (${l2.halves} halves)`;
+  const l2Desc = l2.organisation === 'per-partition' ? `${cus.length} × ${mib(l2.capacityBytes)} L2` : `${mib(l2.capacityBytes)} L2 (${l2.halves} halves)`;
   const llc = t.memory.llc ? `, ${mib(t.memory.llc.capacityBytes)} LLC` : '';
   return `${total} ${t.levels.cu.unit.toUpperCase()}s in ${cus.length} ${t.partitions.kind}s, ${l2Desc}${llc}, HBM ${(t.memory.hbm.achievableBandwidthBytesPerNs / 1000).toFixed(2)} TB/s`;
 }

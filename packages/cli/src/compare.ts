@@ -117,7 +117,8 @@ export function compareJobs(o: CompareOptions): Required<CompareJob>[] {
   const installed = (o.installed ?? new PolicyRegistry()).names();
   for (const backend of o.backends) {
     const policies = o.policies ?? installed;
-    for (const policy of policies) for (const tp of tps) for (const batch of o.batches) for (const prompt of prompts) jobs.push({ backend, policy, batch, prompt, tp });
+    for (const policy of policies)
+      for (const tp of tps) for (const batch of o.batches) for (const prompt of prompts) jobs.push({ backend, policy, batch, prompt, tp });
   }
   return jobs;
 }
@@ -129,8 +130,30 @@ export function runJob(model: ModelSpec, job: CompareJob, o: CompareOptions): Co
   const who = { backend: job.backend.name, policy: job.policy, tp, ep, devices: tp * ep };
   const weights = o.weights?.name ?? 'bf16';
   if ((o.phase ?? 'decode') === 'prefill') {
-    const r = predictPrefill(job.backend, model, { policy: job.policy, policies: o.installed, batch: job.batch, prompt, chunk: o.chunk, chunksSimulated: o.positions, layers: o.layers, overrides: o.overrides, weights: o.weights, maxSimSteps: o.maxSimSteps, routing: o.routing, tp, ep });
-    const base = { ...who, phase: 'prefill' as const, batch: job.batch, promptTokens: prompt, ...(o.chunk !== undefined ? { chunkTokens: o.chunk } : {}), weights, ...(Number.isFinite(r.perDeviceBytes) ? { perDeviceBytes: Math.round(r.perDeviceBytes) } : {}) };
+    const r = predictPrefill(job.backend, model, {
+      policy: job.policy,
+      policies: o.installed,
+      batch: job.batch,
+      prompt,
+      chunk: o.chunk,
+      chunksSimulated: o.positions,
+      layers: o.layers,
+      overrides: o.overrides,
+      weights: o.weights,
+      maxSimSteps: o.maxSimSteps,
+      routing: o.routing,
+      tp,
+      ep,
+    });
+    const base = {
+      ...who,
+      phase: 'prefill' as const,
+      batch: job.batch,
+      promptTokens: prompt,
+      ...(o.chunk !== undefined ? { chunkTokens: o.chunk } : {}),
+      weights,
+      ...(Number.isFinite(r.perDeviceBytes) ? { perDeviceBytes: Math.round(r.perDeviceBytes) } : {}),
+    };
     if (r.status !== 'ok') return { ...base, status: 'unsupported', reason: r.reason };
     return {
       ...base,
@@ -147,7 +170,18 @@ export function runJob(model: ModelSpec, job: CompareJob, o: CompareOptions): Co
   }
   if (o.phase === 'mixed') {
     const chunk = o.chunk ?? DEFAULT_MIXED_CHUNK;
-    const r = predictMixed(job.backend, model, { policy: job.policy, policies: o.installed, batch: job.batch, context: prompt, chunk, layers: o.layers, overrides: o.overrides, weights: o.weights, maxSimSteps: o.maxSimSteps, routing: o.routing });
+    const r = predictMixed(job.backend, model, {
+      policy: job.policy,
+      policies: o.installed,
+      batch: job.batch,
+      context: prompt,
+      chunk,
+      layers: o.layers,
+      overrides: o.overrides,
+      weights: o.weights,
+      maxSimSteps: o.maxSimSteps,
+      routing: o.routing,
+    });
     const base = { ...who, phase: 'mixed' as const, batch: job.batch, promptTokens: prompt, chunkTokens: chunk, weights };
     if (r.status !== 'ok') return { ...base, status: 'unsupported', reason: r.reason };
     return {
@@ -177,7 +211,15 @@ export function runJob(model: ModelSpec, job: CompareJob, o: CompareOptions): Co
     tp,
     ep,
   });
-  const base = { ...who, phase: 'decode' as const, batch: job.batch, promptTokens: prompt, decodeTokens: o.decode, weights, perDeviceBytes: Math.round(r.perDeviceBytes) };
+  const base = {
+    ...who,
+    phase: 'decode' as const,
+    batch: job.batch,
+    promptTokens: prompt,
+    decodeTokens: o.decode,
+    weights,
+    perDeviceBytes: Math.round(r.perDeviceBytes),
+  };
   if (r.status !== 'ok') return { ...base, status: 'unsupported', reason: r.reason };
   return {
     ...base,

@@ -20,7 +20,17 @@ export {
   type CompareSampling,
   type Column,
 } from './format/index.js';
-export { collectReportData, writeReport, reportCharts, renderSvg, renderPng, type ReportData, type ReportRow, type ChartSpec, type ReportSection } from './report/index.js';
+export {
+  collectReportData,
+  writeReport,
+  reportCharts,
+  renderSvg,
+  renderPng,
+  type ReportData,
+  type ReportRow,
+  type ChartSpec,
+  type ReportSection,
+} from './report/index.js';
 export { parseLayerRange, AUTO_GZIP_MIB } from './commands/trace.js';
 export { SWEEP_AXES, jobLabel, overridesOfParams, type SweepAxis, type SweepParams } from './sweep/axes.js';
 export { expandSweep, loadSweep, readSpecFile, sweepSchema, jobId, modelPath, type ExpandedSweep, type SweepJobSpec } from './sweep/spec.js';

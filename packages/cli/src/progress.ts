@@ -14,7 +14,13 @@ export interface Progress {
 export function progress(io: Io, total: number, what = 'simulating', opts: { eta?: boolean } = {}): Progress {
   if (!io.errIsTty || total < 2) return { tick: () => {}, advance: () => {}, stop: () => {} };
   const bar = new cliProgress.SingleBar(
-    { format: `${what} {bar} {value}/{total}${opts.eta ? ' | ETA {eta_formatted}' : ''} {label}`, etaBuffer: 50, stream: process.stderr, hideCursor: true, clearOnComplete: true },
+    {
+      format: `${what} {bar} {value}/{total}${opts.eta ? ' | ETA {eta_formatted}' : ''} {label}`,
+      etaBuffer: 50,
+      stream: process.stderr,
+      hideCursor: true,
+      clearOnComplete: true,
+    },
     cliProgress.Presets.shades_classic,
   );
   bar.start(total, 0, { label: '' });

@@ -19,7 +19,12 @@ describe('fleet attention', () => {
       expect(r.code).toBe(0);
       const j = JSON.parse(r.out);
       expect(j.schemaVersion).toBe(1);
-      expect(j.results.map((x: { mapping: string }) => x.mapping)).toEqual(['naive-block-first', 'swizzled-block-first', 'naive-head-first', 'swizzled-head-first']);
+      expect(j.results.map((x: { mapping: string }) => x.mapping)).toEqual([
+        'naive-block-first',
+        'swizzled-block-first',
+        'naive-head-first',
+        'swizzled-head-first',
+      ]);
       for (const row of j.results) {
         for (const k of CONTRACT) expect(row).toHaveProperty(k);
         expect(row.backend).toBe(backend);
@@ -34,7 +39,20 @@ describe('fleet attention', () => {
   }
 
   it('defaults to MI300X, takes a mapping subset, GQA and the backward pass', async () => {
-    const r = await run(['attention', '--json', '--mapping', 'naive-block-first,swizzled-block-first', '--kv-heads', '8', '--heads', '32', '--seq', '8192', '--pass', 'bwd']);
+    const r = await run([
+      'attention',
+      '--json',
+      '--mapping',
+      'naive-block-first,swizzled-block-first',
+      '--kv-heads',
+      '8',
+      '--heads',
+      '32',
+      '--seq',
+      '8192',
+      '--pass',
+      'bwd',
+    ]);
     expect(r.code).toBe(0);
     const j = JSON.parse(r.out);
     expect(j.backend).toBe('mi300x');

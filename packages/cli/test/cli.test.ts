@@ -23,7 +23,21 @@ describe('fleet compare', () => {
     expect(j.model).toBe('qwen3-8b');
     expect(j.results).toHaveLength(2 * 2 * 2);
     const ok = j.results.find((x: { backend: string; policy: string; batch: number }) => x.backend === 'mi350' && x.policy === 'fleet-mtile' && x.batch === 8);
-    for (const k of ['backend', 'policy', 'batch', 'promptTokens', 'decodeTokens', 'status', 'tpotMs', 'l2HitRate', 'hbmReadBytes', 'fabricReadBytes', 'hbmWriteBytes', 'tasksPerLayer']) expect(ok).toHaveProperty(k);
+    for (const k of [
+      'backend',
+      'policy',
+      'batch',
+      'promptTokens',
+      'decodeTokens',
+      'status',
+      'tpotMs',
+      'l2HitRate',
+      'hbmReadBytes',
+      'fabricReadBytes',
+      'hbmWriteBytes',
+      'tasksPerLayer',
+    ])
+      expect(ok).toHaveProperty(k);
     expect(ok.status).toBe('ok');
     // the MALL sits between the fabric and DRAM: every DRAM read crossed the fabric, not every fabric read reaches DRAM
     expect(ok.fabricReadBytes).toBeGreaterThanOrEqual(ok.hbmReadBytes);
@@ -65,7 +79,16 @@ describe('fleet compare', () => {
 
   it('accepts a Hugging Face config.json', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'fleet-cli-'));
-    const cfg = { model_type: 'llama', hidden_size: 1024, num_hidden_layers: 4, num_attention_heads: 8, num_key_value_heads: 8, intermediate_size: 2816, vocab_size: 32000, torch_dtype: 'bfloat16' };
+    const cfg = {
+      model_type: 'llama',
+      hidden_size: 1024,
+      num_hidden_layers: 4,
+      num_attention_heads: 8,
+      num_key_value_heads: 8,
+      intermediate_size: 2816,
+      vocab_size: 32000,
+      torch_dtype: 'bfloat16',
+    };
     writeFileSync(join(dir, 'config.json'), JSON.stringify(cfg));
     const r = await run(['compare', '--json', '--model', join(dir, 'config.json'), '--batch', '1', '--backends', 'mi350', '--policies', 'mirage', ...quick]);
     expect(r.code).toBe(0);

@@ -25,7 +25,9 @@ describe('fleet collective', () => {
   });
 
   it('goes through global memory with --off-chip, and shows both with --both (DSMEM faster for large messages)', async () => {
-    const off = JSON.parse((await run(['collective', '--backend', 'h100', '--op', 'reduce', '--bytes', '65536', '--cluster', '4', '--off-chip', '--json'])).out);
+    const off = JSON.parse(
+      (await run(['collective', '--backend', 'h100', '--op', 'reduce', '--bytes', '65536', '--cluster', '4', '--off-chip', '--json'])).out,
+    );
     expect(off.onChip).toBe(false);
     const both = JSON.parse((await run(['collective', '--backend', 'h100', '--op', 'reduce', '--bytes', '65536', '--cluster', '4', '--both', '--json'])).out);
     expect(both.results.map((x: { onChip: boolean }) => x.onChip)).toEqual([true, false]);
@@ -34,7 +36,9 @@ describe('fleet collective', () => {
   });
 
   it('grows with the cluster size at a fixed message', async () => {
-    const at = async (c: number) => JSON.parse((await run(['collective', '--backend', 'h100', '--op', 'gather', '--bytes', '4096', '--cluster', String(c), '--json'])).out).latencyUs as number;
+    const at = async (c: number) =>
+      JSON.parse((await run(['collective', '--backend', 'h100', '--op', 'gather', '--bytes', '4096', '--cluster', String(c), '--json'])).out)
+        .latencyUs as number;
     expect(await at(16)).toBeGreaterThan(await at(2));
   });
 

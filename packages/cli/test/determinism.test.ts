@@ -78,7 +78,23 @@ describe('determinism: byte-identical output for the same input', () => {
 
   it('fleet compare --phase prefill --json (whole and chunked prompts)', async () => {
     for (const chunk of [[], ['--chunk', '256']]) {
-      const args = ['compare', '--json', '--phase', 'prefill', '--prompt', '512,1024', '--backends', 'h100,mi300x', '--policies', 'kernel-per-op-graph', '--batch', '1', '--sample-layers', '1', ...chunk];
+      const args = [
+        'compare',
+        '--json',
+        '--phase',
+        'prefill',
+        '--prompt',
+        '512,1024',
+        '--backends',
+        'h100,mi300x',
+        '--policies',
+        'kernel-per-op-graph',
+        '--batch',
+        '1',
+        '--sample-layers',
+        '1',
+        ...chunk,
+      ];
       const [a, b] = await twice(args);
       expectSameBytes(a!.out, b!.out, `compare ${args.join(' ')}`);
       expect((JSON.parse(a!.out).results as Array<{ phase: string }>).every((r) => r.phase === 'prefill')).toBe(true);
@@ -86,12 +102,30 @@ describe('determinism: byte-identical output for the same input', () => {
   });
 
   it('fleet compare --phase mixed --json and a prefill trace', async () => {
-    const mixed = ['compare', '--json', '--phase', 'mixed', '--chunk', '128', '--backends', 'h100', '--policies', 'kernel-per-op-graph', '--batch', '4', '--sample-layers', '1'];
+    const mixed = [
+      'compare',
+      '--json',
+      '--phase',
+      'mixed',
+      '--chunk',
+      '128',
+      '--backends',
+      'h100',
+      '--policies',
+      'kernel-per-op-graph',
+      '--batch',
+      '4',
+      '--sample-layers',
+      '1',
+    ];
     const [a, b] = await twice(mixed);
     expectSameBytes(a!.out, b!.out, 'compare --phase mixed');
     expect(JSON.parse(a!.out).results[0]).toMatchObject({ phase: 'mixed', chunkTokens: 128, status: 'ok' });
     const out = join(dir, 'prefill-trace.json');
-    const [t1, t2] = await twice(['trace', '--backend', 'h100', '--policy', 'kernel-per-op-graph', '--phase', 'prefill', '--prompt', '256', '--layers', '0-0', '-o', out, '--json'], out);
+    const [t1, t2] = await twice(
+      ['trace', '--backend', 'h100', '--policy', 'kernel-per-op-graph', '--phase', 'prefill', '--prompt', '256', '--layers', '0-0', '-o', out, '--json'],
+      out,
+    );
     expectSameFiles(t1!.files, t2!.files, 'trace --phase prefill');
     expect(JSON.parse(t1!.out)).toMatchObject({ phase: 'prefill', prompt: 256 });
   });
@@ -141,7 +175,20 @@ describe('determinism: byte-identical output for the same input', () => {
   it('fleet verify --json: the same seed repeats, another seed changes the numbers', async () => {
     // A dropped dependency makes the logits wrong by an amount that depends on the random
     // weights, so the seed shows in the output (verification fails: exit code 1).
-    const args = (seed: number) => ['verify', '--json', '--backend', 'h100', '--policy', 'kernel-per-op', '--steps', '1', '--drop-dependency', 'L1.o_proj', '--seed', String(seed)];
+    const args = (seed: number) => [
+      'verify',
+      '--json',
+      '--backend',
+      'h100',
+      '--policy',
+      'kernel-per-op',
+      '--steps',
+      '1',
+      '--drop-dependency',
+      'L1.o_proj',
+      '--seed',
+      String(seed),
+    ];
     const [a, b] = await twice(args(7), undefined, 1);
     expectSameBytes(a!.out, b!.out, 'verify --json --seed 7');
     const other = await run(args(8), 1);

@@ -11,8 +11,36 @@ async function run(args: string[]): Promise<{ code: number; out: string; err: st
 }
 
 const rows: CompareRow[] = [
-  { backend: 'mi350', policy: 'fleet-mtile', phase: 'decode', batch: 8, promptTokens: 64, decodeTokens: 16, weights: 'bf16', status: 'ok', tpotMs: 6.1234, l2HitRate: 0.3456, hbmReadBytes: 15_170_000_000, fabricReadBytes: 21_380_000_000, hbmWriteBytes: 1_400_000, tasksPerLayer: 112, fencesPerToken: 1908, dispatchesPerToken: 1908, launchesPerToken: 36 },
-  { backend: 'h100', policy: 'fleet-mtile', phase: 'decode', batch: 8, promptTokens: 64, decodeTokens: 16, weights: 'bf16', status: 'unsupported', reason: 'needs a "private" L2, per die | not a cluster\nsee docs' },
+  {
+    backend: 'mi350',
+    policy: 'fleet-mtile',
+    phase: 'decode',
+    batch: 8,
+    promptTokens: 64,
+    decodeTokens: 16,
+    weights: 'bf16',
+    status: 'ok',
+    tpotMs: 6.1234,
+    l2HitRate: 0.3456,
+    hbmReadBytes: 15_170_000_000,
+    fabricReadBytes: 21_380_000_000,
+    hbmWriteBytes: 1_400_000,
+    tasksPerLayer: 112,
+    fencesPerToken: 1908,
+    dispatchesPerToken: 1908,
+    launchesPerToken: 36,
+  },
+  {
+    backend: 'h100',
+    policy: 'fleet-mtile',
+    phase: 'decode',
+    batch: 8,
+    promptTokens: 64,
+    decodeTokens: 16,
+    weights: 'bf16',
+    status: 'unsupported',
+    reason: 'needs a "private" L2, per die | not a cluster\nsee docs',
+  },
 ];
 
 /** RFC 4180 reader: enough to check what the writer wrote. */
@@ -97,7 +125,12 @@ describe('fleet compare --format', () => {
   });
 
   it('csv and markdown carry the same numbers as --json', async () => {
-    const [json, csv, md, viaFormat] = await Promise.all([run([...args, '--json']), run([...args, '--format', 'csv']), run([...args, '--format', 'markdown']), run([...args, '--format', 'json'])]);
+    const [json, csv, md, viaFormat] = await Promise.all([
+      run([...args, '--json']),
+      run([...args, '--format', 'csv']),
+      run([...args, '--format', 'markdown']),
+      run([...args, '--format', 'json']),
+    ]);
     for (const r of [json, csv, md, viaFormat]) expect(r.code).toBe(0);
     expect(viaFormat.out).toBe(json.out);
     const results: CompareRow[] = JSON.parse(json.out).results;

@@ -26,7 +26,12 @@ describe('fleet collective over a node', () => {
   });
 
   it('a graph launch costs less than an eager one', async () => {
-    const at = async (mode: string) => (JSON.parse((await run(['collective', '--backend', 'h200', '--op', 'all-gather', '--bytes', '32K', '--devices', '4', '--mode', mode, '--json'])).out) as { latencyUs: number }).latencyUs;
+    const at = async (mode: string) =>
+      (
+        JSON.parse(
+          (await run(['collective', '--backend', 'h200', '--op', 'all-gather', '--bytes', '32K', '--devices', '4', '--mode', mode, '--json'])).out,
+        ) as { latencyUs: number }
+      ).latencyUs;
     expect(await at('graph')).toBeLessThan(await at('eager'));
   });
 
@@ -39,7 +44,22 @@ describe('fleet collective over a node', () => {
 
 describe('fleet compare --tp', () => {
   it('llama3-70b: too small a TP does not fit, with the numbers; a larger TP runs and is faster', async () => {
-    const r = await run(['compare', '--model', 'llama3-70b', '--backends', 'h100', '--policies', 'kernel-per-op-graph', '--batch', '1', '--tp', '1,8', '--sample-layers', '2', '--json']);
+    const r = await run([
+      'compare',
+      '--model',
+      'llama3-70b',
+      '--backends',
+      'h100',
+      '--policies',
+      'kernel-per-op-graph',
+      '--batch',
+      '1',
+      '--tp',
+      '1,8',
+      '--sample-layers',
+      '2',
+      '--json',
+    ]);
     expect(r.code, r.err).toBe(0);
     const rows = (JSON.parse(r.out) as { results: Array<{ tp: number; status: string; reason?: string; tpotMs?: number; perDeviceBytes: number }> }).results;
     const one = rows.find((x) => x.tp === 1)!;

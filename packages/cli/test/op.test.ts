@@ -87,7 +87,11 @@ describe('fleet op', () => {
   });
 
   it('rejects an unknown or unmodelled weight type in one line, exit 2', async () => {
-    for (const [w, pattern] of [['u4g100', /--weights: group 100/], ['int4', /--weights: unknown weight type 'int4'/], ['fp32', /--weights: 'fp32'/]] as const) {
+    for (const [w, pattern] of [
+      ['u4g100', /--weights: group 100/],
+      ['int4', /--weights: unknown weight type 'int4'/],
+      ['fp32', /--weights: 'fp32'/],
+    ] as const) {
       const r = await run(['op', '--backend', 'h100', ...gemv, '--weights', w]);
       expect(r.code, w).toBe(2);
       expect(r.err).toMatch(pattern);
@@ -96,7 +100,11 @@ describe('fleet op', () => {
   });
 
   it('rejects bad shapes with exit code 2', async () => {
-    for (const args of [['--m', '0', '--n', '8', '--k', '8'], ['--m', '1', '--n', 'x', '--k', '8'], ['--m', '1', '--n', '8']]) {
+    for (const args of [
+      ['--m', '0', '--n', '8', '--k', '8'],
+      ['--m', '1', '--n', 'x', '--k', '8'],
+      ['--m', '1', '--n', '8'],
+    ]) {
       const r = await run(['op', '--backend', 'h100', ...args]);
       expect(r.code, args.join(' ')).toBe(2);
     }

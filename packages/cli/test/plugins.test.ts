@@ -30,7 +30,14 @@ describe('third-party backends from fleet.config.json', () => {
     expect(cmp.code).toBe(0);
     const rows = JSON.parse(cmp.out).results;
     // Every installed policy; each decides from the toy's topology (its chiplet level is the die, not a cluster).
-    expect(rows.map((r: { policy: string }) => r.policy)).toEqual(['kernel-per-op', 'kernel-per-op-graph', 'mirage', 'fleet-mtile', 'fleet-msplit', 'clusterfusion']);
+    expect(rows.map((r: { policy: string }) => r.policy)).toEqual([
+      'kernel-per-op',
+      'kernel-per-op-graph',
+      'mirage',
+      'fleet-mtile',
+      'fleet-msplit',
+      'clusterfusion',
+    ]);
     expect(rows.filter((r: { status: string }) => r.status !== 'ok').map((r: { policy: string }) => r.policy)).toEqual(['clusterfusion']);
   });
 

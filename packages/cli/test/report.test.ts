@@ -16,7 +16,15 @@ async function run(args: string[]): Promise<{ code: number; out: string; err: st
 }
 
 const CHROMIUM = process.env.FLEET_CHROMIUM ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 const CHARTS = ['tpot-vs-batch', 'l2-hit-vs-batch', 'hbm-bytes-per-token', 'roofline', 'time-breakdown'];
 const grid = ['--backends', 'mi350,h100', '--policies', 'mirage,fleet-mtile', '--batch', '1,8', '--sample-layers', '1', '--decode', '16'];
 
@@ -48,7 +56,13 @@ describe('fleet report', () => {
     expect(first.code).toBe(0);
     expect(first.out).toContain(join(a, 'index.html'));
     expect(files(a)).toEqual(
-      ['index.html', 'compare.json', 'compare.csv', 'compare.md', ...CHARTS.flatMap((c) => [`charts/${c}.svg`, `charts/${c}.png`, `charts/${c}.vl.json`])].sort(),
+      [
+        'index.html',
+        'compare.json',
+        'compare.csv',
+        'compare.md',
+        ...CHARTS.flatMap((c) => [`charts/${c}.svg`, `charts/${c}.png`, `charts/${c}.vl.json`]),
+      ].sort(),
     );
     for (const c of CHARTS) {
       const { width, height } = pngSize(readFileSync(join(a, 'charts', `${c}.png`)));
@@ -98,47 +112,59 @@ describe('fleet report', () => {
   });
 
   // Runs wherever Chromium is installed; in CI (`.ci/run` installs it) a missing browser fails rather than skips.
-  it.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('renders in headless Chromium with every chart present and non-empty', async () => {
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-    try {
-      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-      const requests: string[] = [];
-      const errors: string[] = [];
-      page.on('request', (r) => requests.push(r.url()));
-      page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
-      page.on('pageerror', (e) => errors.push(e.message));
-      const url = pathToFileURL(join(a, 'index.html')).href;
-      await page.goto(url);
-      const charts = await page.$$eval('figure.chart', (figs) =>
-        figs.map((f) => {
-          const svg = f.querySelector('svg')!;
-          const box = svg.getBoundingClientRect();
-          const count = (sel: string) => svg.querySelectorAll(sel).length;
-          return { id: f.id, width: box.width, height: box.height, lines: count('g.mark-line path'), symbols: count('g.mark-symbol path'), rects: count('g.mark-rect path'), texts: count('text') };
-        }),
-      );
-      expect(charts.map((c) => c.id)).toEqual(CHARTS.map((c) => `chart-${c}`));
-      for (const c of charts) {
-        expect(c.width, c.id).toBeGreaterThan(300);
-        expect(c.height, c.id).toBeGreaterThan(100);
-        expect(c.texts, c.id).toBeGreaterThan(5);
+  it.skipIf(!existsSync(CHROMIUM) && !process.env.CI)(
+    'renders in headless Chromium with every chart present and non-empty',
+    async () => {
+      const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+      try {
+        const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+        const requests: string[] = [];
+        const errors: string[] = [];
+        page.on('request', (r) => requests.push(r.url()));
+        page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+        page.on('pageerror', (e) => errors.push(e.message));
+        const url = pathToFileURL(join(a, 'index.html')).href;
+        await page.goto(url);
+        const charts = await page.$$eval('figure.chart', (figs) =>
+          figs.map((f) => {
+            const svg = f.querySelector('svg')!;
+            const box = svg.getBoundingClientRect();
+            const count = (sel: string) => svg.querySelectorAll(sel).length;
+            return {
+              id: f.id,
+              width: box.width,
+              height: box.height,
+              lines: count('g.mark-line path'),
+              symbols: count('g.mark-symbol path'),
+              rects: count('g.mark-rect path'),
+              texts: count('text'),
+            };
+          }),
+        );
+        expect(charts.map((c) => c.id)).toEqual(CHARTS.map((c) => `chart-${c}`));
+        for (const c of charts) {
+          expect(c.width, c.id).toBeGreaterThan(300);
+          expect(c.height, c.id).toBeGreaterThan(100);
+          expect(c.texts, c.id).toBeGreaterThan(5);
+        }
+        const ok = rows.filter((r) => r.status === 'ok');
+        const series = new Set(ok.map((r) => `${r.backend}·${r.policy}`)).size;
+        const by = Object.fromEntries(charts.map((c) => [c.id.replace('chart-', ''), c]));
+        expect(by['tpot-vs-batch']!.lines).toBe(series);
+        expect(by['l2-hit-vs-batch']!.lines).toBe(series);
+        expect(by['hbm-bytes-per-token']!.rects).toBe(ok.length);
+        expect(by.roofline!.symbols).toBeGreaterThanOrEqual(ok.length);
+        expect(by['time-breakdown']!.rects).toBe(ok.length * OP_CLASSES.length);
+        expect(await page.locator('#comparison tbody tr').count()).toBe(rows.length);
+        expect(requests).toEqual([url]);
+        expect(errors).toEqual([]);
+        if (process.env.FLEET_REPORT_SCREENSHOT) await page.screenshot({ path: process.env.FLEET_REPORT_SCREENSHOT, fullPage: true });
+      } finally {
+        await browser.close();
       }
-      const ok = rows.filter((r) => r.status === 'ok');
-      const series = new Set(ok.map((r) => `${r.backend}·${r.policy}`)).size;
-      const by = Object.fromEntries(charts.map((c) => [c.id.replace('chart-', ''), c]));
-      expect(by['tpot-vs-batch']!.lines).toBe(series);
-      expect(by['l2-hit-vs-batch']!.lines).toBe(series);
-      expect(by['hbm-bytes-per-token']!.rects).toBe(ok.length);
-      expect(by.roofline!.symbols).toBeGreaterThanOrEqual(ok.length);
-      expect(by['time-breakdown']!.rects).toBe(ok.length * OP_CLASSES.length);
-      expect(await page.locator('#comparison tbody tr').count()).toBe(rows.length);
-      expect(requests).toEqual([url]);
-      expect(errors).toEqual([]);
-      if (process.env.FLEET_REPORT_SCREENSHOT) await page.screenshot({ path: process.env.FLEET_REPORT_SCREENSHOT, fullPage: true });
-    } finally {
-      await browser.close();
-    }
-  }, 60_000);
+    },
+    60_000,
+  );
 
   it('bad input: one line, exit code 2', async () => {
     const r = await run(['report', '--out', a, '--batch', '0']);

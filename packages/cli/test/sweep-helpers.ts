@@ -21,12 +21,23 @@ export async function run(args: string[], cwd: string): Promise<Run> {
 export function writeTinyModel(dir: string): string {
   writeFileSync(
     join(dir, 'tiny.json'),
-    JSON.stringify({ model_type: 'llama', hidden_size: 256, num_hidden_layers: 2, num_attention_heads: 8, num_key_value_heads: 2, intermediate_size: 512, vocab_size: 1000 }),
+    JSON.stringify({
+      model_type: 'llama',
+      hidden_size: 256,
+      num_hidden_layers: 2,
+      num_attention_heads: 8,
+      num_key_value_heads: 2,
+      intermediate_size: 512,
+      vocab_size: 1000,
+    }),
   );
   return 'tiny.json';
 }
 
 /** Lines of a JSON Lines file, sorted (for comparing results whatever the order they came in). */
 export function sortedLines(text: string): string[] {
-  return text.split('\n').filter((l) => l !== '').sort();
+  return text
+    .split('\n')
+    .filter((l) => l !== '')
+    .sort();
 }

@@ -99,7 +99,17 @@ describe.skipIf(!REDIS)('fleet sweep --queue with fleet worker (real redis-serve
   });
 
   it('two workers, one killed mid-job: every result arrives, equal to a local run', async () => {
-    writeFileSync(join(dir, 'spec.json'), JSON.stringify({ model: [model, 'llama2-7b'], backends: ['mi350', 'mi300x', 'h100'], policies: ['kernel-per-op', 'mirage'], batch: [1, 4], sampleLayers: 1, decode: 8 }));
+    writeFileSync(
+      join(dir, 'spec.json'),
+      JSON.stringify({
+        model: [model, 'llama2-7b'],
+        backends: ['mi350', 'mi300x', 'h100'],
+        policies: ['kernel-per-op', 'mirage'],
+        batch: [1, 4],
+        sampleLayers: 1,
+        decode: 8,
+      }),
+    );
     const local = await run(['sweep', 'spec.json', '--out', 'local.jsonl', '--workers', '1'], dir);
     expect(local.code, local.err).toBe(0);
 
@@ -127,7 +137,10 @@ describe.skipIf(!REDIS)('fleet sweep --queue with fleet worker (real redis-serve
 
   it('a job that fails for bad input is reported once and not retried', async () => {
     const b = procs.find((p) => p.err().includes('listening') && p.child.exitCode === null && p.child.signalCode === null)!;
-    writeFileSync(join(dir, 'tight.json'), JSON.stringify({ model: ['llama2-7b'], backends: ['mi350'], policies: ['mirage'], batch: [1, 2], sampleLayers: 1, maxSimSteps: 10 }));
+    writeFileSync(
+      join(dir, 'tight.json'),
+      JSON.stringify({ model: ['llama2-7b'], backends: ['mi350'], policies: ['mirage'], batch: [1, 2], sampleLayers: 1, maxSimSteps: 10 }),
+    );
     const r = await run(['sweep', 'tight.json', '--queue', url, '--out', 'tight.jsonl', '--attempts', '5', '--json'], dir);
     expect(r.code).toBe(2);
     const failures = r.err.split('\n').filter((l) => / failed: /.test(l));

@@ -37,7 +37,10 @@ describe('fleet sweep (local)', () => {
     expect(first.code, first.err).toBe(0);
     const summary = JSON.parse(first.out);
     expect(summary).toMatchObject({ jobs: JOBS, ran: JOBS, skipped: 0, failed: 0, format: 'jsonl' });
-    const lines = text.trimEnd().split('\n').map((l) => JSON.parse(l));
+    const lines = text
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines).toHaveLength(JOBS);
     expect(new Set(lines.map((l) => l.id)).size).toBe(JOBS);
     const ok = lines.find((l) => l.backend === 'mi350' && l.policy === 'fleet-mtile' && l.batch === 4 && l.weights === 'u4g128' && l.model === 'llama2-7b');
@@ -54,9 +57,33 @@ describe('fleet sweep (local)', () => {
   });
 
   it('matches `fleet compare --json` for the same configuration', async () => {
-    const c = await run(['compare', '--json', '--model', 'llama2-7b', '--backends', 'mi350', '--policies', 'fleet-mtile', '--batch', '4', '--weights', 'u4g128', '--sample-layers', '1', '--decode', '8'], dir);
+    const c = await run(
+      [
+        'compare',
+        '--json',
+        '--model',
+        'llama2-7b',
+        '--backends',
+        'mi350',
+        '--policies',
+        'fleet-mtile',
+        '--batch',
+        '4',
+        '--weights',
+        'u4g128',
+        '--sample-layers',
+        '1',
+        '--decode',
+        '8',
+      ],
+      dir,
+    );
     const row = JSON.parse(c.out).results[0];
-    const line = text.trimEnd().split('\n').map((l) => JSON.parse(l)).find((l) => l.model === 'llama2-7b' && l.backend === 'mi350' && l.policy === 'fleet-mtile' && l.batch === 4 && l.weights === 'u4g128');
+    const line = text
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .find((l) => l.model === 'llama2-7b' && l.backend === 'mi350' && l.policy === 'fleet-mtile' && l.batch === 4 && l.weights === 'u4g128');
     expect(line).toMatchObject(row);
   });
 
@@ -93,7 +120,10 @@ describe('fleet sweep (local)', () => {
     const rows = csv.trimEnd().split('\r\n');
     expect(rows[0]).toBe(sweepCsvColumns().join(','));
     expect(rows).toHaveLength(JOBS + 1);
-    const ids = text.trimEnd().split('\n').map((l) => JSON.parse(l).id);
+    const ids = text
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l).id);
     expect(rows.slice(1).map((r) => r.split(',')[0])).toEqual(ids);
     // A reason holds commas: it is quoted, and reading the file back still finds every job.
     expect(csv).toMatch(/,unsupported,"[^"]*,/);
@@ -112,7 +142,10 @@ describe('fleet sweep (local)', () => {
   });
 
   it('reports a job that fails (bad input) once, keeps the others, exits 2', async () => {
-    writeFileSync(join(dir, 'tight.json'), JSON.stringify({ model: ['llama2-7b'], backends: ['mi350'], policies: ['mirage'], batch: [1], sampleLayers: [1, 3], maxSimSteps: [20000] }));
+    writeFileSync(
+      join(dir, 'tight.json'),
+      JSON.stringify({ model: ['llama2-7b'], backends: ['mi350'], policies: ['mirage'], batch: [1], sampleLayers: [1, 3], maxSimSteps: [20000] }),
+    );
     const r = await run(['sweep', 'tight.json', '--out', 'f.jsonl', '--workers', '1', '--json'], dir);
     expect(r.code).toBe(2);
     const failed = r.err.trimEnd().split('\n');
@@ -145,7 +178,14 @@ describe('fleet sweep (local)', () => {
     const points = JSON.parse(readFileSync(join(dir, 'rep', 'charts', 'tpot-vs-batch.vl.json'), 'utf8')).data.values;
     // Weights vary across the file, so they split the series.
     expect(new Set(points.map((p: { series: string }) => p.series))).toEqual(
-      new Set(['mi350 · kernel-per-op · weights bf16', 'mi350 · kernel-per-op · weights u4g128', 'mi350 · fleet-mtile · weights bf16', 'mi350 · fleet-mtile · weights u4g128', 'h100 · kernel-per-op · weights bf16', 'h100 · kernel-per-op · weights u4g128']),
+      new Set([
+        'mi350 · kernel-per-op · weights bf16',
+        'mi350 · kernel-per-op · weights u4g128',
+        'mi350 · fleet-mtile · weights bf16',
+        'mi350 · fleet-mtile · weights u4g128',
+        'h100 · kernel-per-op · weights bf16',
+        'h100 · kernel-per-op · weights u4g128',
+      ]),
     );
     expect(points).toHaveLength(12);
     const many = await run(['report', '--from', 'a.jsonl', '--out', 'rep2'], dir);

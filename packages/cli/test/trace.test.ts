@@ -46,7 +46,11 @@ describe('fleet trace: a persistent megakernel (mi350, fleet-mtile)', () => {
     expect(threads.filter((n) => /^scheduler \d+$/.test(n))).toHaveLength(8);
     expect(threads.filter((n) => /^worker \d+$/.test(n)).length).toBeGreaterThanOrEqual(8);
     // Workers sit in the process of their partition: tids of one process are one partition's.
-    const workerPid = new Map(ofPh(trace, 'X').filter((e) => e.cat === 'task').map((e) => [e.tid, e.pid]));
+    const workerPid = new Map(
+      ofPh(trace, 'X')
+        .filter((e) => e.cat === 'task')
+        .map((e) => [e.tid, e.pid]),
+    );
     for (const [tid, pid] of workerPid) expect(trace.traceEvents.find((e) => e.ph === 'M' && e.name === 'thread_name' && e.tid === tid)!.pid).toBe(pid);
   });
 
@@ -54,7 +58,14 @@ describe('fleet trace: a persistent megakernel (mi350, fleet-mtile)', () => {
     const tasks = ofPh(trace, 'X').filter((e) => e.cat === 'task');
     expect(tasks.length).toBeGreaterThan(50);
     for (const t of tasks) {
-      expect(t.args).toEqual(expect.objectContaining({ op: expect.any(String), level: expect.stringMatching(/^(cu|chiplet)$/), tiles: expect.any(Number), layer: expect.any(Number) }));
+      expect(t.args).toEqual(
+        expect.objectContaining({
+          op: expect.any(String),
+          level: expect.stringMatching(/^(cu|chiplet)$/),
+          tiles: expect.any(Number),
+          layer: expect.any(Number),
+        }),
+      );
       expect([-1, 0, 36]).toContain(t.args!.layer);
     }
     const chiplet = tasks.filter((t) => t.args!.level === 'chiplet');
@@ -102,7 +113,13 @@ describe('fleet trace: kernel-per-op (h100)', () => {
     const launches = ofPh(trace, 'X').filter((e) => e.cat === 'launch');
     expect(kernels.length).toBeGreaterThan(5);
     expect(launches).toHaveLength(kernels.length);
-    expect(new Set(ofPh(trace, 'X').filter((e) => e.cat === 'task').map((e) => e.args!.layer))).toEqual(new Set([-1, 1, 36]));
+    expect(
+      new Set(
+        ofPh(trace, 'X')
+          .filter((e) => e.cat === 'task')
+          .map((e) => e.args!.layer),
+      ),
+    ).toEqual(new Set([-1, 1, 36]));
     expect(names(trace, 'thread_name').some((n) => /^sm \d+$/.test(n))).toBe(true);
     expect(ofPh(trace, 's')).toHaveLength(0);
     expect(summary.slices).toBe(ofPh(trace, 'X').length);

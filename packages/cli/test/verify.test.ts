@@ -48,7 +48,16 @@ describe('fleet verify', () => {
       expect(x.steps[0]!.tasks).toBeGreaterThan(10);
     }
     const passed = j.results.filter((x) => x.status === 'pass').map((x) => `${x.backend}/${x.policy}`);
-    for (const want of ['mi350/fleet-mtile', 'mi350/fleet-msplit', 'mi300x/mirage', 'h100/mirage', 'h100/kernel-per-op', 'mi300x/kernel-per-op-graph', 'h100/clusterfusion']) expect(passed).toContain(want);
+    for (const want of [
+      'mi350/fleet-mtile',
+      'mi350/fleet-msplit',
+      'mi300x/mirage',
+      'h100/mirage',
+      'h100/kernel-per-op',
+      'mi300x/kernel-per-op-graph',
+      'h100/clusterfusion',
+    ])
+      expect(passed).toContain(want);
     expect(j.results.find((x) => x.backend === 'h100' && x.policy === 'fleet-mtile')!.status).toBe('unsupported');
   }, 60_000);
 
@@ -91,7 +100,16 @@ describe('fleet verify', () => {
   it('verifies a config.json + safetensors checkpoint with its own weights', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fleet-verify-'));
     dirs.push(dir);
-    const cfg = { model_type: 'llama', hidden_size: 64, num_hidden_layers: 2, num_attention_heads: 4, num_key_value_heads: 1, intermediate_size: 192, vocab_size: 128, torch_dtype: 'bfloat16' };
+    const cfg = {
+      model_type: 'llama',
+      hidden_size: 64,
+      num_hidden_layers: 2,
+      num_attention_heads: 4,
+      num_key_value_heads: 1,
+      intermediate_size: 192,
+      vocab_size: 128,
+      torch_dtype: 'bfloat16',
+    };
     fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify(cfg));
     const spec = loadModel(path.join(dir, 'config.json'));
     writeSafetensors(path.join(dir, 'model.safetensors'), checkpointTensorsOf(spec, randomWeights(spec, 3)));
@@ -108,8 +126,16 @@ describe('fleet verify', () => {
     ['unknown backend', ['verify', '--backend', 'tpu9'], /unknown backend 'tpu9'/],
     ['negative tolerance', ['verify', '--tolerance', '-1'], /--tolerance: '-1'/],
     ['a preset too large to run', ['verify', '--model', 'qwen3-8b'], /too large to run functionally/],
-    ['an op that starts no stage', ['verify', '--backend', 'mi350', '--policy', 'mirage', '--drop-dependency', 'L9.nothing'], /no stage of policy mirage starts at op 'L9.nothing'/],
-    ['an op inside a kernel', ['verify', '--backend', 'h100', '--policy', 'clusterfusion', '--drop-dependency', 'L0.rope'], /no stage of policy clusterfusion starts at op 'L0.rope' \(stages start at embed, L0.attn_norm, L0.qkv_proj/],
+    [
+      'an op that starts no stage',
+      ['verify', '--backend', 'mi350', '--policy', 'mirage', '--drop-dependency', 'L9.nothing'],
+      /no stage of policy mirage starts at op 'L9.nothing'/,
+    ],
+    [
+      'an op inside a kernel',
+      ['verify', '--backend', 'h100', '--policy', 'clusterfusion', '--drop-dependency', 'L0.rope'],
+      /no stage of policy clusterfusion starts at op 'L0.rope' \(stages start at embed, L0.attn_norm, L0.qkv_proj/,
+    ],
   ];
   for (const [name, args, pattern] of bad) {
     it(`bad input (${name}): one line, exit 2`, async () => {

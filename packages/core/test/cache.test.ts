@@ -287,7 +287,7 @@ describe('Cache sectors', () => {
     expect(c.access(1, 0, 'default', 0x0000ff00).hitFraction).toBe(1);
   });
 
-  it('a new block replaces the evicted block\'s sectors', () => {
+  it("a new block replaces the evicted block's sectors", () => {
     const c = oneSet(1);
     c.access(1, 0, 'default');
     c.access(2, 0, 'default', 0b1);
@@ -323,4 +323,3 @@ describe('Cache sector masks of several words', () => {
     expect(Array.from(r.evicted)).toEqual(Array.from(mask(3, 100)));
   });
 });
-

@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { exposedStallNs, latencyBoundNs, occupancy, unionResources, type ComputeResources } from '../src/index.js';
 
-const CU: ComputeResources = { waveSize: 64, simds: 4, maxWavesPerSimd: 8, registersPerSimd: 512 * 64, registerGranularity: 8, sharedBytes: 64 * 1024, maxBlocks: 32 };
+const CU: ComputeResources = {
+  waveSize: 64,
+  simds: 4,
+  maxWavesPerSimd: 8,
+  registersPerSimd: 512 * 64,
+  registerGranularity: 8,
+  sharedBytes: 64 * 1024,
+  maxBlocks: 32,
+};
 
 describe('occupancy', () => {
   it('registers, shared memory and wave slots each limit the resident workgroups', () => {

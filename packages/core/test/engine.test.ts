@@ -193,9 +193,13 @@ describe('Engine watchdog', () => {
     e.at(0, k, 0);
     let calls = 0;
     expect(() =>
-      e.run(Infinity, () => {
-        if (++calls === 3) throw new Error('stuck');
-      }, 1000),
+      e.run(
+        Infinity,
+        () => {
+          if (++calls === 3) throw new Error('stuck');
+        },
+        1000,
+      ),
     ).toThrow('stuck');
     expect(e.eventCount).toBe(3000);
   });

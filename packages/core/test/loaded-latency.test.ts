@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { dramBandwidthAtInFlight, dramLatencyAtInFlight, inFlightFromRate, loadedDramLatencyNs, simulateGraph, type HbmSpec, type Topology } from '../src/index.js';
+import {
+  dramBandwidthAtInFlight,
+  dramLatencyAtInFlight,
+  inFlightFromRate,
+  loadedDramLatencyNs,
+  simulateGraph,
+  type HbmSpec,
+  type Topology,
+} from '../src/index.js';
 import { syntheticGraph } from '../src/conformance/synthetic-graph.js';
 import { testBackend, testTopology } from './helpers.js';
 
@@ -77,7 +85,11 @@ describe('loaded DRAM latency in the simulation', () => {
     const t = testTopology({ noLlc: true });
     return { ...t, memory: { ...t.memory, hbm: { ...t.memory.hbm, loadedLatency } } };
   }
-  const time = (t: Topology) => simulateGraph(testBackend({ pipelines: { kernel: { inFlightBytes: 2048, overlap: 4 }, persistent: { inFlightBytes: 2048, overlap: 4 } } }, t), syntheticGraph(t, 'kernel-per-op')).timeNs;
+  const time = (t: Topology) =>
+    simulateGraph(
+      testBackend({ pipelines: { kernel: { inFlightBytes: 2048, overlap: 4 }, persistent: { inFlightBytes: 2048, overlap: 4 } } }, t),
+      syntheticGraph(t, 'kernel-per-op'),
+    ).timeNs;
 
   it('DRAM reads take longer the more the memory queues, deterministically', () => {
     const hbm = testTopology().memory.hbm;

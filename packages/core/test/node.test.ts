@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { collectiveCost, groupBytesPerNs, validateNodeTopology, checkNodeSpec, buildDecodeGraph, MODEL_PRESETS, tensorBytes, type NodeSpec, type NodeTopology } from '../src/index.js';
+import {
+  collectiveCost,
+  groupBytesPerNs,
+  validateNodeTopology,
+  checkNodeSpec,
+  buildDecodeGraph,
+  MODEL_PRESETS,
+  tensorBytes,
+  type NodeSpec,
+  type NodeTopology,
+} from '../src/index.js';
 
 const library: NodeSpec['library'] = {
   name: 'lib',
@@ -30,7 +40,9 @@ const node = (kind: 'switch' | 'full-mesh', linkGBps: number, links = kind === '
 describe('node topology', () => {
   it('validates with one-line errors naming the field', () => {
     expect(() => validateNodeTopology({ ...node('switch', 25), devices: 0 }, 'test')).toThrow(/\/devices/);
-    expect(() => validateNodeTopology({ ...node('switch', 25), interconnect: { ...node('switch', 25).interconnect, kind: 'ring' } }, 'test')).toThrow(/\/interconnect\/kind.*allowed: switch, full-mesh/);
+    expect(() => validateNodeTopology({ ...node('switch', 25), interconnect: { ...node('switch', 25).interconnect, kind: 'ring' } }, 'test')).toThrow(
+      /\/interconnect\/kind.*allowed: switch, full-mesh/,
+    );
     expect(() => validateNodeTopology({ ...node('full-mesh', 64, 3) }, 'test')).toThrow(/linksPerDevice.*at least 7/);
     expect(() => checkNodeSpec({ topology: node('switch', 25), library }, 'backend x', 'other')).toThrow(/\/device/);
   });
@@ -57,7 +69,9 @@ describe('collective cost model', () => {
   it('a custom one-shot all-reduce wins small messages when the library has one', () => {
     const c = collectiveCost({ ...spec, library: { ...library, custom: { name: 'c', maxBytes: 8 * 2 ** 20, barrierUs: 2 } } }, 'all-reduce', 16384, 2);
     expect(c.algorithm).toBe('one-shot');
-    expect(collectiveCost({ ...spec, library: { ...library, custom: { name: 'c', maxBytes: 1024, barrierUs: 2 } } }, 'all-reduce', 16384, 2).algorithm).not.toBe('one-shot');
+    expect(
+      collectiveCost({ ...spec, library: { ...library, custom: { name: 'c', maxBytes: 1024, barrierUs: 2 } } }, 'all-reduce', 16384, 2).algorithm,
+    ).not.toBe('one-shot');
   });
 
   it('a faster link makes large collectives faster; one device costs nothing', () => {
@@ -72,7 +86,10 @@ describe('collective cost model', () => {
 
 describe('tensor-parallel op graph', () => {
   const m = MODEL_PRESETS['llama3-70b']!;
-  const weightBytes = (tp: number) => buildDecodeGraph(m, { batch: 1, contextLen: 8, ...(tp > 1 ? { tp } : {}) }).tensors.filter((t) => t.kind === 'weight').reduce((s, t) => s + tensorBytes(t), 0);
+  const weightBytes = (tp: number) =>
+    buildDecodeGraph(m, { batch: 1, contextLen: 8, ...(tp > 1 ? { tp } : {}) })
+      .tensors.filter((t) => t.kind === 'weight')
+      .reduce((s, t) => s + tensorBytes(t), 0);
   it('TP shrinks the per-device weight bytes by about TP (norms replicated)', () => {
     const one = weightBytes(1);
     for (const tp of [2, 4, 8]) {

@@ -4,10 +4,12 @@ import { Cache, homeHalf, lruVictim, setIndex } from '../src/index.js';
 
 describe('placement: set hash, home half and LRU victim', () => {
   it('setIndex is in range and spreads strided ids over the sets', () => {
-    fc.assert(fc.property(fc.integer({ min: 0, max: 2 ** 31 - 1 }), fc.integer({ min: 1, max: 1 << 20 }), (key, sets) => {
-      const s = setIndex(key, sets);
-      expect(Number.isInteger(s) && s >= 0 && s < sets).toBe(true);
-    }));
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 2 ** 31 - 1 }), fc.integer({ min: 1, max: 1 << 20 }), (key, sets) => {
+        const s = setIndex(key, sets);
+        expect(Number.isInteger(s) && s >= 0 && s < sets).toBe(true);
+      }),
+    );
     // 64 ids at a power-of-two stride land in many of 64 sets (the id modulo 64 would put them in one).
     const used = new Set(Array.from({ length: 64 }, (_, i) => setIndex(i * 1024, 64)));
     expect(used.size).toBeGreaterThan(16);

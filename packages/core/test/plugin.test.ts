@@ -153,7 +153,11 @@ describe('loadBackend', () => {
 
   it('tuning that names an unknown field or an absurd count is an error with its pointer', () => {
     expectFleetError(() => loadBackend(descriptor({ tuning: { persistant: {} } as BackendTuning }), 'pkg-i'), 2, 'TOKENS.Tuning', 'persistant');
-    expectFleetError(() => loadBackend(descriptor({ tuning: { policies: { mirage: { persistent: { workersPerPartition: 999 } } } } }), 'pkg-i'), 2, '/policies/mirage/persistent/workersPerPartition');
+    expectFleetError(
+      () => loadBackend(descriptor({ tuning: { policies: { mirage: { persistent: { workersPerPartition: 999 } } } } }), 'pkg-i'),
+      2,
+      '/policies/mirage/persistent/workersPerPartition',
+    );
     expectFleetError(() => loadBackend(descriptor({ tuning: { policies: { mirage: { refuse: '' } } } }), 'pkg-i'), 2, 'TOKENS.Tuning', 'refuse');
   });
 

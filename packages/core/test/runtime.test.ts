@@ -30,20 +30,14 @@ describe('checkTaskGraph', () => {
   });
 
   it('a threshold above the number of producers is an error naming the event and both counts', () => {
-    const g = graph(
-      [task(0, { signal: 0 }), task(1, { signal: 0 }), task(2, { waits: [0] })],
-      [{ id: 0, name: 'gather', threshold: 3 }],
-    );
+    const g = graph([task(0, { signal: 0 }), task(1, { signal: 0 }), task(2, { waits: [0] })], [{ id: 0, name: 'gather', threshold: 3 }]);
     const e = expectFleetError(() => checkTaskGraph(g, 2), 3, 'gather', 'threshold 3', '2 producer');
     expect(e).toBeInstanceOf(DeadlockError);
     expect((e as DeadlockError).pendingEvents).toEqual(['gather']);
   });
 
   it('a threshold below the number of producers is also an error (the event would fire early)', () => {
-    const g = graph(
-      [task(0, { signal: 0 }), task(1, { signal: 0 }), task(2, { signal: 0 })],
-      [{ id: 0, name: 'early', threshold: 1 }],
-    );
+    const g = graph([task(0, { signal: 0 }), task(1, { signal: 0 }), task(2, { signal: 0 })], [{ id: 0, name: 'early', threshold: 1 }]);
     expectFleetError(() => checkTaskGraph(g, 2), 3, 'early', 'threshold 1', '3 producer');
   });
 
@@ -103,13 +97,7 @@ describe('checkTaskGraph', () => {
 describe('EventCounters', () => {
   function setup() {
     const g = graph(
-      [
-        task(0, { signal: 0 }),
-        task(1, { signal: 0 }),
-        task(2, { signal: 1 }),
-        task(3, { waits: [0] }),
-        task(4, { waits: [0, 1] }),
-      ],
+      [task(0, { signal: 0 }), task(1, { signal: 0 }), task(2, { signal: 1 }), task(3, { waits: [0] }), task(4, { waits: [0, 1] })],
       [
         { id: 0, name: 'pair', threshold: 2 },
         { id: 1, name: 'single', threshold: 1 },

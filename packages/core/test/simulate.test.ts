@@ -62,7 +62,9 @@ function chipletChain(): TaskGraph {
   ];
   for (const [o, { op, waits, signal }] of ops.entries()) {
     for (let p = 0; p < 2; p++) {
-      tasks.push(task(tasks.length, { name: `${op}.p${p}`, opId: op, kind: 'linear', level: 'chiplet', partition: p, tiles: tiles(o, p), waits: [...waits], signal }));
+      tasks.push(
+        task(tasks.length, { name: `${op}.p${p}`, opId: op, kind: 'linear', level: 'chiplet', partition: p, tiles: tiles(o, p), waits: [...waits], signal }),
+      );
     }
   }
   return graph(

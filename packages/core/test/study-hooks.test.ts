@@ -11,17 +11,47 @@ import { l2HitRate } from '../src/memory/memory-system.js';
 import { eventRecorder, KiB, testBackend } from './helpers.js';
 
 function kernelGraph(tiles: Tile[][], partition: (i: number) => number | null = () => null): TaskGraph {
-  const tasks: Task[] = tiles.map((t, i) => ({ id: i, name: `wg${i}`, opId: 'op', kind: 'attention', layer: 0, level: 'cu', partition: partition(i), tiles: t, waits: [], signal: null, kernel: 0 }));
+  const tasks: Task[] = tiles.map((t, i) => ({
+    id: i,
+    name: `wg${i}`,
+    opId: 'op',
+    kind: 'attention',
+    layer: 0,
+    level: 'cu',
+    partition: partition(i),
+    tiles: t,
+    waits: [],
+    signal: null,
+    kernel: 0,
+  }));
   const kernel: KernelSpec = { id: 0, name: 'k', opIds: ['op'], layer: 0, tasks: tasks.map((t) => t.id) };
-  return { policy: 'study', style: 'kernel-per-op', buffers: [{ id: 0, name: 'data', bytes: 1024 * KiB, kind: 'kv-cache' }], tasks, events: [], kernels: [kernel], layers: [0] };
+  return {
+    policy: 'study',
+    style: 'kernel-per-op',
+    buffers: [{ id: 0, name: 'data', bytes: 1024 * KiB, kind: 'kv-cache' }],
+    tasks,
+    events: [],
+    kernels: [kernel],
+    layers: [0],
+  };
 }
 
-const read = (offset: number, bytes: number, over: Partial<Tile> = {}): Tile => ({ reads: [{ buffer: 0, offset, bytes, policy: 'default' }], writes: [], flops: 1e6, unit: 'matrix', ...over });
+const read = (offset: number, bytes: number, over: Partial<Tile> = {}): Tile => ({
+  reads: [{ buffer: 0, offset, bytes, policy: 'default' }],
+  writes: [],
+  flops: 1e6,
+  unit: 'matrix',
+  ...over,
+});
 
 describe('kernel-per-op study hooks', () => {
   it('a task naming its partition runs there, not on launch id mod P', () => {
     const rec = eventRecorder();
-    simulateGraph(testBackend(), kernelGraph([[read(0, 4096)], [read(4096, 4096)], [read(8192, 4096)]], () => 1), { observers: [rec.observer] });
+    simulateGraph(
+      testBackend(),
+      kernelGraph([[read(0, 4096)], [read(4096, 4096)], [read(8192, 4096)]], () => 1),
+      { observers: [rec.observer] },
+    );
     const starts = rec.events.filter((e): e is Extract<SimEvent, { type: 'task-start' }> => e.type === 'task-start');
     expect(starts.map((s) => s.partition)).toEqual([1, 1, 1]);
   });
@@ -40,8 +70,16 @@ describe('kernel-per-op study hooks', () => {
 
   it('a sampled tile moves trafficScale × its bytes but the cache sees its regions', () => {
     // Two workgroups on one partition read the same 8 KiB: the second hits.
-    const exact = simulateGraph(testBackend(), kernelGraph([[read(0, 8 * KiB)], [read(0, 8 * KiB)]], () => 0), { launchMode: 'graph' });
-    const sampled = simulateGraph(testBackend(), kernelGraph([[read(0, 8 * KiB, { trafficScale: 64 })], [read(0, 8 * KiB, { trafficScale: 64 })]], () => 0), { launchMode: 'graph' });
+    const exact = simulateGraph(
+      testBackend(),
+      kernelGraph([[read(0, 8 * KiB)], [read(0, 8 * KiB)]], () => 0),
+      { launchMode: 'graph' },
+    );
+    const sampled = simulateGraph(
+      testBackend(),
+      kernelGraph([[read(0, 8 * KiB, { trafficScale: 64 })], [read(0, 8 * KiB, { trafficScale: 64 })]], () => 0),
+      { launchMode: 'graph' },
+    );
     const e = exact.counters[1]!;
     const s = sampled.counters[1]!;
     expect(l2HitRate(s)).toBeCloseTo(l2HitRate(e), 9);

@@ -6,13 +6,31 @@ function graph(reads: Region[][], writes: Region[][] = []): TaskGraph {
     policy: 't',
     style: 'kernel-per-op',
     buffers: [0, 1, 2].map((id) => ({ id, name: `b${id}`, bytes: 1 << 20, kind: 'weight' as const })),
-    tasks: reads.map((r, i) => ({ id: i, name: `t${i}`, opId: 'op', kind: 'linear', layer: 0, level: 'cu', partition: null, waits: [], signal: null, tiles: [{ reads: r, writes: writes[i] ?? [], flops: 0, unit: 'vector' as const }] })),
+    tasks: reads.map((r, i) => ({
+      id: i,
+      name: `t${i}`,
+      opId: 'op',
+      kind: 'linear',
+      layer: 0,
+      level: 'cu',
+      partition: null,
+      waits: [],
+      signal: null,
+      tiles: [{ reads: r, writes: writes[i] ?? [], flops: 0, unit: 'vector' as const }],
+    })),
     events: [],
     kernels: [],
     layers: [0],
   };
 }
-const r = (buffer: number, offset: number, bytes: number, rows?: number, strideBytes?: number): Region => ({ buffer, offset, bytes, rows, strideBytes, policy: 'default' });
+const r = (buffer: number, offset: number, bytes: number, rows?: number, strideBytes?: number): Region => ({
+  buffer,
+  offset,
+  bytes,
+  rows,
+  strideBytes,
+  policy: 'default',
+});
 
 describe('uniqueReadBytes', () => {
   it('counts overlapping reads once, per buffer, over strided rows', () => {

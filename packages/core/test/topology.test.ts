@@ -65,14 +65,23 @@ describe('validateTopology', () => {
   });
 
   it('rejects a shared L2 without halves or farExtraLatencyNs', () => {
-    invalid((t) => {
-      t.memory.l2.organisation = 'shared';
-      t.memory.l2.farExtraLatencyNs = 10;
-    }, '/memory/l2', 'shared L2', "'halves'");
-    invalid((t) => {
-      t.memory.l2.organisation = 'shared';
-      t.memory.l2.halves = 2;
-    }, '/memory/l2', "'farExtraLatencyNs'");
+    invalid(
+      (t) => {
+        t.memory.l2.organisation = 'shared';
+        t.memory.l2.farExtraLatencyNs = 10;
+      },
+      '/memory/l2',
+      'shared L2',
+      "'halves'",
+    );
+    invalid(
+      (t) => {
+        t.memory.l2.organisation = 'shared';
+        t.memory.l2.halves = 2;
+      },
+      '/memory/l2',
+      "'farExtraLatencyNs'",
+    );
   });
 
   it('rejects a cache capacity that is not a multiple of line × ways, naming the cache', () => {
@@ -97,7 +106,13 @@ describe('validateTopology', () => {
       '(root): must be object',
     );
     expect(
-      describeAjvError({ instancePath: '/a/b', keyword: 'enum', schemaPath: '#', params: { allowedValues: ['x', 'y'] }, message: 'must be equal to one of the allowed values' }),
+      describeAjvError({
+        instancePath: '/a/b',
+        keyword: 'enum',
+        schemaPath: '#',
+        params: { allowedValues: ['x', 'y'] },
+        message: 'must be equal to one of the allowed values',
+      }),
     ).toBe('/a/b: must be equal to one of the allowed values (allowed: x, y)');
   });
 });

@@ -3,7 +3,18 @@
  * parameters, library model, runtime tuning and node; the family binds them with its cost model
  * (`CdnaCostModel`), so every CDNA device is wired the same way.
  */
-import { API_VERSION, ContainerModule, TOKENS, defineBackend, type BackendDescriptor, type KernelLibrary, type BackendTuning, type NodeSpec, type RooflineParams, type Topology } from '@fleet/core';
+import {
+  API_VERSION,
+  ContainerModule,
+  TOKENS,
+  defineBackend,
+  type BackendDescriptor,
+  type KernelLibrary,
+  type BackendTuning,
+  type NodeSpec,
+  type RooflineParams,
+  type Topology,
+} from '@fleet/core';
 import { CdnaCostModel } from './cost-model.js';
 
 /** What a CDNA device package brings to the family. */

@@ -11,7 +11,16 @@ export { cdnaCoherenceScopes, cdnaCoherenceSources, type CdnaCoherenceParams } f
 export { cdnaLevels, cdnaLevelSources } from './levels.js';
 export { cdnaTuning } from './policies.js';
 export { cdnaRuntimeCosts, type CdnaRuntimeCosts } from './runtime-costs.js';
-export { CDNA3_CU, CDNA4_CU, CDNA_MEGAKERNEL_TASKS, CDNA_VENDOR_KERNEL, CDNA_VENDOR_PIPELINE, MEGAKERNEL_OUTSTANDING_BYTES_PER_WAVE, megakernelPipeline, vendorPipeline } from './occupancy.js';
+export {
+  CDNA3_CU,
+  CDNA4_CU,
+  CDNA_MEGAKERNEL_TASKS,
+  CDNA_VENDOR_KERNEL,
+  CDNA_VENDOR_PIPELINE,
+  MEGAKERNEL_OUTSTANDING_BYTES_PER_WAVE,
+  megakernelPipeline,
+  vendorPipeline,
+} from './occupancy.js';
 export { CdnaCostModel } from './cost-model.js';
 export { rcclCdna } from './rccl.js';
 export { cdnaBackend, cdnaModule, type CdnaDevice } from './backend.js';

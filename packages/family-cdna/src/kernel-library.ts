@@ -11,7 +11,19 @@
  * through its XCD's private L2 (workgroup i → XCD i mod 8), so small tiles over a large
  * problem are bounded by the per-XCD L2 re-reads, not by the MFMA pipes.
  */
-import { occupancy, type ComputeResources, type DecodeAttentionKernel, type DecodeAttentionShape, type GemmKernel, type GemmShape, type KernelLibrary, type PrefillAttentionKernel, type PrefillAttentionShape, type TilePipeline, type Topology } from '@fleet/core';
+import {
+  occupancy,
+  type ComputeResources,
+  type DecodeAttentionKernel,
+  type DecodeAttentionShape,
+  type GemmKernel,
+  type GemmShape,
+  type KernelLibrary,
+  type PrefillAttentionKernel,
+  type PrefillAttentionShape,
+  type TilePipeline,
+  type Topology,
+} from '@fleet/core';
 import { vendorPipeline } from './occupancy.js';
 
 /** A library kernel's pipeline that also states the MFMA issue efficiency its tiles reach. */

@@ -23,7 +23,8 @@ export const rcclCdna: CollectiveLibrary = {
   custom: { name: 'vllm-custom-allreduce', maxBytes: 8 * 2 ** 20, barrierUs: 3 },
   sources: {
     '/baseLatencyUs': 'RCCL tuning.cc baseLat: Tree and Ring {12, 12, 17} µs (LL, LL128, Simple)',
-    '/hopLatencyUs': 'RCCL tuning.cc tuning_model_4 hwLat[xGMI]: Tree {0.8, 1.4, 2.5}, Ring {0.8, 2.2, 3.6} µs; UNC which tuning model the topology detection picks on MI300X/MI350 platforms',
+    '/hopLatencyUs':
+      'RCCL tuning.cc tuning_model_4 hwLat[xGMI]: Tree {0.8, 1.4, 2.5}, Ring {0.8, 2.2, 3.6} µs; UNC which tuning model the topology detection picks on MI300X/MI350 platforms',
     '/linkEfficiency': 'UNC: 80% of the xGMI peak per link assumed for RCCL Simple (no measurement here)',
     '/channels': 'UNC: 32 channels assumed; RCCL caps no per-channel rate on AMD (1e5 stands for none)',
     '/llFactor': 'RCCL tuning.cc tuning_model_4 bwRatio ring LL 0.15 (AMD path: no llMaxBw cap)',

@@ -20,8 +20,15 @@ describe('CDNA family', () => {
     expect(r.derivation.fetchNs).toMatch(/429 cycles at 2.1 GHz/);
   });
 
-  it('turns a device into a descriptor under core\'s API version (the device packages load and conform it)', () => {
-    const d = cdnaBackend({ name: 'cdna-test', topology: {} as Topology, params: {} as RooflineParams, kernelLibrary: {} as KernelLibrary, tuning: cdnaTuning(1), node: { topology: {} as NodeTopology, library: rcclCdna } });
+  it("turns a device into a descriptor under core's API version (the device packages load and conform it)", () => {
+    const d = cdnaBackend({
+      name: 'cdna-test',
+      topology: {} as Topology,
+      params: {} as RooflineParams,
+      kernelLibrary: {} as KernelLibrary,
+      tuning: cdnaTuning(1),
+      node: { topology: {} as NodeTopology, library: rcclCdna },
+    });
     expect(d.name).toBe('cdna-test');
     expect(d.apiVersion).toBe(API_VERSION);
   });

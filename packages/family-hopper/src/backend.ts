@@ -4,7 +4,17 @@
  * roofline cost model, the cluster collectives and the library model, the same way for every
  * Hopper device.
  */
-import { API_VERSION, ContainerModule, RooflineCostModel, TOKENS, defineBackend, type BackendDescriptor, type BackendTuning, type NodeSpec, type Topology } from '@fleet/core';
+import {
+  API_VERSION,
+  ContainerModule,
+  RooflineCostModel,
+  TOKENS,
+  defineBackend,
+  type BackendDescriptor,
+  type BackendTuning,
+  type NodeSpec,
+  type Topology,
+} from '@fleet/core';
 import type { HopperCalibration } from './calibration.js';
 
 /** What a Hopper device package brings to the family. */

@@ -13,14 +13,7 @@
  *
  * `bytes` is per participant: a reduce's vector, a gather's slice.
  */
-import {
-  collectiveRounds,
-  collectiveTrafficBytes,
-  scheduleLatencyNs,
-  type ClusterCollectiveKind,
-  type CollectiveModel,
-  type RoundPricing,
-} from '@fleet/core';
+import { collectiveRounds, collectiveTrafficBytes, scheduleLatencyNs, type ClusterCollectiveKind, type CollectiveModel, type RoundPricing } from '@fleet/core';
 import { OURS, PRIOR } from './reference/calibration.js';
 import { dsmem } from './clusters.js';
 import { H100_CLOCK_GHZ } from './reference/topology.js';
@@ -38,8 +31,7 @@ export const SHARED_BYTES_PER_NS = 128 * CLK;
 export const CTA_STREAM_BYTES_PER_NS = (6144 * 4096 * 2) / 96 / (PRIOR.gemvBf16ColdUs.qkv_proj_N6144_K4096 * 1000);
 
 /** Off-chip round: fence.acq_rel.gpu after the stores + flag atomic (mean over L2 homes) + acquire poll, ns (ours). */
-export const OFF_CHIP_ROUND_FIXED_NS =
-  (OURS.atomics.storeThenFenceAcqRelGpu + OURS.atomics.atomRelaxedMeanOverLinesCycles + OURS.atomics.ldAcquireGpu) / CLK;
+export const OFF_CHIP_ROUND_FIXED_NS = (OURS.atomics.storeThenFenceAcqRelGpu + OURS.atomics.atomRelaxedMeanOverLinesCycles + OURS.atomics.ldAcquireGpu) / CLK;
 
 export function onChipPricing(clusterSize: number): RoundPricing {
   return {
@@ -62,19 +54,13 @@ function model(kind: ClusterCollectiveKind, onChip: boolean): CollectiveModel {
   return {
     name: `${onChip ? 'cluster' : 'global'}-${kind}`,
     onChip,
-    latencyNs: (bytes, participants) =>
-      scheduleLatencyNs(collectiveRounds(kind, bytes, participants), onChip ? onChipPricing(participants) : offChipPricing()),
+    latencyNs: (bytes, participants) => scheduleLatencyNs(collectiveRounds(kind, bytes, participants), onChip ? onChipPricing(participants) : offChipPricing()),
     trafficBytes: (bytes, participants) => collectiveTrafficBytes(kind, bytes, participants),
   };
 }
 
 /** cluster-reduce, cluster-gather (DSMEM) and global-reduce, global-gather (global memory). */
-export const collectives: readonly CollectiveModel[] = [
-  model('reduce', true),
-  model('gather', true),
-  model('reduce', false),
-  model('gather', false),
-];
+export const collectives: readonly CollectiveModel[] = [model('reduce', true), model('gather', true), model('reduce', false), model('gather', false)];
 
 /** The model for `kind` on chip or off chip. */
 export function collectiveModel(kind: ClusterCollectiveKind, onChip: boolean): CollectiveModel {
@@ -109,7 +95,12 @@ export interface CollectiveBenchKernel {
  * memory, runs the collective and stores its result (global traffic at one CTA's streaming
  * rate). Nothing here is fitted to the table.
  */
-export function clusterFusionBenchKernel(kind: ClusterCollectiveKind, totalBytes: number, onChip: boolean, bench: { clusters: number; clusterSize: number } = CLUSTERFUSION_BENCH): CollectiveBenchKernel {
+export function clusterFusionBenchKernel(
+  kind: ClusterCollectiveKind,
+  totalBytes: number,
+  onChip: boolean,
+  bench: { clusters: number; clusterSize: number } = CLUSTERFUSION_BENCH,
+): CollectiveBenchKernel {
   const { clusters, clusterSize: n } = bench;
   const perCluster = totalBytes / clusters;
   const perCtaBytes = kind === 'reduce' ? perCluster : perCluster / n;

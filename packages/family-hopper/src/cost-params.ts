@@ -28,7 +28,9 @@ export const BYTES_IN_FLIGHT_PER_SM = Math.round(inFlightFromRate(topology.memor
  * pad their batch rows to wgmma's granularity, so small tiles pay for the padding instead.
  */
 export const WGMMA_EFFICIENCY =
-  (2 * PIPELINE.gemmPeak.m * PIPELINE.gemmPeak.n * PIPELINE.gemmPeak.k) / (PIPELINE.gemmPeak.us * 1000) / (topology.computeUnit.matrixFlopsPerNs.bf16 * topology.partitions.computeUnits.reduce((a, b) => a + b, 0));
+  (2 * PIPELINE.gemmPeak.m * PIPELINE.gemmPeak.n * PIPELINE.gemmPeak.k) /
+  (PIPELINE.gemmPeak.us * 1000) /
+  (topology.computeUnit.matrixFlopsPerNs.bf16 * topology.partitions.computeUnits.reduce((a, b) => a + b, 0));
 
 /**
  * UNC: per-tile prologue/epilogue the memory system does not charge (address setup, wgmma

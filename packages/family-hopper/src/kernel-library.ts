@@ -104,7 +104,11 @@ export function nvjetPipeline(tileCols: number, tileRows: number, rowTiles = 1):
   const stages = nvjetStages(tileCols, tileRows);
   // One producer warp + two consumer warpgroups, one CTA per SM (shared memory bound).
   const occ = occupancy(H100_SM, { threads: 384, registersPerThread: 168, sharedBytes: stages * (tileCols + tileRows) * NVJET_K_TILE * 2 });
-  return { inFlightBytes: stages * (tileCols + tileRows) * NVJET_K_TILE * 2 * Math.max(1, occ.blocks), dramInFlightBytes: NVJET_DRAM_IN_FLIGHT * multicast(rowTiles), overlap: stages };
+  return {
+    inFlightBytes: stages * (tileCols + tileRows) * NVJET_K_TILE * 2 * Math.max(1, occ.blocks),
+    dramInFlightBytes: NVJET_DRAM_IN_FLIGHT * multicast(rowTiles),
+    overlap: stages,
+  };
 }
 
 /** The library's estimate of one candidate's time, ns (its selection objective). */
@@ -118,7 +122,11 @@ function estimateNs(s: GemmShape, cols: number, rows: number, splitK: number): n
   // the CTAs of a cluster sharing the tile (TMA multicast) each fetch their share of it.
   const dram = (cols * k * s.weightBytes) / multicast(rowTiles);
   const onChip = rows * k * 2;
-  const memNs = Math.max((dram * NVJET_SELECTION_HBM_NS) / pipe.dramInFlightBytes!, (onChip * L2_NS) / pipe.inFlightBytes, (dram + onChip) / topology.computeUnit.maxBandwidthBytesPerNs);
+  const memNs = Math.max(
+    (dram * NVJET_SELECTION_HBM_NS) / pipe.dramInFlightBytes!,
+    (onChip * L2_NS) / pipe.inFlightBytes,
+    (dram + onChip) / topology.computeUnit.maxBandwidthBytesPerNs,
+  );
   const computeNs = (2 * cols * rows * k) / (topology.computeUnit.matrixFlopsPerNs.bf16 * WGMMA_EFFICIENCY);
   const waves = Math.ceil(ctas / SMS);
   const reduceNs = splitK > 1 ? 2 * GRAPH_GAP_NS + (s.m * s.n * 4 * splitK) / topology.memory.hbm.achievableBandwidthBytesPerNs : 0;
@@ -136,7 +144,13 @@ function estimateNs(s: GemmShape, cols: number, rows: number, splitK: number): n
  * (mma.m16n8k16 with the weights as the 16-row operand), 64 registers, 4 KiB of shared
  * memory; activation rows are loaded only where they exist.
  */
-export const TINYGEMM = { tileRows: 16, tileCols: 8, threads: PIPELINE.int4Stream.threads, registersPerThread: PIPELINE.int4Stream.registersPerThread, sharedBytes: PIPELINE.int4Stream.sharedBytes };
+export const TINYGEMM = {
+  tileRows: 16,
+  tileCols: 8,
+  threads: PIPELINE.int4Stream.threads,
+  registersPerThread: PIPELINE.int4Stream.registersPerThread,
+  sharedBytes: PIPELINE.int4Stream.sharedBytes,
+};
 
 /**
  * DER from CAL `int4Stream`: the bytes an SM running tinygemm CTAs keeps in flight. Its warps
@@ -225,7 +239,14 @@ export function selectDecodeAttention(s: DecodeAttentionShape): DecodeAttentionK
   // K and V tiles of 128 tokens, double-buffered; two consumer warpgroups.
   const pipeline: TilePipeline = { inFlightBytes: 2 * 2 * 128 * s.headDim * 2, dramBytesPerNs: CUDNN_FLASH_DRAM_BYTES_PER_NS, overlap: 4 };
   // The same sm90 flash kernel as prefill's: the same time outside its KV loop per CTA.
-  if (group > 1) return { name: 'cudnn_sm90_flash_fprop', splits: 1, pipeline, tileFixedNs: CUDNN_FLASH_TILE_FIXED_NS, persistentWorkgroups: Math.min(s.batch * s.kvHeads, SMS) };
+  if (group > 1)
+    return {
+      name: 'cudnn_sm90_flash_fprop',
+      splits: 1,
+      pipeline,
+      tileFixedNs: CUDNN_FLASH_TILE_FIXED_NS,
+      persistentWorkgroups: Math.min(s.batch * s.kvHeads, SMS),
+    };
   const ctas = s.batch * s.kvHeads;
   const splits = ctas * 8 <= 2 * SMS && s.kvLen >= 1024 ? 8 : 1;
   return { name: splits > 1 ? 'cudnn_sm80_flash_fprop+lean_reduction' : 'cudnn_sm80_flash_fprop', splits, pipeline };

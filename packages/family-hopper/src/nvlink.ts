@@ -51,7 +51,13 @@ export const ncclHopper: CollectiveLibrary = {
 };
 
 /** HGX 8-GPU Hopper boards: every GPU reaches every other through four NVSwitch chips with all 18 of its links. */
-export const HGX_NVLINK4_INTERCONNECT: NodeTopology['interconnect'] = { kind: 'switch', name: 'NVLink 4 / NVSwitch 3', linksPerDevice: NVLINK4_LINKS, linkBytesPerNsPerDirection: NVLINK4_LINK_GBPS, latencyNs: 1000 };
+export const HGX_NVLINK4_INTERCONNECT: NodeTopology['interconnect'] = {
+  kind: 'switch',
+  name: 'NVLink 4 / NVSwitch 3',
+  linksPerDevice: NVLINK4_LINKS,
+  linkBytesPerNsPerDirection: NVLINK4_LINK_GBPS,
+  latencyNs: 1000,
+};
 
 /** Provenance of `HGX_NVLINK4_INTERCONNECT` (JSON pointers into a `NodeTopology`). */
 export const HGX_NVLINK4_SOURCES: Record<string, string> = {

@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { dramLatencyAtInFlight, loadedDramLatencyNs } from '@fleet/core';
-import { CUDNN_FLASH_DRAM_BYTES_PER_NS, CUDNN_FLASH_TILE_FIXED_NS, NVJET_DRAM_IN_FLIGHT, PIPELINE, nvjetStages, selectDecodeAttention, selectGemm, H100_SXM5 as topology } from '../src/index.js';
+import {
+  CUDNN_FLASH_DRAM_BYTES_PER_NS,
+  CUDNN_FLASH_TILE_FIXED_NS,
+  NVJET_DRAM_IN_FLIGHT,
+  PIPELINE,
+  nvjetStages,
+  selectDecodeAttention,
+  selectGemm,
+  H100_SXM5 as topology,
+} from '../src/index.js';
 import { GRAPH_GAP_NS, TILE_OVERHEAD_NS } from '../src/cost-params.js';
 
 describe('H100 kernel library', () => {
@@ -12,7 +21,12 @@ describe('H100 kernel library', () => {
     // 64 column tiles fill half the SMs: cuBLAS splits K (measured: 64x8 splitK + splitKreduce)
     expect(selectGemm({ m: 1, n: 4096, k: 4096, weightBytes: 2 }).splitK).toBe(2);
     // a split never makes the grid longer than one wave of 132 SMs
-    for (const [m, n, k] of [[1, 6144, 4096], [1, 4096, 12288], [64, 24576, 4096], [16, 1024, 4096]] as const) {
+    for (const [m, n, k] of [
+      [1, 6144, 4096],
+      [1, 4096, 12288],
+      [64, 24576, 4096],
+      [16, 1024, 4096],
+    ] as const) {
       const g = selectGemm({ m, n, k, weightBytes: 2 });
       if (g.splitK > 1) expect(Math.ceil(n / g.tileCols) * Math.ceil(m / g.tileRows) * g.splitK).toBeLessThanOrEqual(132);
     }
@@ -43,7 +57,7 @@ describe('H100 kernel library', () => {
     expect(NVJET_DRAM_IN_FLIGHT / dramLatencyAtInFlight(hbm, g.ctas * NVJET_DRAM_IN_FLIGHT)).toBeCloseTo(rate, 1);
   });
 
-  it("cuDNN flash streams DRAM at an issued rate: its CTAs keep their rate as more of them load the memory", () => {
+  it('cuDNN flash streams DRAM at an issued rate: its CTAs keep their rate as more of them load the memory', () => {
     const a = PIPELINE.sdpaDecodeStream;
     // the rate of the calibration kernel, its fixed time and first access taken out
     expect(CUDNN_FLASH_DRAM_BYTES_PER_NS).toBeGreaterThan((2 * a.kvLen * 128 * 2) / (a.us * 1000));

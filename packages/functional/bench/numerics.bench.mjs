@@ -36,7 +36,9 @@ for (const name of ['u2', 'i3', 'u4', 'i4', 'f4e2m1', 'i6', 'f6e3m2', 'i8', 'f8e
   const q = quantizeGroupwise(w, N, K, parseLowBitType(name), 128);
   const ms = time(() => quantizedLinear(x, q, 1));
   const mib = (q.packed.length + q.scales.length * 2) / 2 ** 20;
-  console.log(`  ${`${name}g128`.padEnd(12)} ${((N * K) / ms / 1e3).toFixed(0).padStart(6)} M elements/s  (${ms.toFixed(1)} ms, ${mib.toFixed(2)} MiB packed + scales)`);
+  console.log(
+    `  ${`${name}g128`.padEnd(12)} ${((N * K) / ms / 1e3).toFixed(0).padStart(6)} M elements/s  (${ms.toFixed(1)} ms, ${mib.toFixed(2)} MiB packed + scales)`,
+  );
 }
 
 console.log('\nfunctional verification, tiny model (2 layers, hidden 64, batch 2, 300 cached tokens, 2 decode steps):');

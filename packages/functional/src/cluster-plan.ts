@@ -86,7 +86,9 @@ export class ClusterPlan {
         else parent[find(i)] = find(o);
       }
     });
-    tasks.forEach((task, i) => this.clusterOf.set(task.id, find(i)));
+    tasks.forEach((task, i) => {
+      this.clusterOf.set(task.id, find(i));
+    });
     for (const [r, list] of cols) this.qkvCols.set(r, merge(list));
     for (const [unit, byChunk] of chunkDims) {
       const list: KvChunk[] = [];
@@ -95,7 +97,10 @@ export class ClusterPlan {
         if (dims.includes(0)) throw new Error(`${out.id}: positions ${t0}..${t1 - 1} of K-cache entry ${unit} are read over only part of the head dimension`);
         list.push({ t0, t1 });
       }
-      this.chunks.set(unit, list.sort((a, b) => a.t0 - b.t0 || a.t1 - b.t1));
+      this.chunks.set(
+        unit,
+        list.sort((a, b) => a.t0 - b.t0 || a.t1 - b.t1),
+      );
     }
   }
 
@@ -128,7 +133,8 @@ export class ClusterPlan {
     return w.flatMap((reg) => {
       const e = reg.offset / we;
       const rows = reg.rows === undefined ? reg.bytes / we / k : reg.bytes === k * we && reg.strideBytes === k * we ? reg.rows : NaN;
-      if (e % k !== 0 || !Number.isInteger(rows)) throw new Error(`task ${task.name}: reads part of a row of ${this.qkv.weight} (a split-K QKV projection inside a fused block is not modelled)`);
+      if (e % k !== 0 || !Number.isInteger(rows))
+        throw new Error(`task ${task.name}: reads part of a row of ${this.qkv.weight} (a split-K QKV projection inside a fused block is not modelled)`);
       return Array.from({ length: xRows }, (_, i): [number, number, number] => [r0 + i, e / k, e / k + rows]);
     });
   }
@@ -149,7 +155,8 @@ export class ClusterPlan {
       let t1: number;
       let d1: number;
       if (r.rows !== undefined && r.rows > 1) {
-        if (r.strideBytes !== d * eb || d0 + len > d) throw new Error(`task ${task.name}: a strided read of ${kCache} must take one head-dim slice per position`);
+        if (r.strideBytes !== d * eb || d0 + len > d)
+          throw new Error(`task ${task.name}: a strided read of ${kCache} must take one head-dim slice per position`);
         t1 = t0 + r.rows;
         d1 = d0 + len;
       } else if (d0 === 0 && len % d === 0) {
@@ -179,7 +186,8 @@ export class ClusterPlan {
       const m0 = Math.floor(e / n);
       const n0 = e % n;
       const mRows = w.rows ?? 1;
-      if (n0 + len > n || (mRows > 1 && w.strideBytes !== n * oe)) throw new Error(`task ${task.name}: a write of ${name} must lie within one row (or the same columns of consecutive rows)`);
+      if (n0 + len > n || (mRows > 1 && w.strideBytes !== n * oe))
+        throw new Error(`task ${task.name}: a write of ${name} must lie within one row (or the same columns of consecutive rows)`);
       const ranges: Array<[number, number]> = [];
       const we = this.names.elementBytes(this.out.weight);
       for (const r of reads) {
@@ -190,7 +198,9 @@ export class ClusterPlan {
         const cols = r.rows === undefined && k0 === 0 ? k : r.bytes / we;
         const rows = r.rows === undefined ? r.bytes / we / cols : r.rows;
         if (row0 !== n0 || rows !== len || (r.rows !== undefined && r.strideBytes !== k * we)) {
-          throw new Error(`task ${task.name}: writes ${name} columns ${n0}..${n0 + len - 1} of row ${m0} but reads ${this.out.weight} rows ${row0}..${row0 + rows - 1}`);
+          throw new Error(
+            `task ${task.name}: writes ${name} columns ${n0}..${n0 + len - 1} of row ${m0} but reads ${this.out.weight} rows ${row0}..${row0 + rows - 1}`,
+          );
         }
         ranges.push([k0, k0 + cols]);
       }

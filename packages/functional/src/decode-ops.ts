@@ -12,7 +12,22 @@
  * scalings are not part of the op graph and are not applied.
  */
 import type { AttentionOp, GroupedLinearOp, LinearOp, OpGraph, OpNode, RowOp } from '@fleet/core';
-import { actMul, argmax, attentionPartial, combinePartials, type RequestAttentionShape, type FloatDType, linearBox, type LinearBox, naiveDecodeAttention, residualAdd, rmsnorm, ropeInPlace, rounder, type SoftmaxPartial } from '@fleet/numerics';
+import {
+  actMul,
+  argmax,
+  attentionPartial,
+  combinePartials,
+  type RequestAttentionShape,
+  type FloatDType,
+  linearBox,
+  type LinearBox,
+  naiveDecodeAttention,
+  residualAdd,
+  rmsnorm,
+  ropeInPlace,
+  rounder,
+  type SoftmaxPartial,
+} from '@fleet/numerics';
 import type { ModelWeights } from './weights.js';
 
 export interface DecodeSemantics {
@@ -288,10 +303,12 @@ export class DecodeOps {
       // Per-head GEMMs on strided views: gather the group's rows, multiply, scatter.
       for (const g of op.groups) {
         const xs = new Float32Array(g.rows * op.k);
-        for (let r = 0; r < g.rows; r++) for (let c = 0; c < op.k; c++) xs[r * op.k + c] = x[r * lay.in.rowStride + g.group * lay.in.groupStride + lay.in.offset + c]!;
+        for (let r = 0; r < g.rows; r++)
+          for (let c = 0; c < op.k; c++) xs[r * op.k + c] = x[r * lay.in.rowStride + g.group * lay.in.groupStride + lay.in.offset + c]!;
         const slice = w.subarray(g.group * op.n * op.k, (g.group + 1) * op.n * op.k);
         const p = linearBox(xs, slice, op.k, { m0: 0, m1: g.rows, n0: 0, n1: op.n });
-        for (let r = 0; r < g.rows; r++) for (let c = 0; c < op.n; c++) y[r * lay.out.rowStride + g.group * lay.out.groupStride + lay.out.offset + c] = this.round(p[r * op.n + c]!);
+        for (let r = 0; r < g.rows; r++)
+          for (let c = 0; c < op.n; c++) y[r * lay.out.rowStride + g.group * lay.out.groupStride + lay.out.offset + c] = this.round(p[r * op.n + c]!);
       }
       return;
     }
@@ -379,7 +396,7 @@ export class DecodeOps {
   /** Run any op over its whole domain (attention: the plain reference form). */
   run(op: OpNode, t: Tensors): void {
     if (op.kind === 'linear') this.linear(op, t);
-    else if (op.kind === 'attention') (op.latent ? this.latentAttention(op, t) : this.attentionNaive(op, t));
+    else if (op.kind === 'attention') op.latent ? this.latentAttention(op, t) : this.attentionNaive(op, t);
     else if (op.kind === 'grouped-linear') this.grouped(op, t);
     else if (op.kind === 'all-reduce' || op.kind === 'all-gather') throw new Error(`${op.id}: a collective needs every rank (tensorParallelStep runs it)`);
     else this.rowOp(op as RowOp, t);

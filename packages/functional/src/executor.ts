@@ -19,7 +19,18 @@
  * A chiplet-task (run by every worker of a partition) reads when its first worker starts
  * and stores when its last worker ends.
  */
-import { DTYPE_BYTES, type AttentionOp, type LinearOp, type OpGraph, type Region, type RowOp, type SimEvent, type Task, type TaskGraph, type TensorSpec } from '@fleet/core';
+import {
+  DTYPE_BYTES,
+  type AttentionOp,
+  type LinearOp,
+  type OpGraph,
+  type Region,
+  type RowOp,
+  type SimEvent,
+  type Task,
+  type TaskGraph,
+  type TensorSpec,
+} from '@fleet/core';
 import { ClusterPlan } from './cluster-plan.js';
 import { actMul } from '@fleet/numerics';
 import type { DecodeOps, KvChunk, Tensors } from './decode-ops.js';
@@ -146,7 +157,8 @@ export class FunctionalExecutor {
     const eb = this.elementBytes(tensor);
     const rows = r.rows ?? 1;
     const stride = r.strideBytes ?? r.bytes;
-    if (r.offset % eb !== 0 || r.bytes % eb !== 0 || stride % eb !== 0) throw new Error(`task ${task.name}: region of ${tensor} at byte ${r.offset} is not aligned to ${eb}-byte elements`);
+    if (r.offset % eb !== 0 || r.bytes % eb !== 0 || stride % eb !== 0)
+      throw new Error(`task ${task.name}: region of ${tensor} at byte ${r.offset} is not aligned to ${eb}-byte elements`);
     if (r.offset < 0) throw new Error(`task ${task.name}: region of ${tensor} starts before the tensor`);
     const size = this.tensorSpec.get(tensor)!.shape.reduce((a, b) => a * b, 1);
     const out: number[] = [];
@@ -205,7 +217,8 @@ export class FunctionalExecutor {
   private rowStoreElements(task: Task, stage: Stage, opPos: number, r: Region, tensor: string): number[] {
     const op = stage.ops[opPos] as RowOp;
     // MLA's RoPE and latent append write plain (strided) regions of their tensors.
-    if (!HEAD_ROW_OPS.has(op.kind) || (op.kind === 'rope' && op.inputs.length > 1) || (op.kind === 'kv-append' && op.outputs.length === 1)) return this.regionElements(r, tensor, task);
+    if (!HEAD_ROW_OPS.has(op.kind) || (op.kind === 'rope' && op.inputs.length > 1) || (op.kind === 'kv-append' && op.outputs.length === 1))
+      return this.regionElements(r, tensor, task);
     const extent = this.stageExtent.get(`${stage.first}:${r.buffer}`)!;
     const perRow = extent / op.rows;
     const j0 = r.offset / perRow;
@@ -274,7 +287,7 @@ export class FunctionalExecutor {
         const m0 = Math.floor(indices[0]! / ld);
         const m1 = Math.floor(indices[indices.length - 1]! / ld) + 1;
         const c0 = indices[0]! % ld;
-        const c1 = c0 + (indices.length / (m1 - m0));
+        const c1 = c0 + indices.length / (m1 - m0);
         if (tensor === op.outputs[0]) {
           const p = this.ops.linearBox(op, t, { m0, m1, n0: c0, n1: c1, k0, k1 });
           if (split) {
@@ -288,7 +301,13 @@ export class FunctionalExecutor {
             // The epilogue adds the product to the residual stream: h[m, n] += y[m, n].
             const res = stage.ops[residualPos] as RowOp;
             const other = t(res.inputs.find((n) => n !== op.outputs[0])!);
-            stores.push({ tensor: res.outputs[0]!, op: stage.indices[residualPos]!, add: false, indices, values: indices.map((e, k) => round(other[e]! + y[k]!)) });
+            stores.push({
+              tensor: res.outputs[0]!,
+              op: stage.indices[residualPos]!,
+              add: false,
+              indices,
+              values: indices.map((e, k) => round(other[e]! + y[k]!)),
+            });
           }
         } else if (actPos >= 0 && tensor === stage.ops[actPos]!.outputs[0]) {
           // Fused SiLU·mul: activation columns [c0, c1) need gate columns [c0, c1) and up columns [I + c0, I + c1).
@@ -416,7 +435,10 @@ export class FunctionalExecutor {
       const unit = `${m}:${g}`;
       if (done.has(unit)) return;
       const ch = plan.chunks.get(unit);
-      if (!ch) throw new Error(`task ${task.name} projects the attention output of request ${m}, KV head ${g}, which no CTA of its block attends to (no K-cache read)`);
+      if (!ch)
+        throw new Error(
+          `task ${task.name} projects the attention output of request ${m}, KV head ${g}, which no CTA of its block attends to (no K-cache read)`,
+        );
       const o = this.ops.attentionGroup(att, t, m, g, ch);
       const base = (m * att.heads + g * group) * d;
       for (let i = 0; i < o.length; i++) attn[base + i] = round(o[i]!);
@@ -435,7 +457,10 @@ export class FunctionalExecutor {
         const tensor = this.bufferName(r);
         if (tensor === outOp.outputs[0]) continue;
         const pos = this.writerOf(stage, tensor, task);
-        if (pos === outPos - 1) throw new Error(`task ${task.name}: a fused attention block stores its attention output ${tensor} (only its output projection's partial sums are modelled)`);
+        if (pos === outPos - 1)
+          throw new Error(
+            `task ${task.name}: a fused attention block stores its attention output ${tensor} (only its output projection's partial sums are modelled)`,
+          );
         const indices = this.regionElements(r, tensor, task);
         const data = local.get(tensor)!;
         stores.push({ tensor, op: stage.indices[pos]!, add: false, indices, values: indices.map((i) => data[i]!) });

@@ -29,7 +29,10 @@ export function dropDependency(tg: TaskGraph, opId: string): TaskGraph {
     for (const t of hit) t.waits = [];
     return g;
   }
-  if (k < 0) throw inputError(`drop dependency: op '${opId}' starts no kernel of policy ${g.policy} (it is inside kernel ${g.kernels[g.tasks.find((t) => t.opId === opId)!.kernel!]?.name ?? '?'})`);
+  if (k < 0)
+    throw inputError(
+      `drop dependency: op '${opId}' starts no kernel of policy ${g.policy} (it is inside kernel ${g.kernels[g.tasks.find((t) => t.opId === opId)!.kernel!]?.name ?? '?'})`,
+    );
   if (k === 0) throw inputError(`drop dependency: op '${opId}' starts the first kernel of policy ${g.policy}, which depends on nothing`);
   const prev = g.kernels[k - 1]!;
   const moved = g.kernels[k]!;
@@ -37,7 +40,9 @@ export function dropDependency(tg: TaskGraph, opId: string): TaskGraph {
   prev.tasks.push(...moved.tasks);
   prev.name = `${prev.name}+${moved.name}`;
   g.kernels.splice(k, 1);
-  g.kernels.forEach((x, i) => (x.id = i));
+  g.kernels.forEach((x, i) => {
+    x.id = i;
+  });
   for (const t of g.tasks) if (t.kernel !== undefined) t.kernel = g.kernels.findIndex((x) => x.tasks.includes(t.id));
   return g;
 }

@@ -38,11 +38,15 @@ function kindOf(ops: readonly OpNode[], taskName: string): StageKind {
     const n = ops.length;
     const fusedBlock =
       n >= 3 && ops[0]!.kind === 'linear' && att === n - 2 && ops[n - 1]!.kind === 'linear' && ops.slice(1, att).every((o) => CLUSTER_PROLOGUE.has(o.kind));
-    if (!fusedBlock) throw new Error(`task ${taskName}: a fused attention block is QKV projection, q/k-norm/RoPE/KV-append, attention and output projection (${ops.map((o) => o.id).join(', ')})`);
+    if (!fusedBlock)
+      throw new Error(
+        `task ${taskName}: a fused attention block is QKV projection, q/k-norm/RoPE/KV-append, attention and output projection (${ops.map((o) => o.id).join(', ')})`,
+      );
     return 'cluster';
   }
   if (att >= 0) {
-    if (att !== ops.length - 1 || ops.some((o) => o.kind === 'linear')) throw new Error(`task ${taskName}: attention must end its stage (${ops.map((o) => o.id).join(', ')})`);
+    if (att !== ops.length - 1 || ops.some((o) => o.kind === 'linear'))
+      throw new Error(`task ${taskName}: attention must end its stage (${ops.map((o) => o.id).join(', ')})`);
     return 'attention';
   }
   const lin = ops.findIndex((o) => o.kind === 'linear');

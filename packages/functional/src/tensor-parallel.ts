@@ -72,7 +72,12 @@ export function shardWeights(spec: ModelSpec, weights: ModelWeights, tp: number,
         at(colsOf(w, nh * d, rank * s.heads * d, (rank + 1) * s.heads * d));
         break;
       case 'w_gate_up':
-        at(concat([rowsOf(w, h, rank * s.intermediate, (rank + 1) * s.intermediate), rowsOf(w, h, inter + rank * s.intermediate, inter + (rank + 1) * s.intermediate)]));
+        at(
+          concat([
+            rowsOf(w, h, rank * s.intermediate, (rank + 1) * s.intermediate),
+            rowsOf(w, h, inter + rank * s.intermediate, inter + (rank + 1) * s.intermediate),
+          ]),
+        );
         break;
       case 'w_down':
         at(colsOf(w, inter, rank * s.intermediate, (rank + 1) * s.intermediate));
@@ -91,7 +96,9 @@ export function shardCache(cache: Float32Array, spec: ModelSpec, tp: number, ran
   const d = spec.headDim;
   const out = new Float32Array(batch * kv.length * len * d);
   for (let b = 0; b < batch; b++) {
-    kv.forEach((j, i) => out.set(cache.subarray((b * spec.numKvHeads + j) * len * d, (b * spec.numKvHeads + j + 1) * len * d), (b * kv.length + i) * len * d));
+    kv.forEach((j, i) => {
+      out.set(cache.subarray((b * spec.numKvHeads + j) * len * d, (b * spec.numKvHeads + j + 1) * len * d), (b * kv.length + i) * len * d);
+    });
   }
   return out;
 }
@@ -100,7 +107,13 @@ export function shardCache(cache: Float32Array, spec: ModelSpec, tp: number, ran
  * Run one step on every rank, in op order; at a collective every rank has reached it
  * (the ranks run the same op sequence), so it is applied across their states at once.
  */
-export function tensorParallelStep(graphs: readonly OpGraph[], weights: readonly ModelWeights[], sem: DecodeSemantics, states: readonly DecodeState[], vocab: number): void {
+export function tensorParallelStep(
+  graphs: readonly OpGraph[],
+  weights: readonly ModelWeights[],
+  sem: DecodeSemantics,
+  states: readonly DecodeState[],
+  vocab: number,
+): void {
   const tp = graphs.length;
   const round = rounder(sem.dtype);
   const ops = graphs.map((g, r) => new DecodeOps(g, weights[r]!, sem));
@@ -192,7 +205,11 @@ export function verifyTensorParallel(spec: ModelSpec, opts: TensorParallelVerify
   const cacheNames = Array.from({ length: L }, (_, l) => [`L${l}.k_cache`, `L${l}.v_cache`]).flat();
   // The whole cache (random, a prefilled prompt); both runs grow it with their own appends.
   let refCache = new Map<string, Float32Array>();
-  for (const n of cacheNames) refCache.set(n, Float32Array.from(rng.normals(batch * kvh * context * d), (x) => round(x)));
+  for (const n of cacheNames)
+    refCache.set(
+      n,
+      Float32Array.from(rng.normals(batch * kvh * context * d), (x) => round(x)),
+    );
   let rankCache = Array.from({ length: tp }, (_, r) => new Map(cacheNames.map((n) => [n, shardCache(refCache.get(n)!, spec, tp, r, batch, context)])));
   let tokens = Float32Array.from({ length: batch }, () => rng.int(vocab));
   const kvr = rankKvHeads(spec, tp, 0).length;
@@ -236,13 +253,27 @@ export function verifyTensorParallel(spec: ModelSpec, opts: TensorParallelVerify
       const ft = states[0]!.get('tokens')![b]!;
       if (ft !== refTokens[b] && !(want[b * vocab + ft]! >= want[b * vocab + refTokens[b]!]! - 2 * abs)) mismatches++;
     }
-    base.steps.push({ step, contextLen: ctx, maxRelError: rel, maxAbsError: abs, tokenMismatches: mismatches, cacheRelError: 0, tasks: gs[0]!.ops.length, simulatedNs: 0 });
+    base.steps.push({
+      step,
+      contextLen: ctx,
+      maxRelError: rel,
+      maxAbsError: abs,
+      tokenMismatches: mismatches,
+      cacheRelError: 0,
+      tasks: gs[0]!.ops.length,
+      simulatedNs: 0,
+    });
     worst = Math.max(worst, rel);
     refCache = new Map(cacheNames.map((n) => [n, ref.get(n)!]));
     rankCache = states.map((s) => new Map(cacheNames.map((n) => [n, s.get(n)!])));
     tokens = refTokens.slice();
   }
   const bad = base.steps.reduce((n, s) => n + s.tokenMismatches, 0);
-  const reason = worst > tolerance ? `max relative error ${worst.toExponential(2)} exceeds the tolerance ${tolerance.toExponential(2)}` : bad > 0 ? `${bad} greedy tokens differ from the single-device reference without a near-tie` : undefined;
+  const reason =
+    worst > tolerance
+      ? `max relative error ${worst.toExponential(2)} exceeds the tolerance ${tolerance.toExponential(2)}`
+      : bad > 0
+        ? `${bad} greedy tokens differ from the single-device reference without a near-tie`
+        : undefined;
   return { ...base, status: reason ? 'fail' : 'pass', ...(reason ? { reason } : {}), maxRelError: worst };
 }

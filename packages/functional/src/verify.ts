@@ -8,16 +8,7 @@
  * prefilled) and tokens; each keeps its own KV cache from step to step, and both are fed the
  * reference's greedy tokens (so a near-tie in the argmax cannot make them diverge).
  */
-import {
-  buildDecodeGraph,
-  FleetError,
-  inputError,
-  parameterCount,
-  simulateGraph,
-  type Backend,
-  type ModelSpec,
-  type TaskGraph,
-} from '@fleet/core';
+import { buildDecodeGraph, FleetError, inputError, parameterCount, simulateGraph, type Backend, type ModelSpec, type TaskGraph } from '@fleet/core';
 import { type FloatDType, Rng, rounder } from '@fleet/numerics';
 import { resolvePolicy, type CompileOptions, type PolicyRegistry } from '@fleet/ops';
 import { DecodeOps, DEFAULT_SEMANTICS, type DecodeSemantics } from './decode-ops.js';
@@ -170,7 +161,12 @@ export function verifyDecode(backend: Backend, spec: ModelSpec, opts: VerifyOpti
   const sim = policy.runtime(backend, schedule);
   // The cluster configuration predictions use (the framework kernel granularity, `kernels`,
   // is not applied: its repeated passes and split-K reduction kernels are costs, not numerics).
-  const cluster = { size: backend.tuning.cluster?.size, maxActiveClusters: backend.tuning.cluster?.maxActiveClusters, collectives: backend.collectives, ...opts.cluster };
+  const cluster = {
+    size: backend.tuning.cluster?.size,
+    maxActiveClusters: backend.tuning.cluster?.maxActiveClusters,
+    collectives: backend.collectives,
+    ...opts.cluster,
+  };
   // Compiled regions count activations as 2-byte elements; an fp32 model's op graph is built
   // with 2-byte tensors so regions and tensors agree (the numerics still run in fp32).
   const graphSpec: ModelSpec = spec.dtype === 'fp32' ? { ...spec, dtype: 'bf16' } : spec;
@@ -209,7 +205,8 @@ export function verifyDecode(backend: Backend, spec: ModelSpec, opts: VerifyOpti
     }
     if (exec.error) return { ...base, status: 'fail', reason: `step ${step}: ${exec.error.message}`, maxRelError: Infinity };
     const missing = exec.unfinished();
-    if (missing.length > 0) return { ...base, status: 'fail', reason: `step ${step}: ${missing.length} tasks never finished (e.g. ${missing[0]})`, maxRelError: Infinity };
+    if (missing.length > 0)
+      return { ...base, status: 'fail', reason: `step ${step}: ${missing.length} tasks never finished (e.g. ${missing[0]})`, maxRelError: Infinity };
 
     const funLogits = memory.latest('logits');
     const funTokens = memory.latest('tokens');
@@ -230,7 +227,16 @@ export function verifyDecode(backend: Backend, spec: ModelSpec, opts: VerifyOpti
       const nearTie = Number.isInteger(ft) && ft >= 0 && ft < vocab && refLogits[b * vocab + ft]! >= refLogits[b * vocab + refTokens[b]!]! - 2 * err.abs;
       if (!nearTie) mismatches++;
     }
-    base.steps.push({ step, contextLen: ctx, maxRelError: err.rel, maxAbsError: err.abs, tokenMismatches: mismatches, cacheRelError: cacheRel, tasks: tg.tasks.length, simulatedNs });
+    base.steps.push({
+      step,
+      contextLen: ctx,
+      maxRelError: err.rel,
+      maxAbsError: err.abs,
+      tokenMismatches: mismatches,
+      cacheRelError: cacheRel,
+      tasks: tg.tasks.length,
+      simulatedNs,
+    });
     worst = Math.max(worst, err.rel);
     worstCache = Math.max(worstCache, cacheRel);
     tokens = refTokens;

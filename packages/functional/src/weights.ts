@@ -36,15 +36,16 @@ export function checkpointMapping(spec: ModelSpec): CheckpointMapping[] {
     const L = `L${l}.`;
     out.push(one(`${L}w_attn_norm`, `${p}input_layernorm.weight`, [h]));
     if (spec.mla) out.push(...mlaMapping(spec, p, L));
-    else out.push({
-      name: `${L}w_qkv`,
-      shape: [(nh + 2 * nkv) * hd, h],
-      parts: [
-        { hf: `${p}self_attn.q_proj.weight`, rows: nh * hd },
-        { hf: `${p}self_attn.k_proj.weight`, rows: nkv * hd },
-        { hf: `${p}self_attn.v_proj.weight`, rows: nkv * hd },
-      ],
-    });
+    else
+      out.push({
+        name: `${L}w_qkv`,
+        shape: [(nh + 2 * nkv) * hd, h],
+        parts: [
+          { hf: `${p}self_attn.q_proj.weight`, rows: nh * hd },
+          { hf: `${p}self_attn.k_proj.weight`, rows: nkv * hd },
+          { hf: `${p}self_attn.v_proj.weight`, rows: nkv * hd },
+        ],
+      });
     if (spec.qkNorm && !spec.mla) {
       out.push(one(`${L}w_q_norm`, `${p}self_attn.q_norm.weight`, [hd]));
       out.push(one(`${L}w_k_norm`, `${p}self_attn.k_norm.weight`, [hd]));
@@ -89,7 +90,11 @@ function mlaMapping(spec: ModelSpec, p: string, L: string): CheckpointMapping[] 
   const q =
     ql === null
       ? [one(`${L}w_q`, `${a}q_proj.weight`, [nh * qDim, h])]
-      : [one(`${L}w_q_a`, `${a}q_a_proj.weight`, [ql, h]), one(`${L}w_q_a_norm`, `${a}q_a_layernorm.weight`, [ql]), one(`${L}w_q_b`, `${a}q_b_proj.weight`, [nh * qDim, ql])];
+      : [
+          one(`${L}w_q_a`, `${a}q_a_proj.weight`, [ql, h]),
+          one(`${L}w_q_a_norm`, `${a}q_a_layernorm.weight`, [ql]),
+          one(`${L}w_q_b`, `${a}q_b_proj.weight`, [nh * qDim, ql]),
+        ];
   return [
     ...q,
     one(`${L}w_kv_a`, `${a}kv_a_proj_with_mqa.weight`, [R + ropeDim, h]),
@@ -113,14 +118,28 @@ function moeMapping(spec: ModelSpec, p: string, L: string): CheckpointMapping[] 
   const experts = Array.from({ length: moe.numExperts }, (_, e) => `${m}experts.${e}.`);
   const out: CheckpointMapping[] = [
     { name: `${L}w_router`, shape: [moe.numExperts, h], parts: [{ hf: `${m}gate.weight`, rows: moe.numExperts }] },
-    { name: `${L}w_experts_gate_up`, shape: [moe.numExperts * 2 * I, h], parts: experts.flatMap((x) => [{ hf: `${x}${names[0]}.weight`, rows: I }, { hf: `${x}${names[1]}.weight`, rows: I }]) },
+    {
+      name: `${L}w_experts_gate_up`,
+      shape: [moe.numExperts * 2 * I, h],
+      parts: experts.flatMap((x) => [
+        { hf: `${x}${names[0]}.weight`, rows: I },
+        { hf: `${x}${names[1]}.weight`, rows: I },
+      ]),
+    },
     { name: `${L}w_experts_down`, shape: [moe.numExperts * h, I], parts: experts.map((x) => ({ hf: `${x}${names[2]}.weight`, rows: h })) },
   ];
   const si = moe.sharedIntermediateSize;
   if (si > 0) {
     const sp = `${m}${moe.sharedExpertGate ? 'shared_expert' : 'shared_experts'}.`;
     out.push(
-      { name: `${L}w_shared_gate_up`, shape: [2 * si, h], parts: [{ hf: `${sp}gate_proj.weight`, rows: si }, { hf: `${sp}up_proj.weight`, rows: si }] },
+      {
+        name: `${L}w_shared_gate_up`,
+        shape: [2 * si, h],
+        parts: [
+          { hf: `${sp}gate_proj.weight`, rows: si },
+          { hf: `${sp}up_proj.weight`, rows: si },
+        ],
+      },
       { name: `${L}w_shared_down`, shape: [h, si], parts: [{ hf: `${sp}down_proj.weight`, rows: h }] },
     );
     if (moe.sharedExpertGate) out.push({ name: `${L}w_shared_expert_gate`, shape: [1, h], parts: [{ hf: `${m}shared_expert_gate.weight`, rows: 1 }] });
@@ -151,12 +170,18 @@ export function randomWeights(spec: ModelSpec, seed: number): ModelWeights {
 export function loadCheckpointWeights(dir: string, spec: ModelSpec): ModelWeights {
   let files: string[];
   try {
-    files = fs.readdirSync(dir).filter((f) => f.endsWith('.safetensors')).sort();
+    files = fs
+      .readdirSync(dir)
+      .filter((f) => f.endsWith('.safetensors'))
+      .sort();
   } catch (e) {
     throw inputError(`${dir}: cannot list directory: ${(e as Error).message.split('\n')[0]}`);
   }
   if (files.length === 0) throw inputError(`${dir}: no *.safetensors files to read weights from`);
-  if (spec.mla) throw inputError(`${dir}: functional runs of latent attention use random weights (kv_b_proj is not yet split into the absorbed W_UK/W_UV); pass the config.json alone`);
+  if (spec.mla)
+    throw inputError(
+      `${dir}: functional runs of latent attention use random weights (kv_b_proj is not yet split into the absorbed W_UK/W_UV); pass the config.json alone`,
+    );
   const shards = files.map((f) => new SafetensorsFile(nodePath.join(dir, f)));
   const find = (hf: string): TensorData => {
     const s = shards.find((x) => x.has(hf));

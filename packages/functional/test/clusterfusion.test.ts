@@ -21,7 +21,8 @@ function editTask(name: string, edit: (t: TaskGraph['tasks'][number], tg: TaskGr
   };
 }
 
-const reads = (tg: TaskGraph, tile: TaskGraph['tasks'][number]['tiles'][number], buffer: string) => tile.reads.some((r) => tg.buffers[r.buffer]!.name === buffer);
+const reads = (tg: TaskGraph, tile: TaskGraph['tasks'][number]['tiles'][number], buffer: string) =>
+  tile.reads.some((r) => tg.buffers[r.buffer]!.name === buffer);
 
 describe('functional execution of the ClusterFusion block', () => {
   it('reproduces the straight-line logits and KV caches over several steps', () => {
@@ -106,8 +107,22 @@ describe('a scheduling or tiling bug in the ClusterFusion graph makes verificati
 
   it('a CTA that loses its output-projection tile, a KV chunk or its QKV slice', () => {
     failing(editTask('L1.cluster0.cta2', (t, tg) => (t.tiles = t.tiles.filter((x) => !x.writes.some((w) => tg.buffers[w.buffer]!.name === 'o')))));
-    failing(editTask('L1.cluster1.cta1', (t, tg) => t.tiles.splice(t.tiles.findIndex((x) => reads(tg, x, 'L1.k_cache')), 1)));
-    failing(editTask('L0.cluster1.cta3', (t, tg) => t.tiles.splice(t.tiles.findIndex((x) => reads(tg, x, 'L0.w_qkv')), 1)));
+    failing(
+      editTask('L1.cluster1.cta1', (t, tg) =>
+        t.tiles.splice(
+          t.tiles.findIndex((x) => reads(tg, x, 'L1.k_cache')),
+          1,
+        ),
+      ),
+    );
+    failing(
+      editTask('L0.cluster1.cta3', (t, tg) =>
+        t.tiles.splice(
+          t.tiles.findIndex((x) => reads(tg, x, 'L0.w_qkv')),
+          1,
+        ),
+      ),
+    );
   });
 
   it('a cluster serves every request of the batch: a CTA whose input read or output write names only the first request', () => {
@@ -123,7 +138,11 @@ describe('a scheduling or tiling bug in the ClusterFusion graph makes verificati
   });
 
   it('a lost KV append shows in the cache at once', () => {
-    const r = failing(editTask('L0.cluster0.cta0', (t, tg) => t.tiles.forEach((x) => (x.writes = x.writes.filter((w) => tg.buffers[w.buffer]!.name !== 'L0.v_cache')))));
+    const r = failing(
+      editTask('L0.cluster0.cta0', (t, tg) => {
+        for (const x of t.tiles) x.writes = x.writes.filter((w) => tg.buffers[w.buffer]!.name !== 'L0.v_cache');
+      }),
+    );
     expect(r.steps[0]!.cacheRelError).toBeGreaterThan(0.1);
     expect(r.reason).toMatch(/KV cache differs/);
   });

@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { buildDecodeGraph, loadModel } from '@fleet/core';
-import { dropDependency, referenceStep, allocateState, randomWeights, DEFAULT_SEMANTICS, TINY_MOE_MODEL, TINY_MLA_MODEL, verifyDecode, checkRunnable } from '../src/index.js';
+import {
+  dropDependency,
+  referenceStep,
+  allocateState,
+  randomWeights,
+  DEFAULT_SEMANTICS,
+  TINY_MOE_MODEL,
+  TINY_MLA_MODEL,
+  verifyDecode,
+  checkRunnable,
+} from '../src/index.js';
 import { hopperLike, mi350Backend } from './helpers.js';
 
 describe('functional execution of a Mixture-of-Experts layer (tiny-moe)', () => {
@@ -63,7 +73,11 @@ describe('functional execution of latent attention (tiny-mla: q LoRA, absorbed W
   });
 
   it('a dropped dependency before the latent norm, the RoPE/append prologue or the W_UV absorption is caught', { timeout: 60_000 }, () => {
-    for (const [policy, op] of [['kernel-per-op-graph', 'L1.kv_a_norm'], ['kernel-per-op-graph', 'L1.v_absorb'], ['mirage', 'L1.rope']] as const) {
+    for (const [policy, op] of [
+      ['kernel-per-op-graph', 'L1.kv_a_norm'],
+      ['kernel-per-op-graph', 'L1.v_absorb'],
+      ['mirage', 'L1.rope'],
+    ] as const) {
       const r = verifyDecode(mi350, TINY_MLA_MODEL, { policy, batch: 3, steps: 1, contextLen: 3, transform: (tg) => dropDependency(tg, op) });
       expect(r.status, `${policy} ${op}`).toBe('fail');
     }

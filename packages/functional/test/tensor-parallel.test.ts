@@ -17,7 +17,13 @@ describe('tensor-parallel numerics', () => {
         return drop ? { ...g, ops: g.ops.filter((o) => o.id !== 'L1.down_allreduce') } : g;
       });
       const states = gs.map((g) => allocateState(g));
-      tensorParallelStep(gs, [0, 1].map((r) => shardWeights(TINY_MODEL, w, tp, r)), { dtype: 'bf16', eps: 1e-6, ropeTheta: 10000 }, states, TINY_MODEL.vocabSize);
+      tensorParallelStep(
+        gs,
+        [0, 1].map((r) => shardWeights(TINY_MODEL, w, tp, r)),
+        { dtype: 'bf16', eps: 1e-6, ropeTheta: 10000 },
+        states,
+        TINY_MODEL.vocabSize,
+      );
       return states[0]!.get('logits')!;
     };
     const a = run(false);

@@ -30,7 +30,13 @@ function defaultScale(s: RequestAttentionShape): number {
 }
 
 /** Plain attention: scores, softmax, weighted sum, in double. */
-export function naiveDecodeAttention(q: ArrayLike<number>, k: ArrayLike<number>, v: ArrayLike<number>, s: RequestAttentionShape, scale = defaultScale(s)): Float64Array {
+export function naiveDecodeAttention(
+  q: ArrayLike<number>,
+  k: ArrayLike<number>,
+  v: ArrayLike<number>,
+  s: RequestAttentionShape,
+  scale = defaultScale(s),
+): Float64Array {
   checkDecodeAttentionShape(s);
   const { heads, kvHeads, headDim: d, kvLen: T } = s;
   const group = heads / kvHeads;

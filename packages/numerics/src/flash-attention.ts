@@ -15,7 +15,13 @@ export interface PrefillShape {
 }
 
 /** Causal softmax attention, row by row (the reference). */
-export function naiveCausalAttention(q: ArrayLike<number>, k: ArrayLike<number>, v: ArrayLike<number>, s: PrefillShape, scale = 1 / Math.sqrt(s.headDim)): Float64Array {
+export function naiveCausalAttention(
+  q: ArrayLike<number>,
+  k: ArrayLike<number>,
+  v: ArrayLike<number>,
+  s: PrefillShape,
+  scale = 1 / Math.sqrt(s.headDim),
+): Float64Array {
   const { seq: S, heads: H, kvHeads: KH, headDim: d } = s;
   const group = H / KH;
   const out = new Float64Array(S * H * d);

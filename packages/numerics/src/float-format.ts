@@ -104,7 +104,7 @@ export function formatRounder(f: FloatFormat, overflow: Overflow = f.special ===
   const sat = overflow === 'saturate' || f.special !== 'ieee';
   const over = sat ? max : Infinity;
   return (x) => {
-    if (x !== x) return NaN;
+    if (Number.isNaN(x)) return NaN;
     if (x === 0) return x;
     const a = x < 0 ? -x : x;
     if (a === Infinity) return sat ? (x < 0 ? -max : max) : x;

@@ -69,7 +69,12 @@ describe('decode attention: split-KV flash-decoding equals plain softmax attenti
 
 describe('prefill: FlashAttention-2 tiling equals causal softmax attention', () => {
   const rng = new Rng(5);
-  for (const [bq, bkv] of [[16, 16], [64, 32], [7, 13], [128, 128]] as const) {
+  for (const [bq, bkv] of [
+    [16, 16],
+    [64, 32],
+    [7, 13],
+    [128, 128],
+  ] as const) {
     it(`blocks ${bq}×${bkv}, GQA`, () => {
       const s = { seq: 70, heads: 4, kvHeads: 2, headDim: 8 };
       const q = rng.normals(70 * 4 * 8, 2);

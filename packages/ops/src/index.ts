@@ -18,15 +18,46 @@ export * from './decompose/row-ops.js';
 export { BufferTable } from './decompose/buffers.js';
 export * from './compile/schedule.js';
 export type { Draft, Stage } from './compile/drafts.js';
-export { lowerGraph, colTiles, splitCols, type CompileOptions, type Lowering, type LoweringContext, type LinearJob, type GroupedOperands } from './compile/lowering.js';
+export {
+  lowerGraph,
+  colTiles,
+  splitCols,
+  type CompileOptions,
+  type Lowering,
+  type LoweringContext,
+  type LinearJob,
+  type GroupedOperands,
+} from './compile/lowering.js';
 export * from './policies/policy.js';
 export * from './policies/registry.js';
 export { kernelPerOpLowering, kernelSchedule, KERNEL_PER_OP, KERNEL_PER_OP_GRAPH } from './policies/kernel-per-op.js';
-export { cuTaskLowering, chipletTaskLowering, megakernelPolicy, fleetSchedule, chipletIsPartition, persistentOptionsFor, MIRAGE, FLEET_MTILE, FLEET_MSPLIT } from './policies/megakernel.js';
+export {
+  cuTaskLowering,
+  chipletTaskLowering,
+  megakernelPolicy,
+  fleetSchedule,
+  chipletIsPartition,
+  persistentOptionsFor,
+  MIRAGE,
+  FLEET_MTILE,
+  FLEET_MSPLIT,
+} from './policies/megakernel.js';
 export * from './predict/decode.js';
 export * from './predict/prefill.js';
 export * from './predict/mixed.js';
-export { simulateStep, compiledSteps, collectivesFor, backendCompileOptions, sameLayerOps, worseExtrapolation, PROOF_LAYERS, type LayerExtrapolation, type StepOptions, type StepResult, type StepSimulation } from './predict/step.js';
+export {
+  simulateStep,
+  compiledSteps,
+  collectivesFor,
+  backendCompileOptions,
+  sameLayerOps,
+  worseExtrapolation,
+  PROOF_LAYERS,
+  type LayerExtrapolation,
+  type StepOptions,
+  type StepResult,
+  type StepSimulation,
+} from './predict/step.js';
 export { linearOpGraph } from './predict/single-op.js';
 export * from './quant/weight-type.js';
 export * from './quant/groupwise.js';

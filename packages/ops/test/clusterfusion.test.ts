@@ -13,7 +13,6 @@ import { clusterMessages, clusterTrafficBytes, compileClusterFusion, CLUSTERFUSI
 import { mi350Backend } from './helpers.js';
 import { hopperLike } from './hopper-like.js';
 
-
 /** Collective models with latencies easy to check: 1000 ns per round on chip, 5000 off chip. */
 const models: CollectiveModel[] = (['reduce', 'gather'] as const).flatMap((k) =>
   [true, false].map((onChip) => ({
@@ -69,7 +68,13 @@ describe('clusterfusion compilation', () => {
         const tg = compileClusterFusion(graph, backend.topology, { layers: [0], clusterSize, dataflow, collectives: models });
         const { tasks } = fusedKernel(tg);
         const ids = ['L0.w_qkv', 'L0.w_o'].map((n) => tg.buffers.find((b) => b.name === n)!.id);
-        const bytes = ids.map((id) => tasks.flatMap((t) => t.tiles).flatMap((t) => t.reads).filter((r) => r.buffer === id).reduce((s, r) => s + r.bytes * (r.rows ?? 1), 0));
+        const bytes = ids.map((id) =>
+          tasks
+            .flatMap((t) => t.tiles)
+            .flatMap((t) => t.reads)
+            .filter((r) => r.buffer === id)
+            .reduce((s, r) => s + r.bytes * (r.rows ?? 1), 0),
+        );
         expect(bytes, `${dataflow} N=${clusterSize}`).toEqual([6144 * 4096 * 2, 4096 * 4096 * 2]);
       }
     }
@@ -78,11 +83,20 @@ describe('clusterfusion compilation', () => {
   it('one cluster per KV group serves the whole batch: weights read once, activations, attention and collectives per request', () => {
     const one = compileClusterFusion(graph, backend.topology, { layers: [0], clusterSize: 4, collectives: models });
     const B = 8;
-    const tg = compileClusterFusion(buildDecodeGraph(qwen, { batch: B, contextLen: 1000 }), backend.topology, { layers: [0], clusterSize: 4, collectives: models, requestSplit: 1 });
+    const tg = compileClusterFusion(buildDecodeGraph(qwen, { batch: B, contextLen: 1000 }), backend.topology, {
+      layers: [0],
+      clusterSize: 4,
+      collectives: models,
+      requestSplit: 1,
+    });
     const { tasks } = fusedKernel(tg);
     expect(tasks).toHaveLength(fusedKernel(one).tasks.length);
     const id = (n: string) => tg.buffers.find((b) => b.name === n)!.id;
-    const regions = (buffer: number, rw: 'reads' | 'writes') => tasks.flatMap((t) => t.tiles).flatMap((t) => t[rw]).filter((r) => r.buffer === buffer);
+    const regions = (buffer: number, rw: 'reads' | 'writes') =>
+      tasks
+        .flatMap((t) => t.tiles)
+        .flatMap((t) => t[rw])
+        .filter((r) => r.buffer === buffer);
     const bytes = (buffer: number, rw: 'reads' | 'writes' = 'reads') => regions(buffer, rw).reduce((s, r) => s + r.bytes * (r.rows ?? 1), 0);
     expect([bytes(id('L0.w_qkv')), bytes(id('L0.w_o'))]).toEqual([6144 * 4096 * 2, 4096 * 4096 * 2]);
     expect(bytes(id('L0.k_cache'))).toBe(tg.buffers[id('L0.k_cache')]!.bytes);
@@ -92,7 +106,11 @@ describe('clusterfusion compilation', () => {
     expect(o.every((r) => r.rows === B && r.strideBytes === 4096 * 2)).toBe(true);
     expect(bytes(id('o'), 'writes')).toBe(8 * B * 4096 * 2); // 8 groups' partial sums per output element
     // B times the flops; one KV append per request and group
-    const flops = (g: typeof tg) => fusedKernel(g).tasks.flatMap((t) => t.tiles).filter((t) => !t.reads.some((r) => g.buffers[r.buffer]!.name.endsWith('_cache'))).reduce((s, t) => s + t.flops, 0);
+    const flops = (g: typeof tg) =>
+      fusedKernel(g)
+        .tasks.flatMap((t) => t.tiles)
+        .filter((t) => !t.reads.some((r) => g.buffers[r.buffer]!.name.endsWith('_cache')))
+        .reduce((s, t) => s + t.flops, 0);
     expect(flops(tg)).toBe(B * flops(one));
     expect(regions(id('L0.v_cache'), 'writes')).toHaveLength(B * 8);
     // collective messages grow with the batch, so their latency does not shrink
@@ -107,7 +125,10 @@ describe('clusterfusion compilation', () => {
       const g = buildDecodeGraph(qwen, { batch, contextLen: 1000 });
       const att = g.ops.find((x) => x.kind === 'attention') as AttentionOp;
       const { tasks } = fusedKernel(compileClusterFusion(g, backend.topology, { layers: [0], clusterSize: 4, collectives: models, requestSplit: 1 }));
-      const read = tasks.flatMap((t) => t.tiles).flatMap((t) => t.reads).reduce((s, r) => s + r.bytes * (r.rows ?? 1), 0);
+      const read = tasks
+        .flatMap((t) => t.tiles)
+        .flatMap((t) => t.reads)
+        .reduce((s, r) => s + r.bytes * (r.rows ?? 1), 0);
       return { read, kvPerRequest: 2 * att.kvHeads * att.kvLen * att.headDim * 2, qkvTiles: tasks.length };
     };
     const [one, eight] = [run(1), run(8)];
@@ -118,13 +139,23 @@ describe('clusterfusion compilation', () => {
     const B = 8;
     const g = buildDecodeGraph(qwen, { batch: B, contextLen: 1000 });
     // (hopper-like: 132 SMs hold at most 33 clusters of 4, so at most 4 per group)
-    for (const [active, split] of [[8, 1], [16, 2], [17, 2], [32, 4], [1000, 4]] as const) {
+    for (const [active, split] of [
+      [8, 1],
+      [16, 2],
+      [17, 2],
+      [32, 4],
+      [1000, 4],
+    ] as const) {
       const tg = compileClusterFusion(g, backend.topology, { layers: [0], clusterSize: 4, collectives: models, maxActiveClusters: () => active });
       const { tasks } = fusedKernel(tg);
       expect(tasks, `${active} clusters`).toHaveLength(Math.min(8 * split, active) * 4);
       const id = (n: string) => tg.buffers.find((b) => b.name === n)!.id;
       const tiles = tasks.flatMap((t) => t.tiles);
-      const bytes = (buffer: number) => tiles.flatMap((t) => t.reads).filter((r) => r.buffer === buffer).reduce((s, r) => s + r.bytes * (r.rows ?? 1), 0);
+      const bytes = (buffer: number) =>
+        tiles
+          .flatMap((t) => t.reads)
+          .filter((r) => r.buffer === buffer)
+          .reduce((s, r) => s + r.bytes * (r.rows ?? 1), 0);
       expect([bytes(id('L0.w_qkv')), bytes(id('L0.w_o'))]).toEqual([split * 6144 * 4096 * 2, split * 4096 * 4096 * 2]);
       expect(bytes(id('L0.k_cache'))).toBe(tg.buffers[id('L0.k_cache')]!.bytes);
       // each output element gets one partial sum per KV group, whatever the split
@@ -137,7 +168,11 @@ describe('clusterfusion compilation', () => {
     const tg = compileClusterFusion(graph, backend.topology, { layers: [0], clusterSize: 4, collectives: models });
     const { tasks } = fusedKernel(tg);
     const k = tg.buffers.find((b) => b.name === 'L0.k_cache')!;
-    const read = tasks.flatMap((t) => t.tiles).flatMap((t) => t.reads).filter((r) => r.buffer === k.id).reduce((s, r) => s + r.bytes * (r.rows ?? 1), 0);
+    const read = tasks
+      .flatMap((t) => t.tiles)
+      .flatMap((t) => t.reads)
+      .filter((r) => r.buffer === k.id)
+      .reduce((s, r) => s + r.bytes * (r.rows ?? 1), 0);
     expect(read).toBe(k.bytes);
   });
 
@@ -152,7 +187,8 @@ describe('clusterfusion compilation', () => {
   });
 
   it('the fused kernel takes longer when its collectives do (DSMEM off), and the graph simulates to completion', () => {
-    const time = (offChip: boolean) => simulateGraph(backend, compileClusterFusion(graph, backend.topology, { layers: [0], collectives: models, offChip }), { launchMode: 'graph' }).timeNs;
+    const time = (offChip: boolean) =>
+      simulateGraph(backend, compileClusterFusion(graph, backend.topology, { layers: [0], collectives: models, offChip }), { launchMode: 'graph' }).timeNs;
     const on = time(false);
     const off = time(true);
     // 8 units on 8 clusters: one gather + one reduce tile each; off chip costs 4000 + 12000 ns more per round pair
@@ -168,10 +204,14 @@ describe('clusterfusion compilation', () => {
 });
 
 describe('clusterfusion DSMEM traffic (seeds §3)', () => {
-  const att = (model: typeof qwen, ctx: number) => buildDecodeGraph(model, { batch: 1, contextLen: ctx }).ops.find((o) => o.kind === 'attention') as AttentionOp;
+  const att = (model: typeof qwen, ctx: number) =>
+    buildDecodeGraph(model, { batch: 1, contextLen: ctx }).ops.find((o) => o.kind === 'attention') as AttentionOp;
 
   it('SplitToken: Gather of the q/k/v slices + Reduce of the softmax max, sum and the output', () => {
-    for (const [model, g] of [[llama, 1], [qwen, 4]] as const) {
+    for (const [model, g] of [
+      [llama, 1],
+      [qwen, 4],
+    ] as const) {
       const a = att(model, 4095);
       for (const n of [2, 4, 8, 16]) {
         const qkvSlice = ((g + 2) * 128 * 2) / n;

@@ -93,7 +93,10 @@ describe('library decode attention', () => {
     }),
   });
   const fixedOf = (persistentWorkgroups?: number) => {
-    const g = compilePolicy(buildDecodeGraph(qwen, { batch: 8, contextLen: 256 }), policy('kernel-per-op-graph'), backend, { layers: [0], library: withFixed(persistentWorkgroups) });
+    const g = compilePolicy(buildDecodeGraph(qwen, { batch: 8, contextLen: 256 }), policy('kernel-per-op-graph'), backend, {
+      layers: [0],
+      library: withFixed(persistentWorkgroups),
+    });
     const attn = g.tasks.filter((t) => t.layer === 0 && t.kind === 'attention');
     return attn.map((t) => t.tiles.reduce((a, tile) => a + (tile.fixedNs ?? 0), 0));
   };

@@ -1,5 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { addCounters, buildDecodeGraph, l2HitRate, loadBackend, zeroCounters, loadModel, parseRouting, simulateGraph, type AttentionOp, type GroupedLinearOp, type OpGraph, type Region } from '@fleet/core';
+import {
+  addCounters,
+  buildDecodeGraph,
+  l2HitRate,
+  loadBackend,
+  zeroCounters,
+  loadModel,
+  parseRouting,
+  simulateGraph,
+  type AttentionOp,
+  type GroupedLinearOp,
+  type OpGraph,
+  type Region,
+} from '@fleet/core';
 import mi300x from '@fleet/backend-mi300x';
 import h100 from '@fleet/backend-h100';
 import {
@@ -12,7 +25,6 @@ import {
   mlaDecodeDrafts,
   BUILTIN_POLICIES,
   predictDecode,
-  withOverrides,
 } from '../src/index.js';
 import { mi350Backend } from './helpers.js';
 
@@ -52,20 +64,32 @@ describe('MoE decode', () => {
   it('a grouped GEMM reads the weight slices of the experts that received tokens, once each', () => {
     const g = buildDecodeGraph(qwen, { batch: 4, contextLen: 10 });
     const op = g.ops.find((o) => o.id === 'L0.experts_gate_up') as GroupedLinearOp;
-    const units = groupedTileUnits(op, { x: 0, w: 1, y: 2 }, { tileRows: 64, tileCols: 128, clusterRows: 2, maskedRows: true, weightPolicy: 'default', storePolicy: 'default' });
+    const units = groupedTileUnits(
+      op,
+      { x: 0, w: 1, y: 2 },
+      { tileRows: 64, tileCols: 128, clusterRows: 2, maskedRows: true, weightPolicy: 'default', storePolicy: 'default' },
+    );
     const weightBytes = units.flat().reduce((a, t) => a + sum(t.tile.reads.filter((r) => r.buffer === 1)), 0);
     expect(weightBytes).toBe(op.groups.length * op.n * op.k * 2);
     const touched = new Set(units.flat().flatMap((t) => t.tile.reads.filter((r) => r.buffer === 1).map((r) => Math.floor(r.offset / (op.n * op.k * 2)))));
     expect([...touched].sort((a, b) => a - b)).toEqual(op.groups.map((x) => x.group));
     // a persistent grid never has more workgroups than it launches
-    const drafts = libraryGroupedDrafts(op, { x: 0, w: 1, y: 2 }, { name: 'k', tileRows: 64, tileCols: 128, ctas: 132, clusterRows: 2, pipeline: { inFlightBytes: 1e5, overlap: 4 } }, { tileRows: 64, tileCols: 128, clusterRows: 2, maskedRows: true, weightPolicy: 'default', storePolicy: 'default' });
+    const drafts = libraryGroupedDrafts(
+      op,
+      { x: 0, w: 1, y: 2 },
+      { name: 'k', tileRows: 64, tileCols: 128, ctas: 132, clusterRows: 2, pipeline: { inFlightBytes: 1e5, overlap: 4 } },
+      { tileRows: 64, tileCols: 128, clusterRows: 2, maskedRows: true, weightPolicy: 'default', storePolicy: 'default' },
+    );
     expect(drafts.length).toBeLessThanOrEqual(132);
   });
 
   it('chiplet GPUs: an expert owned by one XCD keeps its inputs in that L2 (higher hit rate than spreading it)', { timeout: 60_000 }, () => {
     const mi = loadBackend(mi300x, 'mi300x');
     const g = buildDecodeGraph(qwen, { batch: 16, contextLen: 255 });
-    const moeOps: OpGraph = { ...g, ops: g.ops.filter((o) => o.layer === 0 && (o.kind === 'moe-dispatch' || o.kind === 'grouped-linear' || o.id === 'L0.experts_act_mul')) };
+    const moeOps: OpGraph = {
+      ...g,
+      ops: g.ops.filter((o) => o.layer === 0 && (o.kind === 'moe-dispatch' || o.kind === 'grouped-linear' || o.id === 'L0.experts_act_mul')),
+    };
     const hit = (placement: 'owner' | 'spread') => {
       const tg = compilePolicy(moeOps, policy('fleet-mtile'), mi, { layers: [0] }, { expertPlacement: placement });
       const r = simulateGraph(mi, tg, { persistent: { workersPerPartition: 37, chipletAware: true, schedulers: 8, twoLevelCounting: true } });
@@ -78,11 +102,14 @@ describe('MoE decode', () => {
 });
 
 describe('latent attention (MLA)', () => {
-  it('FlashMLA-style decode reads each request\'s latent cache once for all heads, and splits short batches over few parts', () => {
+  it("FlashMLA-style decode reads each request's latent cache once for all heads, and splits short batches over few parts", () => {
     const g = buildDecodeGraph(dsv2, { batch: 2, contextLen: 4095 });
     const att = g.ops.find((o) => o.id === 'L1.attention') as AttentionOp;
     let ws = 0;
-    const { main, combine } = mlaDecodeDrafts(att, { q: 0, cache: 1, out: 2 }, 132, (bytes) => (ws = bytes, 3));
+    const { main, combine } = mlaDecodeDrafts(att, { q: 0, cache: 1, out: 2 }, 132, (bytes) => {
+      ws = bytes;
+      return 3;
+    });
     const cacheBytes = main.flatMap((d) => d.tiles).reduce((a, t) => a + sum(t.reads.filter((r) => r.buffer === 1)), 0);
     expect(cacheBytes).toBe(2 * 4096 * (512 + 64) * 2);
     expect(main.length).toBeLessThan(132);

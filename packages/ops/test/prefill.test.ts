@@ -78,7 +78,16 @@ describe('predictPrefill', () => {
 
   it('softmax under wgmma: hiding the vector work behind the matrix pipe makes long prompts faster', { timeout: 60_000 }, () => {
     const lib = backend.kernelLibrary!;
-    const serial = { ...backend, kernelLibrary: { ...lib, prefillAttention: (s: Parameters<NonNullable<typeof lib.prefillAttention>>[0]) => { const k = lib.prefillAttention!(s); return { ...k, pipeline: { ...k.pipeline, vectorUnderMatrix: false } }; } } };
+    const serial = {
+      ...backend,
+      kernelLibrary: {
+        ...lib,
+        prefillAttention: (s: Parameters<NonNullable<typeof lib.prefillAttention>>[0]) => {
+          const k = lib.prefillAttention!(s);
+          return { ...k, pipeline: { ...k.pipeline, vectorUnderMatrix: false } };
+        },
+      },
+    };
     const t = (b: typeof backend) => predictPrefill(b, qwen, { policy: 'kernel-per-op-graph', batch: 1, prompt: 4096, layers: 1 }).ttftMs;
     expect(t(serial)).toBeGreaterThan(1.05 * t(backend));
   });

@@ -33,7 +33,9 @@ describe('tensor-parallel predictions', () => {
   it('a backend without a node, a TP beyond the node or a dense model with --ep are unsupported with a reason', () => {
     const none = { ...backend, node: undefined };
     expect(predictDecode(none, qwen, { policy: 'kernel-per-op-graph', batch: 1, prompt: 8, decode: 1, tp: 2 }).reason).toMatch(/no multi-device node/);
-    expect(predictDecode(backend, qwen, { policy: 'kernel-per-op-graph', batch: 1, prompt: 8, decode: 1, tp: 16 }).reason).toMatch(/16 devices; node hgx-h100-8 has 8/);
+    expect(predictDecode(backend, qwen, { policy: 'kernel-per-op-graph', batch: 1, prompt: 8, decode: 1, tp: 16 }).reason).toMatch(
+      /16 devices; node hgx-h100-8 has 8/,
+    );
     expect(predictDecode(backend, qwen, { policy: 'kernel-per-op-graph', batch: 1, prompt: 8, decode: 1, ep: 2 }).reason).toMatch(/mixture-of-experts/);
     expect(predictDecode(backend, qwen, { policy: 'clusterfusion', batch: 1, prompt: 8, decode: 1, tp: 2 }).reason).toMatch(/no tensor-parallel schedule/);
   });

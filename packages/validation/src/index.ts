@@ -12,7 +12,16 @@ export { SUITES } from './suites.js';
 export type { ValidationSuite } from '@fleet/core';
 
 // H100: our end-to-end, pipeline, prefill and MoE measurements; ClusterFusion's Table 1 and claims.
-export { h100Validation, clusterFusionTableValidation, TABLE1_TOLERANCE, linearOpUs, clusterKernelUs, clusterFusionTpotMs, row as validationRow, type H100ValidationOptions } from './h100/validation.js';
+export {
+  h100Validation,
+  clusterFusionTableValidation,
+  TABLE1_TOLERANCE,
+  linearOpUs,
+  clusterKernelUs,
+  clusterFusionTpotMs,
+  row as validationRow,
+  type H100ValidationOptions,
+} from './h100/validation.js';
 export { h100PipelineValidation, pipelineValidationPoints } from './h100/pipeline.js';
 export { h100PrefillValidation, prefillValidationPoints } from './h100/prefill.js';
 export { h100MoeValidation, moeValidationPoints, groupedGemmUs } from './h100/moe.js';

@@ -34,7 +34,8 @@ export const SUITES: ValidationSuite[] = [
   },
   {
     name: 'clusterfusion',
-    description: "ClusterFusion on H100: Table 1's ClusterReduce/ClusterGather kernels (32 clusters of 4, 32–256 KB, on and off chip, and their trend) and the end-to-end Llama2-7B and DeepSeek-V2-Lite (MLA + MoE) TPOT speedups at batch 1 and 16",
+    description:
+      "ClusterFusion on H100: Table 1's ClusterReduce/ClusterGather kernels (32 clusters of 4, 32–256 KB, on and off chip, and their trend) and the end-to-end Llama2-7B and DeepSeek-V2-Lite (MLA + MoE) TPOT speedups at batch 1 and 16",
     backends: ['h100'],
     points: 1 + clusterFusionClaimPoints(),
     run: (registry, tick) => {
@@ -44,7 +45,8 @@ export const SUITES: ValidationSuite[] = [
   },
   {
     name: 'h100-pipeline',
-    description: 'H100 tile pipeline against our own sweep: cuBLAS GEMMs at M = 1–8192, cuDNN decode attention, Qwen3-8B/Llama3-8B TPOT at batch 1–256 and KV to 32K',
+    description:
+      'H100 tile pipeline against our own sweep: cuBLAS GEMMs at M = 1–8192, cuDNN decode attention, Qwen3-8B/Llama3-8B TPOT at batch 1–256 and KV to 32K',
     backends: ['h100'],
     points: pipelineValidationPoints(),
     run: (registry, tick) => h100PipelineValidation(registry.get('h100'), { tick }),
@@ -58,14 +60,16 @@ export const SUITES: ValidationSuite[] = [
   },
   {
     name: 'h100-moe',
-    description: 'H100 MoE decode against our own measurement: Qwen3-30B-A3B TPOT in one CUDA graph at batch 1–128 (KV 1024), the CUTLASS grouped GEMM, kernels per step, experts reached',
+    description:
+      'H100 MoE decode against our own measurement: Qwen3-30B-A3B TPOT in one CUDA graph at batch 1–128 (KV 1024), the CUTLASS grouped GEMM, kernels per step, experts reached',
     backends: ['h100'],
     points: moeValidationPoints(),
     run: (registry, tick) => h100MoeValidation(registry.get('h100'), { tick }),
   },
   {
     name: 'h200',
-    description: 'one H200 against our own measurements (the H100 scripts): cuBLAS GEMMs at M = 1–8192, Qwen3-8B/Llama3-8B decode TPOT in one CUDA graph at batch 1–256 and KV to 32K (target ±10%)',
+    description:
+      'one H200 against our own measurements (the H100 scripts): cuBLAS GEMMs at M = 1–8192, Qwen3-8B/Llama3-8B decode TPOT in one CUDA graph at batch 1–256 and KV to 32K (target ±10%)',
     backends: ['h200'],
     points: h200PipelineValidationPoints(),
     run: (registry, tick) => h200PipelineValidation(registry.get('h200'), { tick }),

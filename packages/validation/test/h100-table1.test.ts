@@ -4,11 +4,12 @@ import { clusterFusionTableValidation, TABLE1_TOLERANCE } from '../src/index.js'
 import table from '../src/h100/measured/clusterfusion-table1.json' with { type: 'json' };
 
 const KB = [32, 64, 128, 256] as const;
-const published = (op: 'reduce' | 'gather', kb: number, onChip: boolean) => (table.collectiveLatencyUs[op] as Record<string, number[]>)[String(kb)]![onChip ? 1 : 0]!;
+const published = (op: 'reduce' | 'gather', kb: number, onChip: boolean) =>
+  (table.collectiveLatencyUs[op] as Record<string, number[]>)[String(kb)]![onChip ? 1 : 0]!;
 const err = (p: number, m: number) => (p - m) / m;
 
 describe('ClusterFusion Table 1 as the paper ran it (32 clusters of 4, data size over the grid)', () => {
-  it('splits the data over the grid: a reduce CTA holds its cluster\'s vector, a gather CTA a quarter of it', () => {
+  it("splits the data over the grid: a reduce CTA holds its cluster's vector, a gather CTA a quarter of it", () => {
     const { clusters, clusterSize } = CLUSTERFUSION_BENCH;
     expect(clusters * clusterSize).toBe(128); // Llama-2-7B: one cluster of 4 per head, 32 heads
     expect(clusterFusionBenchKernel('reduce', 256 * 1024, true).perCtaBytes).toBe(8192);
@@ -29,11 +30,13 @@ describe('ClusterFusion Table 1 as the paper ran it (32 clusters of 4, data size
       const trend = us[3]! / us[0]!;
       const paper = published(op, 256, true) / published(op, 32, true);
       expect(Math.abs(err(trend, paper))).toBeLessThan(TABLE1_TOLERANCE.trend / 100);
-      KB.forEach((kb, i) => expect(Math.abs(err(us[i]!, published(op, kb, true))), `${kb} KB`).toBeLessThan(TABLE1_TOLERANCE.onChip / 100));
+      KB.forEach((kb, i) => {
+        expect(Math.abs(err(us[i]!, published(op, kb, true))), `${kb} KB`).toBeLessThan(TABLE1_TOLERANCE.onChip / 100);
+      });
     });
   }
 
-  it('reading the sizes as each CTA\'s bytes (`fleet collective --bytes`) would make the on-chip reduce far steeper than published', () => {
+  it("reading the sizes as each CTA's bytes (`fleet collective --bytes`) would make the on-chip reduce far steeper than published", () => {
     const launch = OURS.emptyClusterKernelUs.byCluster['4'];
     const perCta = (kb: number) => launch + collectiveModel('reduce', true).latencyNs(kb * 1024, 4) / 1000;
     const paper = published('reduce', 256, true) / published('reduce', 32, true);

@@ -128,7 +128,11 @@ function jsonRow(r: Row) {
 
 function align(header: string[], body: string[][], leftColumns: number): string {
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i < leftColumns ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i < leftColumns ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...body.map(line)].join('\n');
 }
 
@@ -169,9 +173,13 @@ function samplingNote(rows: readonly Row[]): string {
   const partitionSampled = rows.filter((r) => r.sampled.partitions < r.sampled.partitionsTotal).length;
   const extrapolated = rows.filter((r) => r.sampled.note.includes('extrapolated')).length;
   const parts = [
-    samples.every((k) => k === 1) ? 'every K/V step looked up' : `1 in ${samples.join('/')} K/V steps looked up in caches scaled by the same factor (set sampling)`,
+    samples.every((k) => k === 1)
+      ? 'every K/V step looked up'
+      : `1 in ${samples.join('/')} K/V steps looked up in caches scaled by the same factor (set sampling)`,
     partitionSampled > 0 ? `${partitionSampled} of ${rows.length} results simulate a few partitions for all (no head shared across partitions)` : '',
-    extrapolated > 0 ? `${extrapolated} of ${rows.length} launch the first waves only and extrapolate the steady state to the rest of the grid` : 'every workgroup launched',
+    extrapolated > 0
+      ? `${extrapolated} of ${rows.length} launch the first waves only and extrapolate the steady state to the rest of the grid`
+      : 'every workgroup launched',
   ].filter(Boolean);
   return `Sampling: ${parts.join('; ')}.`;
 }

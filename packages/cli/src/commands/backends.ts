@@ -21,5 +21,4 @@ export function registerBackends(program: Command, io: Io): void {
       if (o.json) io.out(`${JSON.stringify({ schemaVersion: 1, backends: list }, null, 2)}\n`);
       else for (const b of list) io.out(`${b.name.padEnd(10)} api ${b.apiVersion}  ${b.topology}\n`);
     });
-
 }

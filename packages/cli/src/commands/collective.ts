@@ -1,5 +1,15 @@
 import { Option, type Command } from 'commander';
-import { COLLECTIVE_OPS, collectiveCost, collectiveRounds, collectiveTrafficBytes, inputError, type Backend, type ClusterCollectiveKind, type CollectiveModel, type CollectiveOpName } from '@fleet/core';
+import {
+  COLLECTIVE_OPS,
+  collectiveCost,
+  collectiveRounds,
+  collectiveTrafficBytes,
+  inputError,
+  type Backend,
+  type ClusterCollectiveKind,
+  type CollectiveModel,
+  type CollectiveOpName,
+} from '@fleet/core';
 import { loadBackends } from '../backends.js';
 import type { Io } from '../io.js';
 
@@ -70,7 +80,10 @@ export function runDeviceCollective(backend: Backend, op: CollectiveOpName, byte
     launchUs: r3(launchUs)!,
     algorithm: c.algorithm,
     protocol: c.protocol,
-    busBandwidthGBps: r3(bytes / ((c.latencyUs + launchUs) * 1000)) === null ? null : r3((bytes / ((c.latencyUs + launchUs) * 1000)) * (op === 'all-reduce' ? (2 * (devices - 1)) / devices : (devices - 1) / devices)),
+    busBandwidthGBps:
+      r3(bytes / ((c.latencyUs + launchUs) * 1000)) === null
+        ? null
+        : r3((bytes / ((c.latencyUs + launchUs) * 1000)) * (op === 'all-reduce' ? (2 * (devices - 1)) / devices : (devices - 1) / devices)),
     algBandwidthGBps: r3(bytes / ((c.latencyUs + launchUs) * 1000)),
     linkBandwidthGBps: r3(c.linkBandwidthGBps),
     candidates: c.candidates.map((k) => ({ algorithm: k.algorithm, protocol: k.protocol, latencyUs: r3(k.latencyUs) })),
@@ -81,10 +94,19 @@ export function runDeviceCollective(backend: Backend, op: CollectiveOpName, byte
 export function registerCollective(program: Command, io: Io): void {
   program
     .command('collective')
-    .description('latency of a cluster collective (ClusterReduce / ClusterGather) over DSMEM or through global memory, or of an all-reduce / all-gather / reduce-scatter over the devices of a node (NCCL/RCCL model)')
+    .description(
+      'latency of a cluster collective (ClusterReduce / ClusterGather) over DSMEM or through global memory, or of an all-reduce / all-gather / reduce-scatter over the devices of a node (NCCL/RCCL model)',
+    )
     .requiredOption('--backend <name>', 'backend (one that models collectives, e.g. h100)')
-    .addOption(new Option('--op <op>', 'collective: reduce/gather over a cluster of CTAs, or all-reduce/all-gather/reduce-scatter over devices').choices(['reduce', 'gather', ...COLLECTIVE_OPS]).makeOptionMandatory())
-    .requiredOption('--bytes <n>', 'bytes per participant (CTA): a reduce vector or a gather slice (e.g. 8192, 32K); ClusterFusion Table 1 sizes are totals over 32 clusters (fleet validate --suite clusterfusion)')
+    .addOption(
+      new Option('--op <op>', 'collective: reduce/gather over a cluster of CTAs, or all-reduce/all-gather/reduce-scatter over devices')
+        .choices(['reduce', 'gather', ...COLLECTIVE_OPS])
+        .makeOptionMandatory(),
+    )
+    .requiredOption(
+      '--bytes <n>',
+      'bytes per participant (CTA): a reduce vector or a gather slice (e.g. 8192, 32K); ClusterFusion Table 1 sizes are totals over 32 clusters (fleet validate --suite clusterfusion)',
+    )
     .option('--cluster <n>', 'participants (CTAs in the cluster): a power of two', '4')
     .option('--devices <n>', 'devices of the node taking part (all-reduce, all-gather, reduce-scatter)', '8')
     .addOption(new Option('--mode <mode>', 'device collectives: launched eagerly or inside a CUDA/HIP graph').choices(['eager', 'graph']).default('graph'))
@@ -98,7 +120,8 @@ export function registerCollective(program: Command, io: Io): void {
       if ((COLLECTIVE_OPS as readonly string[]).includes(o.op as string)) {
         const devices = Number(o.devices);
         const max = backend.node?.topology.devices ?? 1;
-        if (!/^\d+$/.test(String(o.devices)) || devices < 1 || devices > max) throw inputError(`--devices: '${o.devices}' must be an integer in 1..${max} (the devices of ${backend.name}'s node)`);
+        if (!/^\d+$/.test(String(o.devices)) || devices < 1 || devices > max)
+          throw inputError(`--devices: '${o.devices}' must be an integer in 1..${max} (the devices of ${backend.name}'s node)`);
         if (o.offChip || o.both) throw inputError(`--off-chip and --both apply to cluster collectives (--op reduce|gather), not --op ${o.op}`);
         const r = runDeviceCollective(backend, o.op as CollectiveOpName, bytes, devices, o.mode as LaunchMode);
         if (o.json) {
@@ -106,7 +129,9 @@ export function registerCollective(program: Command, io: Io): void {
           return;
         }
         io.out(`${backend.name} ${r.op} ${bytes} B over ${devices} devices of ${r.node} (${r.interconnect}, ${r.library}, ${r.mode})\n`);
-        io.out(`  ${r.latencyUs.toFixed(3)} µs: ${r.algorithm}/${r.protocol} ${r.collectiveUs.toFixed(3)} µs + launch ${r.launchUs.toFixed(3)} µs; bus bandwidth ${r.busBandwidthGBps ?? '-'} GB/s (links ${r.linkBandwidthGBps} GB/s per direction)\n`);
+        io.out(
+          `  ${r.latencyUs.toFixed(3)} µs: ${r.algorithm}/${r.protocol} ${r.collectiveUs.toFixed(3)} µs + launch ${r.launchUs.toFixed(3)} µs; bus bandwidth ${r.busBandwidthGBps ?? '-'} GB/s (links ${r.linkBandwidthGBps} GB/s per direction)\n`,
+        );
         return;
       }
       const op = o.op as ClusterCollectiveKind;

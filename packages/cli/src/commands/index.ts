@@ -14,4 +14,17 @@ import { registerVerify } from './verify.js';
 import { registerWorker } from './worker.js';
 
 /** Every `fleet` subcommand, in help order. Add a command: one module, one line here. */
-export const COMMANDS: ((program: Command, io: Io) => void)[] = [registerCompare, registerSweep, registerWorker, registerBackends, registerModels, registerTrace, registerReport, registerValidate, registerVerify, registerAttention, registerCollective, registerOp];
+export const COMMANDS: ((program: Command, io: Io) => void)[] = [
+  registerCompare,
+  registerSweep,
+  registerWorker,
+  registerBackends,
+  registerModels,
+  registerTrace,
+  registerReport,
+  registerValidate,
+  registerVerify,
+  registerAttention,
+  registerCollective,
+  registerOp,
+];

@@ -13,5 +13,4 @@ export function registerModels(program: Command, io: Io): void {
       if (o.json) io.out(`${JSON.stringify({ schemaVersion: 1, models: names.map((n) => MODEL_PRESETS[n]) }, null, 2)}\n`);
       else for (const n of names) io.out(`${describeModel(MODEL_PRESETS[n]!)}\n`);
     });
-
 }

@@ -1,15 +1,5 @@
 import { Option, type Command } from 'commander';
-import {
-  addCounters,
-  inputError,
-  l2HitRate,
-  simulateGraph,
-  uniqueReadBytes,
-  zeroCounters,
-  type Backend,
-  type LinearOp,
-  type TaskGraph,
-} from '@fleet/core';
+import { addCounters, inputError, l2HitRate, simulateGraph, uniqueReadBytes, zeroCounters, type Backend, type LinearOp, type TaskGraph } from '@fleet/core';
 import { DENSE_BF16, linearOpGraph, parseWeightType, PolicyRegistry, type Policy, type WeightType } from '@fleet/ops';
 import { loadBackends } from '../backends.js';
 import { policiesOf, requirePolicy } from '../policies.js';
@@ -57,7 +47,15 @@ export interface CompiledLinearOp {
  * Compile one linear op as a decode step's linear would be under `policy` (ClusterFusion
  * runs projections outside its fused block as kernel-per-op-graph kernels).
  */
-export function compileLinearOp(backend: Backend, policy: string, m: number, n: number, k: number, weights: WeightType = DENSE_BF16, policies: PolicyRegistry = new PolicyRegistry()): CompiledLinearOp {
+export function compileLinearOp(
+  backend: Backend,
+  policy: string,
+  m: number,
+  n: number,
+  k: number,
+  weights: WeightType = DENSE_BF16,
+  policies: PolicyRegistry = new PolicyRegistry(),
+): CompiledLinearOp {
   const asked = requirePolicy(backend, policy, policies).policy;
   const runs = asked.linearPolicy ?? asked;
   const opGraph = linearOpGraph(m, n, k);
@@ -74,7 +72,15 @@ export function compileLinearOp(backend: Backend, policy: string, m: number, n: 
  * One linear op launched on its own under a policy: compiled like a decode step's linear and
  * simulated from a cold cache. Time includes the launch (a graph node for graph policies).
  */
-export function runLinearOp(backend: Backend, policy: string, m: number, n: number, k: number, weights: WeightType = DENSE_BF16, policies?: PolicyRegistry): OpResult {
+export function runLinearOp(
+  backend: Backend,
+  policy: string,
+  m: number,
+  n: number,
+  k: number,
+  weights: WeightType = DENSE_BF16,
+  policies?: PolicyRegistry,
+): OpResult {
   const compiled = compileLinearOp(backend, policy, m, n, k, weights, policies);
   const { graph, weightBytes } = compiled;
   const r = simulateGraph(backend, graph, compiled.policy.runtime(backend, compiled.policy.schedule));
@@ -111,7 +117,11 @@ export function registerOp(program: Command, io: Io): void {
     .requiredOption('--n <n>', 'output features (rows of the weight)')
     .requiredOption('--k <n>', 'input features')
     .option('--policy <name>', 'scheduling policy whose decomposition to use', 'kernel-per-op-graph')
-    .option('--weights <type>', 'weight type: bf16, or a low-bit type with a group, e.g. u4g128, i6g128, f6e3m2g128 (packed codes + scales, dequantized in the kernel)', 'bf16')
+    .option(
+      '--weights <type>',
+      'weight type: bf16, or a low-bit type with a group, e.g. u4g128, i6g128, f6e3m2g128 (packed codes + scales, dequantized in the kernel)',
+      'bf16',
+    )
     .option('--json', 'machine-readable output')
     .action(async (o) => {
       const registry = await loadBackends(io.cwd);
@@ -120,9 +130,15 @@ export function registerOp(program: Command, io: Io): void {
       const n = parseInt1('--n', o.n as string, 1, 1 << 20);
       const k = parseInt1('--k', o.k as string, 1, 1 << 20);
       const weights = parseWeightType(String(o.weights));
-      if (weights.kind === 'dense' && weights.bits !== 16) throw inputError(`--weights: '${String(o.weights)}': dense weights are modelled as 16-bit (bf16, fp16); use a low-bit type such as u4g128 to change the bytes`);
+      if (weights.kind === 'dense' && weights.bits !== 16)
+        throw inputError(
+          `--weights: '${String(o.weights)}': dense weights are modelled as 16-bit (bf16, fp16); use a low-bit type such as u4g128 to change the bytes`,
+        );
       const r = runLinearOp(backend, o.policy as string, m, n, k, weights, policiesOf(registry));
       if (o.json) io.out(`${JSON.stringify({ schemaVersion: 1, ...r }, null, 2)}\n`);
-      else io.out(`${r.backend} ${r.policy} linear m=${m} n=${n} k=${k} ${r.weights}: ${r.timeUs.toFixed(2)} µs, HBM read ${(r.hbmReadBytes / 1e6).toFixed(3)} MB (unique ${(r.uniqueReadBytes / 1e6).toFixed(3)} MB, fabric ${(r.fabricReadBytes / 1e6).toFixed(3)} MB), L2 hit ${(r.l2HitRate * 100).toFixed(1)}%, ${r.weightTBps} TB/s of weights, ${r.tasks} tasks\n`);
+      else
+        io.out(
+          `${r.backend} ${r.policy} linear m=${m} n=${n} k=${k} ${r.weights}: ${r.timeUs.toFixed(2)} µs, HBM read ${(r.hbmReadBytes / 1e6).toFixed(3)} MB (unique ${(r.uniqueReadBytes / 1e6).toFixed(3)} MB, fabric ${(r.fabricReadBytes / 1e6).toFixed(3)} MB), L2 hit ${(r.l2HitRate * 100).toFixed(1)}%, ${r.weightTBps} TB/s of weights, ${r.tasks} tasks\n`,
+        );
     });
 }

@@ -15,7 +15,10 @@ export function registerReport(program: Command, io: Io): void {
     program
       .command('report')
       .description('run a comparison (or read `fleet sweep` results) and write a self-contained HTML report with SVG and PNG charts')
-      .option('--from <results.jsonl>', 'draw the results of `fleet sweep` instead of running a comparison (--model picks one model when the file holds several)')
+      .option(
+        '--from <results.jsonl>',
+        'draw the results of `fleet sweep` instead of running a comparison (--model picks one model when the file holds several)',
+      )
       .requiredOption('--out <dir>', 'directory to write index.html, compare.{json,csv,md} and charts/ into'),
   )
     .option('--json', 'print a machine-readable list of the files written')
@@ -36,6 +39,9 @@ export function registerReport(program: Command, io: Io): void {
       }
       const files = await writeReport(dir, data, sampling, contributedSections(await loadBackends(cwd)));
       if (o.json) io.out(`${JSON.stringify({ schemaVersion: 1, dir, files }, null, 2)}\n`);
-      else io.out(`wrote ${resolve(dir, 'index.html')} (${files.length} files: comparison, ${files.filter((f) => f.endsWith('.svg')).length} charts as SVG and PNG)\n`);
+      else
+        io.out(
+          `wrote ${resolve(dir, 'index.html')} (${files.length} files: comparison, ${files.filter((f) => f.endsWith('.svg')).length} charts as SVG and PNG)\n`,
+        );
     });
 }

@@ -54,23 +54,37 @@ export function registerSweep(program: Command, io: Io): void {
       };
       const t0 = performance.now();
       if (queue && url) {
-        await queue.runQueued(pending, {
-          url,
-          name: o.queueName,
-          baseDir: sweep.baseDir,
-          attempts,
-          onQueued: (n) => {
-            if (n > 0 && !io.errIsTty) io.err(`fleet: ${n} jobs on queue '${o.queueName}' at ${queue.redact(url)}; waiting for \`fleet worker\`s\n`);
+        await queue.runQueued(
+          pending,
+          {
+            url,
+            name: o.queueName,
+            baseDir: sweep.baseDir,
+            attempts,
+            onQueued: (n) => {
+              if (n > 0 && !io.errIsTty) io.err(`fleet: ${n} jobs on queue '${o.queueName}' at ${queue.redact(url)}; waiting for \`fleet worker\`s\n`);
+            },
           },
-        }, done);
+          done,
+        );
       } else await runLocal(pending, { baseDir: sweep.baseDir, cwd }, workers, done);
       bar.stop();
       out.finish(sweep.jobs.map((j) => j.id));
 
       const seconds = (performance.now() - t0) / 1000;
-      const summary = { schemaVersion: 1, out: outPath, format, jobs: sweep.jobs.length, skipped: sweep.jobs.length - pending.length, ran: pending.length - failures.length, failed: failures.length, seconds: Math.round(seconds * 10) / 10 };
+      const summary = {
+        schemaVersion: 1,
+        out: outPath,
+        format,
+        jobs: sweep.jobs.length,
+        skipped: sweep.jobs.length - pending.length,
+        ran: pending.length - failures.length,
+        failed: failures.length,
+        seconds: Math.round(seconds * 10) / 10,
+      };
       if (o.json) io.out(`${JSON.stringify(summary, null, 2)}\n`);
-      else io.out(`${outPath}: ${summary.jobs} jobs, ${summary.ran} run now, ${summary.skipped} already there, ${summary.failed} failed (${summary.seconds} s)\n`);
+      else
+        io.out(`${outPath}: ${summary.jobs} jobs, ${summary.ran} run now, ${summary.skipped} already there, ${summary.failed} failed (${summary.seconds} s)\n`);
       if (failures.length > 0) io.exitCode = Math.max(...failures.map((f) => f.failure.exitCode));
     });
 }

@@ -45,14 +45,18 @@ export function registerTrace(program: Command, io: Io): void {
     .requiredOption('--backend <name>', 'backend to simulate')
     .requiredOption('--policy <name>', `scheduling policy (known: ${[...new Set(policyNames())].join(', ')})`)
     .option('--batch <n>', 'batch size', '1')
-    .addOption(new Option('--phase <phase>', 'decode: one token per request; prefill: a prompt; mixed: the decode batch with a prefill chunk').choices(PHASES).default('decode'))
+    .addOption(
+      new Option('--phase <phase>', 'decode: one token per request; prefill: a prompt; mixed: the decode batch with a prefill chunk')
+        .choices(PHASES)
+        .default('decode'),
+    )
     .option('--context <n>', 'tokens already in the KV cache (decode and mixed: each decode request, default 64; prefill: earlier chunks, default 0)')
     .option('--prompt <n>', 'prefill: prompt tokens this step runs per request', '512')
     .option('--chunk <n>', 'mixed: prefill tokens riding along with the decode batch', '512')
     .option('--layers <a-b>', 'decoder layers to simulate (embedding and head always run)', '0-2')
     .requiredOption('-o, --out <file>', 'output file: .json, or .json.gz for gzip')
     .option('--gzip-above <MiB>', 'write <file>.gz instead when the JSON is larger than this', String(AUTO_GZIP_MIB))
-    .option('--tp <n>', 'tensor parallelism: the step on n GPUs of the backend\'s node, each GPU its own process, flows for the data they exchange', '1')
+    .option('--tp <n>', "tensor parallelism: the step on n GPUs of the backend's node, each GPU its own process, flows for the data they exchange", '1')
     .option('--json', 'print a machine-readable summary')
     .action(async (o) => {
       const model = loadModel(o.model);
@@ -86,13 +90,24 @@ export function registerTrace(program: Command, io: Io): void {
             ? buildMixedGraph(model, { batch, contextLen: context, chunk })
             : buildDecodeGraph(model, { batch, contextLen: context, ...par });
       const multi = collectivesFor(backend, opGraph);
-      const graph = def.compile(opGraph, backend, resolved.schedule, { ...backendCompileOptions(backend), layers, ...(multi ? { collective: multi.collective } : {}) });
+      const graph = def.compile(opGraph, backend, resolved.schedule, {
+        ...backendCompileOptions(backend),
+        layers,
+        ...(multi ? { collective: multi.collective } : {}),
+      });
       const runtime = def.runtime(backend, resolved.schedule);
       const persistent = runtime.persistent;
       const recorder = new TraceRecorder({
         graph,
         backend,
-        metadata: { model: model.name, phase, batch, context, ...(phase === 'prefill' ? { prompt } : phase === 'mixed' ? { chunk } : {}), layers: `${layers[0]}-${layers[layers.length - 1]}` },
+        metadata: {
+          model: model.name,
+          phase,
+          batch,
+          context,
+          ...(phase === 'prefill' ? { prompt } : phase === 'mixed' ? { chunk } : {}),
+          layers: `${layers[0]}-${layers[layers.length - 1]}`,
+        },
       });
       // Progress: task slices started, out of those the step will run.
       const expected = graph.tasks.reduce((n, t) => n + (t.partition !== null && persistent ? persistent.workersPerPartition : 1), 0);
@@ -100,7 +115,12 @@ export function registerTrace(program: Command, io: Io): void {
       const ticker = (events: readonly SimEvent[]) => {
         for (const e of events) if (e.type === 'task-start') bar.tick(`${backend.name} ${policy} b${batch}`);
       };
-      const step = simulateGraph(backend, graph, { ...runtime, sampleIntervalNs: 1000, observers: [recorder.observer, ticker], ...(multi ? { linkBytesPerNs: multi.linkBytesPerNs } : {}) });
+      const step = simulateGraph(backend, graph, {
+        ...runtime,
+        sampleIntervalNs: 1000,
+        observers: [recorder.observer, ticker],
+        ...(multi ? { linkBytesPerNs: multi.linkBytesPerNs } : {}),
+      });
       bar.stop();
 
       const trace = tp > 1 ? multiDeviceTrace(recorder.finish(), tp, backend.node!.topology.name) : recorder.finish();

@@ -14,8 +14,17 @@ export function installedSuites(registry: BackendRegistry): ValidationSuite[] {
   const out: ValidationSuite[] = [];
   for (const { value, origin } of registry.contributions(TOKENS.ValidationSuite)) {
     const s = value as Partial<ValidationSuite>;
-    if (typeof s.name !== 'string' || !/^[a-z0-9][a-z0-9.-]*$/.test(s.name) || typeof s.description !== 'string' || !Array.isArray(s.backends) || !(Number.isInteger(s.points) && s.points! >= 0) || typeof s.run !== 'function') {
-      throw inputError(`${origin}: a TOKENS.ValidationSuite must be {name: lower-case-dashed string, description: string, backends: string[], points: integer ≥ 0, run(registry, tick)}`);
+    if (
+      typeof s.name !== 'string' ||
+      !/^[a-z0-9][a-z0-9.-]*$/.test(s.name) ||
+      typeof s.description !== 'string' ||
+      !Array.isArray(s.backends) ||
+      !(Number.isInteger(s.points) && s.points! >= 0) ||
+      typeof s.run !== 'function'
+    ) {
+      throw inputError(
+        `${origin}: a TOKENS.ValidationSuite must be {name: lower-case-dashed string, description: string, backends: string[], points: integer ≥ 0, run(registry, tick)}`,
+      );
     }
     if (out.some((x) => x.name === s.name)) throw inputError(`${origin}: validation suite '${s.name}' is installed twice`);
     out.push(s as ValidationSuite);
@@ -40,7 +49,11 @@ export function registerValidate(program: Command, io: Io): void {
         if (!s) throw inputError(`--suite: unknown suite '${n}' (known: ${installed.map((x) => x.name).join(', ')})`);
         return s;
       });
-      const bar = progress(io, suites.reduce((a, s) => a + s.points, 0), 'validating');
+      const bar = progress(
+        io,
+        suites.reduce((a, s) => a + s.points, 0),
+        'validating',
+      );
       const rows: ValidationRow[] = suites.flatMap((s) => s.run(registry, bar.tick));
       bar.stop();
       if (o.json) io.out(`${JSON.stringify({ schemaVersion: 1, rows }, null, 2)}\n`);

@@ -1,6 +1,15 @@
 import { Option, type Command } from 'commander';
 import { describeModel, FleetError, inputError, listPresets, type TaskGraph } from '@fleet/core';
-import { defaultTolerance, dropDependency, loadFunctionalModel, modelFloatDType, randomWeights, verifyDecode, verifyTensorParallel, type VerifyResult } from '@fleet/functional';
+import {
+  defaultTolerance,
+  dropDependency,
+  loadFunctionalModel,
+  modelFloatDType,
+  randomWeights,
+  verifyDecode,
+  verifyTensorParallel,
+  type VerifyResult,
+} from '@fleet/functional';
 import { policyNames } from '@fleet/ops';
 import { loadBackends } from '../backends.js';
 import { policiesOf } from '../policies.js';
@@ -42,7 +51,11 @@ function table(rows: readonly VerifyResult[]): string {
     r.status === 'pass' ? '' : (r.reason ?? ''),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 3 || i === 4 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === 3 || i === 4 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   return [line(head), ...body.map(line)].join('\n');
 }
 
@@ -53,8 +66,14 @@ const finite = (x: number): number | null => (Number.isFinite(x) ? x : null);
 export function registerVerify(program: Command, io: Io): void {
   program
     .command('verify')
-    .description('run decode steps of a small model through each policy\'s task graph with real numbers and compare the logits with a straight-line reference (exit 1 on a mismatch)')
-    .option('--model <name|path>', `'tiny', 'tiny-moe' or 'tiny-mla' (built in, random weights; with a Mixture-of-Experts layer, and latent attention), a config.json, or a directory with config.json and optionally *.safetensors weights (presets: ${listPresets().join(', ')} are too large)`, 'tiny')
+    .description(
+      "run decode steps of a small model through each policy's task graph with real numbers and compare the logits with a straight-line reference (exit 1 on a mismatch)",
+    )
+    .option(
+      '--model <name|path>',
+      `'tiny', 'tiny-moe' or 'tiny-mla' (built in, random weights; with a Mixture-of-Experts layer, and latent attention), a config.json, or a directory with config.json and optionally *.safetensors weights (presets: ${listPresets().join(', ')} are too large)`,
+      'tiny',
+    )
     .option('--backend <list>', 'comma-separated backend names (default: all installed)')
     .option('--policy <list>', `comma-separated policies (default: every installed policy; Fleet's own: ${policyNames().join(', ')})`)
     .option('--batch <n>', 'requests decoded together', '2')
@@ -62,16 +81,31 @@ export function registerVerify(program: Command, io: Io): void {
     .option('--steps <n>', 'decode steps', '2')
     .option('--seed <n>', 'seed of the random weights, KV cache and tokens', '1')
     .option('--tolerance <x>', 'largest accepted max |logit − reference| / max |reference| (default 2e-2 for bf16/fp16 models, 1e-4 for fp32)')
-    .option('--drop-dependency <op-id>', 'fault injection: the stage or kernel starting at this op (e.g. lm_head, L1.o_proj, L1.qkv_proj) no longer waits for the one before it; verification should then fail')
-    .option('--tp <n>', 'tensor parallelism: run the model on n ranks (sharded weights and KV cache, all-reduces, logits all-gather) and compare its logits with the single-device reference', '1')
+    .option(
+      '--drop-dependency <op-id>',
+      'fault injection: the stage or kernel starting at this op (e.g. lm_head, L1.o_proj, L1.qkv_proj) no longer waits for the one before it; verification should then fail',
+    )
+    .option(
+      '--tp <n>',
+      'tensor parallelism: run the model on n ranks (sharded weights and KV cache, all-reduces, logits all-gather) and compare its logits with the single-device reference',
+      '1',
+    )
     .addOption(new Option('--format <fmt>', 'output format').choices(['table', 'json']).default('table'))
     .option('--json', 'same as --format json')
     .action(async (o) => {
       const model = loadFunctionalModel(String(o.model));
       const registry = await loadBackends(io.cwd);
-      const backends = o.backend ? String(o.backend).split(',').map((n) => registry.get(n.trim())) : registry.all();
+      const backends = o.backend
+        ? String(o.backend)
+            .split(',')
+            .map((n) => registry.get(n.trim()))
+        : registry.all();
       const installed = policiesOf(registry);
-      const policies = o.policy ? String(o.policy).split(',').map((p) => p.trim()) : null;
+      const policies = o.policy
+        ? String(o.policy)
+            .split(',')
+            .map((p) => p.trim())
+        : null;
       for (const p of policies ?? []) if (!installed.get(p)) throw inputError(`--policy: unknown policy '${p}' (known: ${installed.names().join(', ')})`);
       const batch = parseInt1('--batch', o.batch, 1, 256);
       const contextLen = parseInt1('--context', o.context, 0, 100_000);
@@ -84,7 +118,7 @@ export function registerVerify(program: Command, io: Io): void {
       // Random weights are drawn once for every run (the same ones `verifyDecode` would draw).
       const weights = model.weights ?? randomWeights(model.spec, seed);
       const tp = parseInt1('--tp', String(o.tp), 1, 64);
-      if (tp > 1 && drop !== undefined) throw inputError('--drop-dependency applies to the policies\' task graphs, not to --tp');
+      if (tp > 1 && drop !== undefined) throw inputError("--drop-dependency applies to the policies' task graphs, not to --tp");
       // --tp N checks the tensor-parallel split itself against the single device, on no backend.
       const jobs = tp > 1 ? [] : backends.flatMap((backend) => (policies ?? installed.names()).map((policy) => ({ backend, policy })));
       const bar = progress(io, Math.max(1, jobs.length), 'verifying');
@@ -95,7 +129,20 @@ export function registerVerify(program: Command, io: Io): void {
       }
       for (const { backend, policy } of jobs) {
         bar.tick(`${backend.name} ${policy}`);
-        results.push(verifyDecode(backend, model.spec, { policy, policies: installed, batch, contextLen, steps, seed, weights, semantics: model.semantics, tolerance, transform }));
+        results.push(
+          verifyDecode(backend, model.spec, {
+            policy,
+            policies: installed,
+            batch,
+            contextLen,
+            steps,
+            seed,
+            weights,
+            semantics: model.semantics,
+            tolerance,
+            transform,
+          }),
+        );
       }
       bar.stop();
       const failed = results.filter((r) => r.status === 'fail');
@@ -119,7 +166,12 @@ export function registerVerify(program: Command, io: Io): void {
             status: r.status,
             ...(r.reason ? { reason: r.reason } : {}),
             maxRelError: finite(r.maxRelError),
-            steps: r.steps.map((s) => ({ ...s, maxRelError: finite(s.maxRelError), maxAbsError: finite(s.maxAbsError), cacheRelError: finite(s.cacheRelError) })),
+            steps: r.steps.map((s) => ({
+              ...s,
+              maxRelError: finite(s.maxRelError),
+              maxAbsError: finite(s.maxAbsError),
+              cacheRelError: finite(s.cacheRelError),
+            })),
           })),
         };
         io.out(`${JSON.stringify(out, null, 2)}\n`);

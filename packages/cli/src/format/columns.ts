@@ -25,7 +25,8 @@ export const HUMAN_COLUMNS: readonly Column[] = [
   {
     header: 'note',
     numeric: false,
-    cell: (r) => (r.status !== 'ok' ? `unsupported: ${r.reason}` : r.activeExperts !== undefined ? `experts ${r.activeExperts}/${r.experts} per MoE layer` : ''),
+    cell: (r) =>
+      r.status !== 'ok' ? `unsupported: ${r.reason}` : r.activeExperts !== undefined ? `experts ${r.activeExperts}/${r.experts} per MoE layer` : '',
   },
 ];
 
@@ -63,7 +64,11 @@ export const TP_COLUMN: Column = { header: 'tp', numeric: true, cell: (r) => Str
 /** The human columns for a set of rows: their phase's when they share one, decode's otherwise; `tp` when any row is tensor-parallel. */
 export function columnsFor(rows: readonly CompareRow[]): readonly Column[] {
   const base =
-    rows.length > 0 && rows.every((r) => r.phase === 'prefill') ? PREFILL_COLUMNS : rows.length > 0 && rows.every((r) => r.phase === 'mixed') ? MIXED_COLUMNS : HUMAN_COLUMNS;
+    rows.length > 0 && rows.every((r) => r.phase === 'prefill')
+      ? PREFILL_COLUMNS
+      : rows.length > 0 && rows.every((r) => r.phase === 'mixed')
+        ? MIXED_COLUMNS
+        : HUMAN_COLUMNS;
   if (!rows.some((r) => (r.tp ?? 1) > 1)) return base;
   const i = base.findIndex((c) => c.header === 'policy') + 1;
   return [...base.slice(0, i), TP_COLUMN, ...base.slice(i)];

@@ -9,6 +9,9 @@ export function formatTable(rows: readonly CompareRow[]): string {
   const last = header.length - 1;
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => (i === last ? 0 : row[i]!.length))));
   const line = (cells: string[]) =>
-    cells.map((c, i) => (i === last ? c : columns[i]!.numeric ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
+    cells
+      .map((c, i) => (i === last ? c : columns[i]!.numeric ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...body.map(line)].join('\n');
 }

@@ -22,7 +22,16 @@ export function tilingBenefits(rows: readonly CompareRow[]): TilingBenefit[] {
   const out: TilingBenefit[] = [];
   for (const f of rows) {
     if (f.policy !== 'fleet-mtile' || f.status !== 'ok' || f.tpotMs === undefined) continue;
-    const m = rows.find((r) => r.policy === 'mirage' && r.status === 'ok' && r.backend === f.backend && r.batch === f.batch && (r.tp ?? 1) === (f.tp ?? 1) && r.promptTokens === f.promptTokens && r.phase === f.phase);
+    const m = rows.find(
+      (r) =>
+        r.policy === 'mirage' &&
+        r.status === 'ok' &&
+        r.backend === f.backend &&
+        r.batch === f.batch &&
+        (r.tp ?? 1) === (f.tp ?? 1) &&
+        r.promptTokens === f.promptTokens &&
+        r.phase === f.phase,
+    );
     if (!m || m.tpotMs === undefined) continue;
     out.push({
       backend: f.backend,
@@ -45,6 +54,9 @@ export function formatTilingBenefits(b: readonly TilingBenefit[]): string {
     const k = `${x.backend} batch ${x.batch}`;
     groups.set(k, [...(groups.get(k) ?? []), x]);
   }
-  const lines = [...groups].map(([k, xs]) => `  ${k}: ${xs.map((x) => `tp ${x.tp} ${x.speedup.toFixed(2)}× (L2 hit ${x.l2HitGainPt >= 0 ? '+' : ''}${x.l2HitGainPt.toFixed(1)} pt)`).join(', ')}`);
+  const lines = [...groups].map(
+    ([k, xs]) =>
+      `  ${k}: ${xs.map((x) => `tp ${x.tp} ${x.speedup.toFixed(2)}× (L2 hit ${x.l2HitGainPt >= 0 ? '+' : ''}${x.l2HitGainPt.toFixed(1)} pt)`).join(', ')}`,
+  );
   return `\nFLEET M-tile cooperative tiling vs Mirage (TPOT speedup) by tensor parallelism:\n${lines.join('\n')}\n`;
 }

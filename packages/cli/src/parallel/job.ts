@@ -64,6 +64,10 @@ export class SweepRunner {
   }
 
   run(job: SweepJob): CompareRow {
-    return runJob(this.model, { backend: this.registry.get(job.backend), policy: job.policy, batch: job.batch, prompt: job.prompt, tp: job.tp ?? 1 }, this.opts);
+    return runJob(
+      this.model,
+      { backend: this.registry.get(job.backend), policy: job.policy, batch: job.batch, prompt: job.prompt, tp: job.tp ?? 1 },
+      this.opts,
+    );
   }
 }

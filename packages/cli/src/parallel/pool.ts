@@ -39,31 +39,33 @@ export async function runSweep(spec: SweepSpec, work: readonly SweepJob[], jobs:
   let next = 0;
   let failure: { message: string; exitCode?: number } | null = null;
   await Promise.all(
-    Array.from({ length: threads }, () =>
-      new Promise<void>((resolve, reject) => {
-        const w = new Worker(workerPath(), { workerData: spec });
-        const feed = () => {
-          if (failure || next >= work.length) {
-            w.postMessage(null);
-            return;
-          }
-          w.postMessage(work[next++]);
-        };
-        w.on('message', (m: { ready?: boolean; index?: number; row?: CompareRow; error?: string; exitCode?: number }) => {
-          if (m.ready) return feed();
-          if (m.error !== undefined) failure ??= { message: m.error, exitCode: m.exitCode };
-          else {
-            out[m.index!] = m.row!;
-            tick(label(work[m.index!]!));
-          }
-          feed();
-        });
-        w.on('error', (e) => {
-          failure ??= { message: e.message };
-          reject(e);
-        });
-        w.on('exit', () => resolve());
-      }),
+    Array.from(
+      { length: threads },
+      () =>
+        new Promise<void>((resolve, reject) => {
+          const w = new Worker(workerPath(), { workerData: spec });
+          const feed = () => {
+            if (failure || next >= work.length) {
+              w.postMessage(null);
+              return;
+            }
+            w.postMessage(work[next++]);
+          };
+          w.on('message', (m: { ready?: boolean; index?: number; row?: CompareRow; error?: string; exitCode?: number }) => {
+            if (m.ready) return feed();
+            if (m.error !== undefined) failure ??= { message: m.error, exitCode: m.exitCode };
+            else {
+              out[m.index!] = m.row!;
+              tick(label(work[m.index!]!));
+            }
+            feed();
+          });
+          w.on('error', (e) => {
+            failure ??= { message: e.message };
+            reject(e);
+          });
+          w.on('exit', () => resolve());
+        }),
     ),
   ).catch(() => undefined);
   if (failure) {

@@ -53,7 +53,10 @@ export function classBreakdownMs(
   const sampled = Array.from({ length: layers }, (_, i) => i);
   for (const [i, pos] of positions.entries()) {
     // Compiled as the prediction compiled it, so its tasks line up with the observed busy times.
-    const graph = policy.compile(buildDecodeGraph(model, { batch, contextLen: pos }), backend, schedule, { ...backendCompileOptions(backend), layers: sampled });
+    const graph = policy.compile(buildDecodeGraph(model, { batch, contextLen: pos }), backend, schedule, {
+      ...backendCompileOptions(backend),
+      layers: sampled,
+    });
     if (graph.tasks.length !== steps[i]!.length) return null;
     const c = stepClassTimes(graph, steps[i]!, model.numLayers);
     for (const k of OP_CLASSES) sum[k] += c[k];

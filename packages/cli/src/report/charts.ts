@@ -45,13 +45,35 @@ function lineChart(id: string, title: string, caption: string, values: readonly 
 /** Prefill reports: TTFT and prompt throughput against the prompt length. */
 function prefillCharts(ok: ReportData['rows']): ChartSpec[] {
   const prompts = [...new Set(ok.map((r) => r.row.promptTokens))].sort((a, b) => a - b);
-  const points = ok.map((r) => ({ series: `${r.series} · b${r.row.batch}`, prompt: r.row.promptTokens, ttftMs: r.row.ttftMs!, tokensPerSecond: r.row.tokensPerSecond! }));
-  const color = { field: 'series', type: 'nominal' as const, title: 'backend · policy · batch', scale: { domain: [...new Set(points.map((p) => p.series))], scheme: 'tableau20' } };
-  const promptAxis = { field: 'prompt', type: 'quantitative' as const, title: 'prompt tokens', scale: { type: 'log' as const, base: 2 }, axis: { values: prompts, format: 'd' } };
+  const points = ok.map((r) => ({
+    series: `${r.series} · b${r.row.batch}`,
+    prompt: r.row.promptTokens,
+    ttftMs: r.row.ttftMs!,
+    tokensPerSecond: r.row.tokensPerSecond!,
+  }));
+  const color = {
+    field: 'series',
+    type: 'nominal' as const,
+    title: 'backend · policy · batch',
+    scale: { domain: [...new Set(points.map((p) => p.series))], scheme: 'tableau20' },
+  };
+  const promptAxis = {
+    field: 'prompt',
+    type: 'quantitative' as const,
+    title: 'prompt tokens',
+    scale: { type: 'log' as const, base: 2 },
+    axis: { values: prompts, format: 'd' },
+  };
   const chart = (id: string, title: string, caption: string, field: string, axisTitle: string): ChartSpec =>
     lineChart(id, title, caption, points, promptAxis, { field, type: 'quantitative', title: axisTitle, scale: { zero: true } }, color);
   return [
-    chart('ttft-vs-prompt', 'TTFT vs prompt', 'Time to first token: the whole prompt through the model, the LM head on its last token; lower is better.', 'ttftMs', 'TTFT (ms)'),
+    chart(
+      'ttft-vs-prompt',
+      'TTFT vs prompt',
+      'Time to first token: the whole prompt through the model, the LM head on its last token; lower is better.',
+      'ttftMs',
+      'TTFT (ms)',
+    ),
     chart('prefill-throughput', 'Prefill throughput vs prompt', 'Prompt tokens processed per second; higher is better.', 'tokensPerSecond', 'tokens / s'),
   ];
 }
@@ -61,7 +83,12 @@ export function reportCharts(data: ReportData): ChartSpec[] {
   const ok = data.rows.filter((r) => r.row.status === 'ok');
   if (ok.length > 0 && ok.every((r) => r.row.phase === 'prefill')) return prefillCharts(ok);
   // Mixed steps: the step time stands in for TPOT (what each decode request waits).
-  if (ok.length > 0 && ok.every((r) => r.row.phase === 'mixed')) return decodeCharts(data, ok.map((r) => ({ ...r, row: { ...r.row, tpotMs: r.row.stepMs } })), 'step').slice(0, 3);
+  if (ok.length > 0 && ok.every((r) => r.row.phase === 'mixed'))
+    return decodeCharts(
+      data,
+      ok.map((r) => ({ ...r, row: { ...r.row, tpotMs: r.row.stepMs } })),
+      'step',
+    ).slice(0, 3);
   return decodeCharts(data, ok, 'decode');
 }
 
@@ -69,7 +96,13 @@ function decodeCharts(data: ReportData, ok: ReportData['rows'], kind: 'decode' |
   const series = [...new Set(ok.map((r) => r.series))];
   const batches = [...new Set(ok.map((r) => r.row.batch))].sort((a, b) => a - b);
   const color = { field: 'series', type: 'nominal' as const, title: 'backend · policy', scale: { domain: series, scheme: 'tableau20' } };
-  const batchAxis = { field: 'batch', type: 'quantitative' as const, title: 'batch size', scale: { type: 'log' as const, base: 2 }, axis: { values: batches, format: 'd' } };
+  const batchAxis = {
+    field: 'batch',
+    type: 'quantitative' as const,
+    title: 'batch size',
+    scale: { type: 'log' as const, base: 2 },
+    axis: { values: batches, format: 'd' },
+  };
   const points = ok.map((r) => ({
     series: r.series,
     backend: r.row.backend,
@@ -83,9 +116,33 @@ function decodeCharts(data: ReportData, ok: ReportData['rows'], kind: 'decode' |
 
   const tpot =
     kind === 'step'
-      ? lineChart('step-vs-batch', 'Step time vs decode batch', 'Time of one serving step (the decode batch with a prefill chunk riding along) for each backend and policy; lower is better.', points, batchAxis, { field: 'tpotMs', type: 'quantitative', title: 'step (ms)', scale: { zero: true } }, color)
-      : lineChart('tpot-vs-batch', 'TPOT vs batch', 'Mean decode time per output token for each backend and policy; lower is better.', points, batchAxis, { field: 'tpotMs', type: 'quantitative', title: 'TPOT (ms)', scale: { zero: true } }, color);
-  const l2 = lineChart('l2-hit-vs-batch', 'L2 hit rate vs batch', 'Share of all L2 accesses (reads and writes) that hit, per decode token.', points, batchAxis, { field: 'l2HitRate', type: 'quantitative', title: 'L2 hit rate', axis: { format: '.0%' }, scale: { zero: true } }, color);
+      ? lineChart(
+          'step-vs-batch',
+          'Step time vs decode batch',
+          'Time of one serving step (the decode batch with a prefill chunk riding along) for each backend and policy; lower is better.',
+          points,
+          batchAxis,
+          { field: 'tpotMs', type: 'quantitative', title: 'step (ms)', scale: { zero: true } },
+          color,
+        )
+      : lineChart(
+          'tpot-vs-batch',
+          'TPOT vs batch',
+          'Mean decode time per output token for each backend and policy; lower is better.',
+          points,
+          batchAxis,
+          { field: 'tpotMs', type: 'quantitative', title: 'TPOT (ms)', scale: { zero: true } },
+          color,
+        );
+  const l2 = lineChart(
+    'l2-hit-vs-batch',
+    'L2 hit rate vs batch',
+    'Share of all L2 accesses (reads and writes) that hit, per decode token.',
+    points,
+    batchAxis,
+    { field: 'l2HitRate', type: 'quantitative', title: 'L2 hit rate', axis: { format: '.0%' }, scale: { zero: true } },
+    color,
+  );
 
   const hbm: ChartSpec = {
     id: 'hbm-bytes-per-token',
@@ -112,11 +169,11 @@ function decodeCharts(data: ReportData, ok: ReportData['rows'], kind: 'decode' |
   const minAi = Math.min(1, ...ok.map((r) => r.intensity ?? 1));
   const xLo = 2 ** Math.floor(Math.log2(minAi / 2));
   const xHi = 2 ** Math.ceil(Math.log2(Math.max(maxAi * 2, ...data.roofs.map((r) => r.ridge * 2))));
-  const roofLines = data.roofs.flatMap((r) =>
-    [xLo, r.ridge, xHi].map((ai) => ({ backend: r.backend, ai, tflops: Math.min(r.peakTflops, ai * r.hbmTBps) })),
-  );
+  const roofLines = data.roofs.flatMap((r) => [xLo, r.ridge, xHi].map((ai) => ({ backend: r.backend, ai, tflops: Math.min(r.peakTflops, ai * r.hbmTBps) })));
   const backends = data.roofs.map((r) => r.backend);
-  const rooflinePoints = ok.filter((r) => r.intensity !== null).map((r) => ({ backend: r.row.backend, policy: r.row.policy, batch: r.row.batch, ai: r.intensity!, tflops: r.achievedTflops! }));
+  const rooflinePoints = ok
+    .filter((r) => r.intensity !== null)
+    .map((r) => ({ backend: r.row.backend, policy: r.row.policy, batch: r.row.batch, ai: r.intensity!, tflops: r.achievedTflops! }));
   const roofline: ChartSpec = {
     id: 'roofline',
     title: 'Roofline',

@@ -15,14 +15,26 @@ export function addCompareOptions(cmd: Command): Command {
     .option('--backends <list>', 'comma-separated backend names (default: all installed)')
     .option('--policies <list>', `comma-separated policies (default: every installed policy; Fleet's own: ${policyNames().join(', ')})`)
     .option('--batch <list>', 'comma-separated batch sizes', '1,8,32')
-    .addOption(new Option('--phase <phase>', 'decode: TPOT after the prompt; prefill: TTFT of the prompt; mixed: one step of the decode batch with a prefill chunk').choices(PHASES).default('decode'))
+    .addOption(
+      new Option('--phase <phase>', 'decode: TPOT after the prompt; prefill: TTFT of the prompt; mixed: one step of the decode batch with a prefill chunk')
+        .choices(PHASES)
+        .default('decode'),
+    )
     .option('--prompt <list>', 'prompt tokens, comma-separated: in the KV cache before decoding (default 64), or the prompt to prefill (default 2048)')
     .option('--chunk <n>', 'prefill: tokens per chunk (chunked prefill; default the whole prompt in one step); mixed: the chunk in the step (default 512)')
     .option('--decode <n>', 'decode tokens; TPOT is their mean', '1024')
     .option('--positions <n>', 'decode positions (or prefill chunks) simulated, evenly spaced; the rest are interpolated', '1')
-    .option('--sample-layers <n>', "decoder layers simulated; the rest repeat the steady-state layer (exactly where results say layersExtrapolated: proven). The model's layer count asks for every layer: a few run, and all of them only when no repeat is proven", '3')
+    .option(
+      '--sample-layers <n>',
+      "decoder layers simulated; the rest repeat the steady-state layer (exactly where results say layersExtrapolated: proven). The model's layer count asks for every layer: a few run, and all of them only when no repeat is proven",
+      '3',
+    )
     .option('--max-sim-steps <n>', 'refuse runs whose GEMM and attention tiles exceed this many simulated steps per decode position', '10000000')
-    .option('--tp <list>', 'tensor-parallel degrees, comma-separated (devices of the backend\'s node; heads, FFN and vocabulary split, all-reduce after O and down, logits all-gathered)', '1')
+    .option(
+      '--tp <list>',
+      "tensor-parallel degrees, comma-separated (devices of the backend's node; heads, FFN and vocabulary split, all-reduce after O and down, logits all-gathered)",
+      '1',
+    )
     .option('--ep <n>', 'expert-parallel degree for mixture-of-experts models (ep groups of tp devices)', '1')
     .option('--weights <type>', 'decoder-layer linear weights: bf16, or a low-bit type with a group, e.g. u4g128, i6g128, f6e3m2g128', 'bf16')
     .addOption(new Option('--weight-cache <policy>', 'override how weights are loaded (isolates a mechanism)').choices(['default', 'streaming', 'nontemporal']))
@@ -31,7 +43,12 @@ export function addCompareOptions(cmd: Command): Command {
     .addOption(new Option('--traversal <order>', 'override the chiplet-task tile order').choices(['m-tile', 'm-split', 'n-major']))
     .addOption(new Option('--two-level <on|off>', 'override two-level completion counting').choices(['on', 'off']))
     .option('--routing <spec>', 'MoE models: expert routing — uniform, zipf:<s> (popularity ∝ 1/rank^s), or a JSON file of per-expert token counts', 'uniform')
-    .addOption(new Option('--expert-placement <p>', 'override which chiplet runs an expert (chiplet-task policies): owner (expert e on XCD e mod P) or spread (every expert over all XCDs)').choices(['owner', 'spread']));
+    .addOption(
+      new Option(
+        '--expert-placement <p>',
+        'override which chiplet runs an expert (chiplet-task policies): owner (expert e on XCD e mod P) or spread (every expert over all XCDs)',
+      ).choices(['owner', 'spread']),
+    );
 }
 
 /** `--tp 8,4,2`: distinct powers of two in 1..64 (a tensor-parallel group of a node). */
@@ -95,9 +112,10 @@ export async function resolveCompareOptions(o: Record<string, string | undefined
   // A histogram must have one count per expert of this model: refuse it before any simulation.
   if (model.moe) expertPopularity(opts.routing!, model.moe.numExperts, 0);
   const simulated = Math.min(opts.layers, model.numLayers);
-  const layersNote = simulated < model.numLayers
-    ? `${simulated} of ${model.numLayers} layers simulated, the rest repeat the steady-state layer (exactly where layersExtrapolated is 'proven': the layer started and ended in the same machine state)`
-    : `all ${model.numLayers} layers (kernel-per-op runs stop once a layer provably repeats)`;
+  const layersNote =
+    simulated < model.numLayers
+      ? `${simulated} of ${model.numLayers} layers simulated, the rest repeat the steady-state layer (exactly where layersExtrapolated is 'proven': the layer started and ended in the same machine state)`
+      : `all ${model.numLayers} layers (kernel-per-op runs stop once a layer provably repeats)`;
   const sampling: CompareSampling = {
     decodePositions: opts.positions,
     layersSimulated: simulated,
@@ -106,8 +124,8 @@ export async function resolveCompareOptions(o: Record<string, string | undefined
       phase === 'mixed'
         ? `one serving step: the batch's decode requests (each at the prompt's length) and one ${opts.chunk ?? 512}-token prefill chunk; ${layersNote}`
         : phase === 'prefill'
-        ? `TTFT covers the whole prompt${opts.chunk ? ` in chunks of ${opts.chunk} tokens, ${Math.max(2, opts.positions)} chunks simulated (first and last included) and the rest interpolated` : ' in one step'}; ${layersNote}`
-        : `TPOT is the mean over ${opts.decode} decode positions, estimated from ${Math.min(opts.positions, opts.decode)} simulated position(s); ${layersNote}`,
+          ? `TTFT covers the whole prompt${opts.chunk ? ` in chunks of ${opts.chunk} tokens, ${Math.max(2, opts.positions)} chunks simulated (first and last included) and the rest interpolated` : ' in one step'}; ${layersNote}`
+          : `TPOT is the mean over ${opts.decode} decode positions, estimated from ${Math.min(opts.positions, opts.decode)} simulated position(s); ${layersNote}`,
   };
   return { model, opts, sampling, overrides: opts.overrides };
 }

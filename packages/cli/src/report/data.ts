@@ -57,7 +57,10 @@ export function collectReportData(model: ModelSpec, o: CompareOptions, bar: Prog
     }
     const resolved = resolvePolicy(job.backend, job.policy, o.overrides, o.installed);
     // The op-class breakdown re-runs single-device steps; a tensor-parallel row has none.
-    const breakdownMs = !('reason' in resolved) && tp === 1 ? classBreakdownMs(model, job.backend, resolved, job.batch, steps.positions, steps.layers, busy.steps, row.tpotMs!) : null;
+    const breakdownMs =
+      !('reason' in resolved) && tp === 1
+        ? classBreakdownMs(model, job.backend, resolved, job.batch, steps.positions, steps.layers, busy.steps, row.tpotMs!)
+        : null;
     const flops = decodeStepFlops(model, job.batch, o.prompt + o.decode / 2) / tp;
     rows.push({
       row,

@@ -36,7 +36,8 @@ export async function sweepReportData(path: string, cwd: string, model?: string)
   const varying = SERIES_KEYS.filter((k) => new Set(lines.map((l) => JSON.stringify(l[k] ?? null))).size > 1);
   const rows: ReportRow[] = lines.map((l) => {
     const series = [l.backend, l.policy, ...varying.map((k) => `${k} ${String(l[k] ?? '-')}`)].join(' · ');
-    if (l.status !== 'ok' || l.phase === 'prefill' || l.decodeTokens === undefined) return { row: l, series, breakdownMs: null, intensity: null, achievedTflops: null };
+    if (l.status !== 'ok' || l.phase === 'prefill' || l.decodeTokens === undefined)
+      return { row: l, series, breakdownMs: null, intensity: null, achievedTflops: null };
     const flops = decodeStepFlops(spec, l.batch, l.promptTokens + l.decodeTokens / 2);
     return { row: l, series, breakdownMs: null, intensity: effectiveIntensity(spec, l.batch, l.l2HitRate!), achievedTflops: flops / (l.tpotMs! * 1e-3) / 1e12 };
   });

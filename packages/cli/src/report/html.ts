@@ -42,10 +42,12 @@ export function reportHtml(data: ReportData, sampling: CompareSampling, charts: 
   const head = columns.map((c) => `<th${c.numeric ? ' class="num"' : ''}>${escapeHtml(c.header)}</th>`).join('');
   const body = data.rows
     .map(({ row }) => {
-      const cells = columns.map((c, i) => {
-        const cls = c.numeric ? ' class="num"' : i === columns.length - 1 ? ' class="note"' : '';
-        return `<td${cls}>${escapeHtml(c.cell(row))}</td>`;
-      }).join('');
+      const cells = columns
+        .map((c, i) => {
+          const cls = c.numeric ? ' class="num"' : i === columns.length - 1 ? ' class="note"' : '';
+          return `<td${cls}>${escapeHtml(c.cell(row))}</td>`;
+        })
+        .join('');
       return `<tr${row.status === 'ok' ? '' : ' class="unsupported"'}>${cells}</tr>`;
     })
     .join('\n');

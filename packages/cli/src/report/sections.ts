@@ -22,7 +22,13 @@ export interface ReportSection {
 export function contributedSections(registry: BackendRegistry): ReportSection[] {
   return registry.contributions(TOKENS.ReportSection).map(({ value, origin }) => {
     const s = value as Partial<ReportSection>;
-    if (typeof s.id !== 'string' || !/^[a-z0-9][a-z0-9-]*$/.test(s.id) || typeof s.title !== 'string' || typeof s.caption !== 'string' || typeof s.chart !== 'function') {
+    if (
+      typeof s.id !== 'string' ||
+      !/^[a-z0-9][a-z0-9-]*$/.test(s.id) ||
+      typeof s.title !== 'string' ||
+      typeof s.caption !== 'string' ||
+      typeof s.chart !== 'function'
+    ) {
       throw inputError(`${origin}: a TOKENS.ReportSection must be {id: lower-case-dashed string, title: string, caption: string, chart(rows, model)}`);
     }
     return s as ReportSection;

@@ -13,7 +13,19 @@ export const SWEEP_FORMATS = ['jsonl', 'csv'] as const;
 export type SweepFormat = (typeof SWEEP_FORMATS)[number];
 
 /** The comparison row's fields after the parameters it carries (the JSON contract's order). */
-const ROW_FIELDS = ['status', 'reason', 'tpotMs', 'l2HitRate', 'hbmReadBytes', 'hbmWriteBytes', 'fabricReadBytes', 'tasksPerLayer', 'fencesPerToken', 'dispatchesPerToken', 'launchesPerToken'];
+const ROW_FIELDS = [
+  'status',
+  'reason',
+  'tpotMs',
+  'l2HitRate',
+  'hbmReadBytes',
+  'hbmWriteBytes',
+  'fabricReadBytes',
+  'tasksPerLayer',
+  'fencesPerToken',
+  'dispatchesPerToken',
+  'launchesPerToken',
+];
 
 /** CSV columns: id, every parameter (under its result-line name), then the measurements. */
 export function sweepCsvColumns(): string[] {

@@ -42,7 +42,13 @@ export function connectionOf(url: string): ConnectionOptions {
 
 /** Fail fast with one line when Redis cannot be reached (rather than retrying forever). */
 export async function probeRedis(flag: string, url: string, timeoutMs = 5000): Promise<void> {
-  const client = new Redis(url, { lazyConnect: true, connectTimeout: timeoutMs, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false });
+  const client = new Redis(url, {
+    lazyConnect: true,
+    connectTimeout: timeoutMs,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    enableOfflineQueue: false,
+  });
   // The 'error' event carries the cause (ECONNREFUSED, ...); connect() only says the connection closed.
   let cause: string | undefined;
   client.on('error', (e: Error) => (cause ??= e.message));

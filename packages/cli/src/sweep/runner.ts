@@ -53,20 +53,24 @@ export class SweepJobRunner {
     }
     const backend = this.registry.get(p.backend);
     const weights = parseWeightType(p.weights, 'weights');
-    const row = runJob(model, { backend, policy: p.policy, batch: p.batch }, {
-      backends: [backend],
-      policies: [p.policy],
-      batches: [p.batch],
-      phase: p.phase ?? 'decode',
-      prompt: p.prompt,
-      ...(p.chunk !== null ? { chunk: p.chunk } : {}),
-      decode: p.decode,
-      positions: p.positions,
-      layers: p.sampleLayers,
-      overrides: overridesOfParams(p),
-      weights,
-      maxSimSteps: p.maxSimSteps,
-    });
+    const row = runJob(
+      model,
+      { backend, policy: p.policy, batch: p.batch },
+      {
+        backends: [backend],
+        policies: [p.policy],
+        batches: [p.batch],
+        phase: p.phase ?? 'decode',
+        prompt: p.prompt,
+        ...(p.chunk !== null ? { chunk: p.chunk } : {}),
+        decode: p.decode,
+        positions: p.positions,
+        layers: p.sampleLayers,
+        overrides: overridesOfParams(p),
+        weights,
+        maxSimSteps: p.maxSimSteps,
+      },
+    );
     return resultLine(job, row);
   }
 }

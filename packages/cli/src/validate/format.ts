@@ -25,7 +25,11 @@ export function formatValidation(rows: readonly ValidationRow[]): string {
   ]);
   const header = ['suite', 'experiment', 'kind', 'published', 'predicted', 'error', 'verdict'];
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
-  const line = (c: string[]) => c.map((x, i) => (i >= 3 && i <= 5 ? x.padStart(widths[i]!) : x.padEnd(widths[i]!))).join('  ').trimEnd();
+  const line = (c: string[]) =>
+    c
+      .map((x, i) => (i >= 3 && i <= 5 ? x.padStart(widths[i]!) : x.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   const ok = rows.filter((r) => r.ok).length;
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line), '', `${ok} of ${rows.length} within tolerance.`].join('\n');
 }

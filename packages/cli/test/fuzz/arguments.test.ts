@@ -66,7 +66,15 @@ function expectRejected(r: Run, args: string[], ...mentions: string[]): string {
 const tinyConfig = join(cwd, 'tiny.json');
 writeFileSync(
   tinyConfig,
-  JSON.stringify({ model_type: 'llama', hidden_size: 256, num_hidden_layers: 2, num_attention_heads: 8, num_key_value_heads: 2, intermediate_size: 512, vocab_size: 1000 }),
+  JSON.stringify({
+    model_type: 'llama',
+    hidden_size: 256,
+    num_hidden_layers: 2,
+    num_attention_heads: 8,
+    num_key_value_heads: 2,
+    intermediate_size: 512,
+    vocab_size: 1000,
+  }),
 );
 /** A comparison that costs milliseconds when it is valid. */
 const CHEAP = ['--model', tinyConfig, '--backends', 'h100', '--policies', 'kernel-per-op', '--sample-layers', '1', '--decode', '8', '--batch', '1'];
@@ -81,7 +89,10 @@ const badCount = (max: number) =>
     fc.constantFrom('0', '-1', '-0', '1.5', '0.999', 'NaN', 'Infinity', '-Infinity', '1e999', '99999999999999999999', '', ' ', 'one'),
     fc.integer({ min: -1e9, max: 0 }).map(String),
     fc.integer({ min: max + 1, max: 2 ** 53 }).map(String),
-    fc.double({ noNaN: true, noDefaultInfinity: true, min: 0, max: 1e4 }).filter((x) => !Number.isInteger(x)).map(String),
+    fc
+      .double({ noNaN: true, noDefaultInfinity: true, min: 0, max: 1e4 })
+      .filter((x) => !Number.isInteger(x))
+      .map(String),
     fc.stringMatching(/^[a-z_]{1,8}$/),
   );
 
@@ -100,7 +111,12 @@ describe('argument fuzzing: fleet compare', () => {
   });
 
   it('other count flags out of range or not numbers are refused naming the flag', async () => {
-    const flags: Array<[string, number]> = [['--prompt', 1_000_000], ['--decode', 1_000_000], ['--positions', 64], ['--sample-layers', 1000]];
+    const flags: Array<[string, number]> = [
+      ['--prompt', 1_000_000],
+      ['--decode', 1_000_000],
+      ['--positions', 64],
+      ['--sample-layers', 1000],
+    ];
     const flagAndValue = fc.constantFrom(...flags).chain(([flag, max]) => fc.tuple(fc.constant(flag), badCount(max)));
     await fc.assert(
       fc.asyncProperty(flagAndValue, async ([flag, bad]) => {
@@ -186,7 +202,9 @@ describe('argument fuzzing: fleet compare --phase prefill', () => {
         const args = ['compare', ...PREFILL, '--json', '--batch', String(batch), '--prompt', ps.join(',')];
         const r = await run(args);
         expect(r.code, r.err).toBe(0);
-        const j = JSON.parse(r.out) as { results: Array<{ phase: string; batch: number; promptTokens: number; status: string; ttftMs: number; tokensPerSecond: number }> };
+        const j = JSON.parse(r.out) as {
+          results: Array<{ phase: string; batch: number; promptTokens: number; status: string; ttftMs: number; tokensPerSecond: number }>;
+        };
         expect(j.results.map((x) => x.promptTokens)).toEqual(ps);
         for (const x of j.results) {
           expect([x.phase, x.batch, x.status]).toEqual(['prefill', batch, 'ok']);
@@ -205,7 +223,13 @@ describe('argument fuzzing: flags and commands', () => {
   it('an unknown flag is refused naming it, before anything runs', async () => {
     const flag = fc.stringMatching(/^--[a-z][a-z-]{0,14}$/).filter((f) => !OPTION_NAMES.has(f) && f !== '--help' && f !== '--version');
     // Commands with required options get them, so that the unknown flag is the only fault.
-    const commands: string[][] = [['compare'], ['backends'], ['models'], ['trace', '--backend', 'h100', '--policy', 'kernel-per-op', '-o', join(cwd, 't.json')], ['report', '--out', join(cwd, 'report')]];
+    const commands: string[][] = [
+      ['compare'],
+      ['backends'],
+      ['models'],
+      ['trace', '--backend', 'h100', '--policy', 'kernel-per-op', '-o', join(cwd, 't.json')],
+      ['report', '--out', join(cwd, 'report')],
+    ];
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...commands), flag, async (cmd, f) => {
         const args = [...cmd, f];
@@ -230,7 +254,10 @@ describe('argument fuzzing: flags and commands', () => {
   it('a flag missing its value, or an option value outside its choices, is refused naming the flag', async () => {
     const cases = fc.oneof(
       fc.constantFrom('--batch', '--model', '--backends', '--policies', '--prompt').map((f) => ({ args: ['compare', f], flag: f })),
-      fc.string({ maxLength: 8 }).filter((v) => !['table', 'json', 'csv', 'markdown'].includes(v) && !v.startsWith('-')).map((v) => ({ args: ['compare', '--format', v], flag: '--format' })),
+      fc
+        .string({ maxLength: 8 })
+        .filter((v) => !['table', 'json', 'csv', 'markdown'].includes(v) && !v.startsWith('-'))
+        .map((v) => ({ args: ['compare', '--format', v], flag: '--format' })),
     );
     await fc.assert(
       fc.asyncProperty(cases, async ({ args, flag }) => {
@@ -245,7 +272,9 @@ describe('argument fuzzing: flags and commands', () => {
     const base = ['trace', '--model', tinyConfig, '--backend', 'h100', '--policy', 'kernel-per-op', '--layers', '0-1', '-o', out];
     const cases = fc.oneof(
       badCount(4096).map((v) => ['--batch', v]),
-      badCount(1_000_000).filter((v) => !['0', '-0'].includes(v.trim())).map((v) => ['--context', v]),
+      badCount(1_000_000)
+        .filter((v) => !['0', '-0'].includes(v.trim()))
+        .map((v) => ['--context', v]),
       fc.oneof(fc.constantFrom('2', '0-2', '1-0', '-1', 'a-b', '0-', '', '5-9'), fc.stringMatching(/^[0-9a-z-]{1,5}$/)).map((v) => ['--layers', v]),
       // An empty threshold is a known bug, below.
       fc.constantFrom('-1', 'big', 'NaN', '-Infinity').map((v) => ['--gzip-above', v]),
@@ -288,7 +317,7 @@ describe('argument regressions', () => {
     expect(r.err.trim().split('\n')).toHaveLength(1);
   });
 
-  it('an empty --gzip-above is refused (Number(\'\') is 0: it silently gzips every trace)', async () => {
+  it("an empty --gzip-above is refused (Number('') is 0: it silently gzips every trace)", async () => {
     const out = join(cwd, 'gz.json');
     const args = ['trace', '--model', tinyConfig, '--backend', 'h100', '--policy', 'kernel-per-op', '--layers', '0-1', '-o', out, '--gzip-above', ''];
     expectRejected(await run(args), args, '--gzip-above');

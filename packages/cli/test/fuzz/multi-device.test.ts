@@ -36,9 +36,23 @@ function expectRejected(r: { code: number; out: string; err: string }, args: str
 }
 
 const tinyConfig = join(cwd, 'tiny.json');
-writeFileSync(tinyConfig, JSON.stringify({ model_type: 'llama', hidden_size: 256, num_hidden_layers: 2, num_attention_heads: 8, num_key_value_heads: 2, intermediate_size: 512, vocab_size: 1000 }));
+writeFileSync(
+  tinyConfig,
+  JSON.stringify({
+    model_type: 'llama',
+    hidden_size: 256,
+    num_hidden_layers: 2,
+    num_attention_heads: 8,
+    num_key_value_heads: 2,
+    intermediate_size: 512,
+    vocab_size: 1000,
+  }),
+);
 const CHEAP = ['--model', tinyConfig, '--backends', 'h100', '--policies', 'kernel-per-op', '--sample-layers', '1', '--decode', '8', '--batch', '1'];
-const bad = fc.oneof(fc.constantFrom('0', '-1', '1.5', 'NaN', 'Infinity', '', 'two', '3', '6', '128', '1e3', '2,2'), fc.integer({ min: 65, max: 2 ** 40 }).map(String));
+const bad = fc.oneof(
+  fc.constantFrom('0', '-1', '1.5', 'NaN', 'Infinity', '', 'two', '3', '6', '128', '1e3', '2,2'),
+  fc.integer({ min: 65, max: 2 ** 40 }).map(String),
+);
 
 describe('argument fuzzing: multi-device flags', () => {
   it('a bad --tp list is refused naming --tp', async () => {
@@ -63,10 +77,13 @@ describe('argument fuzzing: multi-device flags', () => {
 
   it('bad --devices and --mode of a device collective are refused naming the flag', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.oneof(fc.constant(['--devices', '0']), fc.constant(['--devices', '9']), fc.constant(['--devices', 'x']), fc.constant(['--mode', 'lazy'])), async (flag) => {
-        const args = ['collective', '--backend', 'h100', '--op', 'all-reduce', '--bytes', '8K', ...flag];
-        expectRejected(await run(args), args, flag[0]!);
-      }),
+      fc.asyncProperty(
+        fc.oneof(fc.constant(['--devices', '0']), fc.constant(['--devices', '9']), fc.constant(['--devices', 'x']), fc.constant(['--mode', 'lazy'])),
+        async (flag) => {
+          const args = ['collective', '--backend', 'h100', '--op', 'all-reduce', '--bytes', '8K', ...flag];
+          expectRejected(await run(args), args, flag[0]!);
+        },
+      ),
       fuzz(4),
     );
   });

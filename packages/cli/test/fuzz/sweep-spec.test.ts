@@ -44,7 +44,10 @@ function tryExpand(spec: unknown): { jobs: number } | { error: string } {
 
 describe('sweep spec fuzzing', () => {
   it('any JSON value as the spec: jobs or a one-line error', () => {
-    fc.assert(fc.property(fc.jsonValue({ maxDepth: 3 }), (v) => void tryExpand(v)), fuzz(150));
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 3 }), (v) => void tryExpand(v)),
+      fuzz(150),
+    );
   });
 
   it('a known field with any value: refused errors name that field', () => {
@@ -59,11 +62,14 @@ describe('sweep spec fuzzing', () => {
 
   it('an unknown field is named, with the allowed ones', () => {
     fc.assert(
-      fc.property(fc.string({ minLength: 1, maxLength: 12 }).filter((k) => !KEYS.includes(k) && !CONTROL.test(k)), (key) => {
-        const r = tryExpand({ [key]: [1] });
-        expect('error' in r && r.error).toContain(`unknown field '${key.length > 60 ? '' : key}`);
-        expect('error' in r && r.error).toContain('allowed: model, backends, policies, batch');
-      }),
+      fc.property(
+        fc.string({ minLength: 1, maxLength: 12 }).filter((k) => !KEYS.includes(k) && !CONTROL.test(k)),
+        (key) => {
+          const r = tryExpand({ [key]: [1] });
+          expect('error' in r && r.error).toContain(`unknown field '${key.length > 60 ? '' : key}`);
+          expect('error' in r && r.error).toContain('allowed: model, backends, policies, batch');
+        },
+      ),
       fuzz(100),
     );
   });
@@ -71,10 +77,17 @@ describe('sweep spec fuzzing', () => {
   it('valid lists expand into their full product', () => {
     const sub = <T>(xs: readonly T[]) => fc.uniqueArray(fc.constantFrom(...xs), { minLength: 1, maxLength: xs.length });
     fc.assert(
-      fc.property(sub(['mi350', 'mi300x', 'h100']), sub(['mirage', 'fleet-mtile', 'kernel-per-op']), fc.uniqueArray(fc.integer({ min: 1, max: 4096 }), { minLength: 1, maxLength: 4 }), sub(['bf16', 'u4g128', 'i6g128']), sub([null, 'on', 'off']), (backends, policies, batch, weights, twoLevel) => {
-        const r = tryExpand({ backends, policies, batch, weights, twoLevel });
-        expect(r).toEqual({ jobs: backends.length * policies.length * batch.length * weights.length * twoLevel.length });
-      }),
+      fc.property(
+        sub(['mi350', 'mi300x', 'h100']),
+        sub(['mirage', 'fleet-mtile', 'kernel-per-op']),
+        fc.uniqueArray(fc.integer({ min: 1, max: 4096 }), { minLength: 1, maxLength: 4 }),
+        sub(['bf16', 'u4g128', 'i6g128']),
+        sub([null, 'on', 'off']),
+        (backends, policies, batch, weights, twoLevel) => {
+          const r = tryExpand({ backends, policies, batch, weights, twoLevel });
+          expect(r).toEqual({ jobs: backends.length * policies.length * batch.length * weights.length * twoLevel.length });
+        },
+      ),
       fuzz(100),
     );
   });

@@ -42,11 +42,7 @@ export function collectiveRounds(kind: ClusterCollectiveKind, bytes: number, par
   const rounds: CollectiveRound[] = [];
   for (let i = 0; i < r; i++) {
     const stride = 2 ** i;
-    rounds.push(
-      kind === 'reduce'
-        ? { stride, sendBytes: bytes, combineBytes: 3 * bytes }
-        : { stride, sendBytes: stride * bytes, combineBytes: 0 },
-    );
+    rounds.push(kind === 'reduce' ? { stride, sendBytes: bytes, combineBytes: 3 * bytes } : { stride, sendBytes: stride * bytes, combineBytes: 0 });
   }
   return rounds;
 }

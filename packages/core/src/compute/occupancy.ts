@@ -42,7 +42,7 @@ export function occupancy(cu: ComputeResources, k: KernelResources): Occupancy {
   const regs = Math.ceil(k.registersPerThread / cu.registerGranularity) * cu.registerGranularity * cu.waveSize;
   const limits: [Occupancy['limitedBy'], number][] = [
     ['waves', Math.floor((cu.maxWavesPerSimd * cu.simds) / waves)],
-    ['registers', regs > 0 ? Math.floor(cu.registersPerSimd / regs) * cu.simds / waves : Infinity],
+    ['registers', regs > 0 ? (Math.floor(cu.registersPerSimd / regs) * cu.simds) / waves : Infinity],
     ['shared', k.sharedBytes > 0 ? Math.floor(cu.sharedBytes / k.sharedBytes) : Infinity],
     ['blocks', cu.maxBlocks],
   ];
@@ -58,7 +58,11 @@ export function occupancy(cu: ComputeResources, k: KernelResources): Occupancy {
  */
 export function unionResources(kernels: readonly KernelResources[]): KernelResources {
   return kernels.reduce(
-    (a, k) => ({ threads: Math.max(a.threads, k.threads), registersPerThread: Math.max(a.registersPerThread, k.registersPerThread), sharedBytes: Math.max(a.sharedBytes, k.sharedBytes) }),
+    (a, k) => ({
+      threads: Math.max(a.threads, k.threads),
+      registersPerThread: Math.max(a.registersPerThread, k.registersPerThread),
+      sharedBytes: Math.max(a.sharedBytes, k.sharedBytes),
+    }),
     { threads: 0, registersPerThread: 0, sharedBytes: 0 },
   );
 }

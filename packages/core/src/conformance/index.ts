@@ -78,7 +78,10 @@ export function runConformanceSuite(descriptor: unknown, options: ConformanceOpt
         expect(r1.timeNs).toBeGreaterThan(0);
         expect(r1.timeNs).toBe(r2.timeNs);
         const read = r1.counters.reduce((s, c) => s + c.l2.hitBytes + c.l2.missBytes + c.l2.bypassBytes, 0);
-        const expected = g.tasks.reduce((s, t) => s + t.tiles.reduce((u, tl) => u + [...tl.reads, ...tl.writes].reduce((v, r) => v + r.bytes * (r.rows ?? 1), 0), 0), 0);
+        const expected = g.tasks.reduce(
+          (s, t) => s + t.tiles.reduce((u, tl) => u + [...tl.reads, ...tl.writes].reduce((v, r) => v + r.bytes * (r.rows ?? 1), 0), 0),
+          0,
+        );
         expect(read).toBe(expected);
         // A weight stream much larger than every cache cannot run faster than HBM allows.
         const weightBytes = g.buffers[0]!.bytes;

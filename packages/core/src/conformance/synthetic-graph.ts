@@ -42,7 +42,18 @@ export function syntheticGraph(topology: Topology, style: ExecutionStyle): TaskG
       tasks.push({ id: tasks.length, name: `gemv.x${p}`, opId: 'gemv', kind: 'linear', layer: 0, level: 'chiplet', partition: p, tiles, waits: [], signal: 0 });
     }
     for (let i = 0; i < P; i++) {
-      tasks.push({ id: tasks.length, name: `ew.${i}`, opId: 'ew', kind: 'residual', layer: 0, level: 'cu', partition: null, tiles: [ewTile(i, P)], waits: [0], signal: 1 });
+      tasks.push({
+        id: tasks.length,
+        name: `ew.${i}`,
+        opId: 'ew',
+        kind: 'residual',
+        layer: 0,
+        level: 'cu',
+        partition: null,
+        tiles: [ewTile(i, P)],
+        waits: [0],
+        signal: 1,
+      });
     }
     return {
       policy: 'synthetic',
@@ -58,10 +69,34 @@ export function syntheticGraph(topology: Topology, style: ExecutionStyle): TaskG
     };
   }
   for (let t = 0; t < tilesN; t++) {
-    tasks.push({ id: tasks.length, name: `gemv.wg${t}`, opId: 'gemv', kind: 'linear', layer: 0, level: 'cu', partition: null, tiles: [gemvTile(t * tileN)], waits: [], signal: null, kernel: 0 });
+    tasks.push({
+      id: tasks.length,
+      name: `gemv.wg${t}`,
+      opId: 'gemv',
+      kind: 'linear',
+      layer: 0,
+      level: 'cu',
+      partition: null,
+      tiles: [gemvTile(t * tileN)],
+      waits: [],
+      signal: null,
+      kernel: 0,
+    });
   }
   for (let i = 0; i < P; i++) {
-    tasks.push({ id: tasks.length, name: `ew.wg${i}`, opId: 'ew', kind: 'residual', layer: 0, level: 'cu', partition: null, tiles: [ewTile(i, P)], waits: [], signal: null, kernel: 1 });
+    tasks.push({
+      id: tasks.length,
+      name: `ew.wg${i}`,
+      opId: 'ew',
+      kind: 'residual',
+      layer: 0,
+      level: 'cu',
+      partition: null,
+      tiles: [ewTile(i, P)],
+      waits: [],
+      signal: null,
+      kernel: 1,
+    });
   }
   return {
     policy: 'synthetic',

@@ -300,7 +300,14 @@ export class Cache {
 
   /** A copy of the cache's contents (typed-array copies: cheap), for `appendState` later. */
   snapshot(): CacheSnapshot {
-    return { tags: this.tags.slice(), stamps: this.stamps.slice(), dirty: this.dirty.slice(), valid: this.valid.slice(), dirtySectors: this.dirtySectors.slice(), clock: this.clock };
+    return {
+      tags: this.tags.slice(),
+      stamps: this.stamps.slice(),
+      dirty: this.dirty.slice(),
+      valid: this.valid.slice(),
+      dirtySectors: this.dirtySectors.slice(),
+      clock: this.clock,
+    };
   }
 
   /**

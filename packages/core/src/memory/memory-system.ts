@@ -501,4 +501,3 @@ export function layerPeriodicLayout(buffers: readonly BufferSpec[], blockBytes: 
   }
   return { bases, periodBlocks: null };
 }
-

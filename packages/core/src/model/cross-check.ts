@@ -123,18 +123,14 @@ export function crossCheckTensors(spec: ModelSpec, tensors: readonly CheckpointT
   for (const t of tensors) {
     const prev = byName.get(t.name);
     if (prev) {
-      throw lineError(
-        `${origin}: tensor '${t.name}' appears twice (in ${prev.file ?? origin} and ${t.file ?? origin}); each tensor must be in one file only`,
-      );
+      throw lineError(`${origin}: tensor '${t.name}' appears twice (in ${prev.file ?? origin} and ${t.file ?? origin}); each tensor must be in one file only`);
     }
     byName.set(t.name, t);
   }
   for (const want of expectedTensors(spec)) {
     const got = byName.get(want.name);
     if (!got) {
-      throw lineError(
-        `${origin}: missing tensor '${want.name}' (expected shape ${showShape(want.shape)}, found none in the safetensors files)`,
-      );
+      throw lineError(`${origin}: missing tensor '${want.name}' (expected shape ${showShape(want.shape)}, found none in the safetensors files)`);
     }
     if (got.shape.length !== want.shape.length || got.shape.some((d, i) => d !== want.shape[i])) {
       throw lineError(

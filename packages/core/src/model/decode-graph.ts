@@ -50,7 +50,13 @@ export const MAX_STEP_TOKENS = 1 << 20;
 /** The op graph of a prefill step: each request's prompt (or chunk) through the model, KV cache written. */
 export function buildPrefillGraph(spec: ModelSpec, opts: PrefillGraphOptions): OpGraph {
   checkRange('promptLen', opts.promptLen, 1, MAX_CONTEXT_LEN);
-  return buildDecodeGraph(spec, { batch: opts.batch, contextLen: opts.contextLen ?? 0, queryLen: opts.promptLen, routing: opts.routing, ...(opts.tp ? { tp: opts.tp } : {}) });
+  return buildDecodeGraph(spec, {
+    batch: opts.batch,
+    contextLen: opts.contextLen ?? 0,
+    queryLen: opts.promptLen,
+    routing: opts.routing,
+    ...(opts.tp ? { tp: opts.tp } : {}),
+  });
 }
 
 function checkRange(field: string, v: number, min: number, max: number): void {
@@ -90,10 +96,14 @@ export interface MixedStepOptions {
  * chunk).
  */
 export function buildMixedGraph(spec: ModelSpec, opts: MixedStepOptions): OpGraph {
-  return buildStepGraph(spec, [
-    { batch: opts.batch, contextLen: opts.contextLen, queryLen: 1 },
-    { batch: 1, contextLen: opts.chunkContext ?? 0, queryLen: opts.chunk },
-  ], opts.routing);
+  return buildStepGraph(
+    spec,
+    [
+      { batch: opts.batch, contextLen: opts.contextLen, queryLen: 1 },
+      { batch: 1, contextLen: opts.chunkContext ?? 0, queryLen: opts.chunk },
+    ],
+    opts.routing,
+  );
 }
 
 /** The op graph of a forward step over one or more segments of requests (their rows stacked in order). */
@@ -113,7 +123,8 @@ export function buildStepGraph(spec: ModelSpec, segments: readonly StepSegment[]
   if (spec.mla && (!single || single.queryLen > 1)) {
     throw lineError(`decode graph: ${spec.name} uses latent attention (MLA), which is modelled for decode steps only (one token per request)`);
   }
-  if (tp > 1 && (spec.moe || spec.mla)) throw lineError(`decode graph: tensor parallelism is modelled for dense models; ${spec.name} has ${spec.moe ? 'expert' : 'latent-attention'} layers`);
+  if (tp > 1 && (spec.moe || spec.mla))
+    throw lineError(`decode graph: tensor parallelism is modelled for dense models; ${spec.name} has ${spec.moe ? 'expert' : 'latent-attention'} layers`);
   if (tp > 1 && !single) throw lineError('decode graph: a mixed step is modelled on one device (tp 1)');
   const q = single ? single.queryLen : 0;
   const contextLen = segments[0]!.contextLen;
@@ -179,7 +190,15 @@ export function buildStepGraph(spec: ModelSpec, segments: readonly StepSegment[]
           v: tensor(`${p}v_cache${suffix}`, 'kv-cache', [sg.batch, nkv, kvLen, hd]),
         };
       });
-      ops.push({ id: `${p}kv_append`, kind: 'kv-append', layer: l, rows: rows * nkv * 2, cols: hd, inputs: ['qkv'], outputs: caches.flatMap((c) => [c.k, c.v]) });
+      ops.push({
+        id: `${p}kv_append`,
+        kind: 'kv-append',
+        layer: l,
+        rows: rows * nkv * 2,
+        cols: hd,
+        inputs: ['qkv'],
+        outputs: caches.flatMap((c) => [c.k, c.v]),
+      });
       let rowOffset = 0;
       caches.forEach((c, i) => {
         ops.push({
@@ -231,7 +250,15 @@ export function buildStepGraph(spec: ModelSpec, segments: readonly StepSegment[]
 
   const head = spec.numLayers;
   const wFinal = tensor('w_final_norm', 'weight', [h]);
-  ops.push({ id: 'final_norm', kind: 'rmsnorm', layer: head, rows: b, cols: h, inputs: ['h', wFinal], outputs: [headInput === 'x_last' ? last('x_last', h) : act('x', h)] });
+  ops.push({
+    id: 'final_norm',
+    kind: 'rmsnorm',
+    layer: head,
+    rows: b,
+    cols: h,
+    inputs: ['h', wFinal],
+    outputs: [headInput === 'x_last' ? last('x_last', h) : act('x', h)],
+  });
   const wHead = spec.tieWordEmbeddings ? wEmbed : tensor('w_lm_head', 'weight', [v, h]);
   ops.push({
     id: 'lm_head',
@@ -245,7 +272,16 @@ export function buildStepGraph(spec: ModelSpec, segments: readonly StepSegment[]
     outputs: [last(tp > 1 ? 'logits_shard' : 'logits', v)],
   });
   if (tp > 1) {
-    ops.push({ id: 'logits_allgather', kind: 'all-gather', layer: head, rows: b, cols: v, devices: tp, inputs: ['logits_shard'], outputs: [last('logits', v * tp)] });
+    ops.push({
+      id: 'logits_allgather',
+      kind: 'all-gather',
+      layer: head,
+      rows: b,
+      cols: v,
+      devices: tp,
+      inputs: ['logits_shard'],
+      outputs: [last('logits', v * tp)],
+    });
   }
   ops.push({ id: 'argmax', kind: 'argmax', layer: head, rows: b, cols: v * tp, inputs: ['logits'], outputs: [tokens] });
 

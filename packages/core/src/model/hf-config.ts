@@ -60,13 +60,7 @@ function optionalBoolean(cfg: Record<string, unknown>, field: string, origin: st
   return v;
 }
 
-function optionalChoice<T>(
-  cfg: Record<string, unknown>,
-  fields: readonly string[],
-  table: Record<string, T>,
-  origin: string,
-  dflt: T,
-): T {
+function optionalChoice<T>(cfg: Record<string, unknown>, fields: readonly string[], table: Record<string, T>, origin: string, dflt: T): T {
   const field = fields.find((f) => present(cfg, f));
   if (field === undefined) return dflt;
   const v = cfg[field];
@@ -105,9 +99,7 @@ export function parseHfConfig(json: unknown, origin: string): ModelSpec {
     headDim = dimension(cfg, 'head_dim', origin, MAX_DIMENSION);
   } else {
     if (hiddenSize % numHeads !== 0) {
-      throw lineError(
-        `${origin}: field 'num_attention_heads' (${numHeads}) must divide 'hidden_size' (${hiddenSize}) when 'head_dim' is absent`,
-      );
+      throw lineError(`${origin}: field 'num_attention_heads' (${numHeads}) must divide 'hidden_size' (${hiddenSize}) when 'head_dim' is absent`);
     }
     headDim = hiddenSize / numHeads;
   }

@@ -13,7 +13,23 @@ export {
 } from './safetensors.js';
 export { crossCheckTensors, checkpointTensors, expectedTensors, type CheckpointTensor } from './cross-check.js';
 export { loadModel, describeModel } from './load-model.js';
-export { buildDecodeGraph, buildPrefillGraph, buildMixedGraph, buildStepGraph, type StepSegment, type MixedStepOptions, MAX_DECODE_BATCH, MAX_CONTEXT_LEN, MAX_STEP_TOKENS, MAX_TP, tensorParallelProblem, tensorParallelShapes, type DecodeGraphOptions, type PrefillGraphOptions, type TensorParallelShapes } from './decode-graph.js';
+export {
+  buildDecodeGraph,
+  buildPrefillGraph,
+  buildMixedGraph,
+  buildStepGraph,
+  type StepSegment,
+  type MixedStepOptions,
+  MAX_DECODE_BATCH,
+  MAX_CONTEXT_LEN,
+  MAX_STEP_TOKENS,
+  MAX_TP,
+  tensorParallelProblem,
+  tensorParallelShapes,
+  type DecodeGraphOptions,
+  type PrefillGraphOptions,
+  type TensorParallelShapes,
+} from './decode-graph.js';
 export {
   type MoeSpec,
   type MlaSpec,

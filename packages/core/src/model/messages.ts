@@ -62,5 +62,10 @@ export function firstLine(e: unknown): string {
   } catch {
     text = safeString(e);
   }
-  return text.split(/\r?\n/).find((l) => l.trim() !== '')?.trim() ?? '(no message)';
+  return (
+    text
+      .split(/\r?\n/)
+      .find((l) => l.trim() !== '')
+      ?.trim() ?? '(no message)'
+  );
 }

@@ -69,8 +69,16 @@ export function parseMoe(cfg: Cfg, modelType: string, origin: string, layers: nu
     const E = int(cfg, 'num_local_experts', origin, 1, MAX_EXPERTS);
     // Mixtral's router: softmax over the top-k logits, i.e. renormalised top-k probabilities.
     return {
-      numExperts: E, expertsPerToken: topK(cfg, origin, E, 'num_local_experts'), expertIntermediateSize: dim('intermediate_size'),
-      sharedIntermediateSize: 0, sharedExpertGate: false, denseLayers: [], normTopkProb: true, routedScalingFactor: 1, scoring: 'softmax', module: 'block_sparse_moe',
+      numExperts: E,
+      expertsPerToken: topK(cfg, origin, E, 'num_local_experts'),
+      expertIntermediateSize: dim('intermediate_size'),
+      sharedIntermediateSize: 0,
+      sharedExpertGate: false,
+      denseLayers: [],
+      normTopkProb: true,
+      routedScalingFactor: 1,
+      scoring: 'softmax',
+      module: 'block_sparse_moe',
     };
   }
   if (modelType === 'qwen2_moe' || modelType === 'qwen3_moe') {
@@ -83,9 +91,16 @@ export function parseMoe(cfg: Cfg, modelType: string, origin: string, layers: nu
     const dense = range(layers).filter((l) => mlpOnly.includes(l) || (l + 1) % step !== 0);
     const shared = modelType === 'qwen2_moe' ? int(cfg, 'shared_expert_intermediate_size', origin, 0, 1_000_000, 0) : 0;
     return {
-      numExperts: E, expertsPerToken: k, expertIntermediateSize: dim('moe_intermediate_size'),
-      sharedIntermediateSize: shared, sharedExpertGate: shared > 0, denseLayers: dense,
-      normTopkProb: bool(cfg, 'norm_topk_prob', origin, false), routedScalingFactor: 1, scoring: 'softmax', module: 'mlp',
+      numExperts: E,
+      expertsPerToken: k,
+      expertIntermediateSize: dim('moe_intermediate_size'),
+      sharedIntermediateSize: shared,
+      sharedExpertGate: shared > 0,
+      denseLayers: dense,
+      normTopkProb: bool(cfg, 'norm_topk_prob', origin, false),
+      routedScalingFactor: 1,
+      scoring: 'softmax',
+      module: 'mlp',
     };
   }
   // deepseek_v2 / deepseek_v3
@@ -97,7 +112,8 @@ export function parseMoe(cfg: Cfg, modelType: string, origin: string, layers: nu
   const nShared = int(cfg, 'n_shared_experts', origin, 0, MAX_EXPERTS, 0);
   const inter = dim('moe_intermediate_size');
   const scoring = present(cfg, 'scoring_func') ? cfg.scoring_func : modelType === 'deepseek_v3' ? 'sigmoid' : 'softmax';
-  if (scoring !== 'softmax' && scoring !== 'sigmoid') throw lineError(`${origin}: field 'scoring_func' (${showValue(scoring)}) is not supported (allowed: softmax, sigmoid)`);
+  if (scoring !== 'softmax' && scoring !== 'sigmoid')
+    throw lineError(`${origin}: field 'scoring_func' (${showValue(scoring)}) is not supported (allowed: softmax, sigmoid)`);
   // Group-limited routing: the top `topk_group` of `n_group` expert groups, then top-k within them.
   const nGroup = int(cfg, 'n_group', origin, 1, E, 1);
   if (E % nGroup !== 0) throw lineError(`${origin}: field 'n_group' (${nGroup}) must divide 'n_routed_experts' (${E})`);
@@ -106,8 +122,11 @@ export function parseMoe(cfg: Cfg, modelType: string, origin: string, layers: nu
     throw lineError(`${origin}: fields 'topk_group' (${topkGroup}) × experts per group (${E / nGroup}) must be at least 'num_experts_per_tok' (${k})`);
   }
   return {
-    numExperts: E, expertsPerToken: k, expertIntermediateSize: inter,
-    sharedIntermediateSize: nShared * inter, sharedExpertGate: false,
+    numExperts: E,
+    expertsPerToken: k,
+    expertIntermediateSize: inter,
+    sharedIntermediateSize: nShared * inter,
+    sharedExpertGate: false,
     // transformers: layer l is MoE iff l >= first_k_dense_replace and l % moe_layer_freq == 0.
     denseLayers: range(layers).filter((l) => l < firstDense || l % freq !== 0),
     normTopkProb: bool(cfg, 'norm_topk_prob', origin, false),

@@ -58,14 +58,32 @@ export function moeFfnOps(spec: ModelSpec, c: LayerContext, routing: Routing): O
   };
   ops.push({ ...grouped('experts_gate_up', 'x_sorted', 'w_experts_gate_up', 2 * inter, h, 'e_gate_up'), gatedActivation: spec.activation });
   c.tensor('e_act', 'activation', [slots, inter]);
-  ops.push({ id: `${p}experts_act_mul`, kind: 'act-mul', layer: l, rows: slots, cols: inter, activation: spec.activation, inputs: ['e_gate_up'], outputs: ['e_act'] });
+  ops.push({
+    id: `${p}experts_act_mul`,
+    kind: 'act-mul',
+    layer: l,
+    rows: slots,
+    cols: inter,
+    activation: spec.activation,
+    inputs: ['e_gate_up'],
+    outputs: ['e_act'],
+  });
   ops.push(grouped('experts_down', 'e_act', 'w_experts_down', h, inter, 'e_down'));
   const combineInputs = ['e_down', 'topk'];
   if (moe.sharedIntermediateSize > 0) {
     const si = moe.sharedIntermediateSize;
     ops.push({ ...linear(c, 'shared_gate_up', 'x', 'w_shared_gate_up', 2 * si, h, 'shared_gate_up'), gatedActivation: spec.activation });
     c.tensor('shared_act', 'activation', [b, si]);
-    ops.push({ id: `${p}shared_act_mul`, kind: 'act-mul', layer: l, rows: b, cols: si, activation: spec.activation, inputs: ['shared_gate_up'], outputs: ['shared_act'] });
+    ops.push({
+      id: `${p}shared_act_mul`,
+      kind: 'act-mul',
+      layer: l,
+      rows: b,
+      cols: si,
+      activation: spec.activation,
+      inputs: ['shared_gate_up'],
+      outputs: ['shared_act'],
+    });
     ops.push(linear(c, 'shared_down', 'shared_act', 'w_shared_down', h, si, 'shared_down'));
     combineInputs.push('shared_down');
     if (moe.sharedExpertGate) {
@@ -108,7 +126,20 @@ export function mlaAttentionOps(spec: ModelSpec, c: LayerContext): OpNode[] {
   const absorb = (id: string, input: string, weight: string, n: number, k: number, output: string, layout: GroupedLinearOp['layout']): GroupedLinearOp => {
     const w = c.tensor(p + weight, 'weight', [nh, n, k]);
     c.tensor(output, 'activation', [b, nh * n]);
-    return { id: p + id, kind: 'grouped-linear', role: 'heads', layer: l, numGroups: nh, groups: perHead, n, k, weight: w, inputs: [input, w], outputs: [output], layout };
+    return {
+      id: p + id,
+      kind: 'grouped-linear',
+      role: 'heads',
+      layer: l,
+      numGroups: nh,
+      groups: perHead,
+      n,
+      k,
+      weight: w,
+      inputs: [input, w],
+      outputs: [output],
+      layout,
+    };
   };
   // q_lat [batch, heads, rank]: each head's q_nope (the first nope values of its q row) through W_UK[h].
   ops.push(absorb('q_absorb', 'q', 'w_uk', mla.kvLoraRank, mla.nopeDim, 'q_lat', { in: rows(qDim, qDim), out: rows(mla.kvLoraRank, mla.kvLoraRank) }));
@@ -133,7 +164,9 @@ export function mlaAttentionOps(spec: ModelSpec, c: LayerContext): OpNode[] {
     inputs: ['q_lat', 'q', cache],
     outputs: ['attn_lat'],
   });
-  ops.push(absorb('v_absorb', 'attn_lat', 'w_uv', mla.vDim, mla.kvLoraRank, 'attn', { in: rows(mla.kvLoraRank, mla.kvLoraRank), out: rows(mla.vDim, mla.vDim) }));
+  ops.push(
+    absorb('v_absorb', 'attn_lat', 'w_uv', mla.vDim, mla.kvLoraRank, 'attn', { in: rows(mla.kvLoraRank, mla.kvLoraRank), out: rows(mla.vDim, mla.vDim) }),
+  );
   ops.push(linear(c, 'o_proj', 'attn', 'w_o', h, nh * mla.vDim, 'o'));
   return ops;
 }

@@ -65,10 +65,7 @@ export function kvElementsPerToken(spec: ModelSpec): number {
 }
 
 /** Expert routing of a decode step: an input, like the batch. */
-export type Routing =
-  | { kind: 'uniform' }
-  | { kind: 'zipf'; s: number }
-  | { kind: 'histogram'; weights: number[]; origin: string };
+export type Routing = { kind: 'uniform' } | { kind: 'zipf'; s: number } | { kind: 'histogram'; weights: number[]; origin: string };
 
 export const UNIFORM_ROUTING: Routing = { kind: 'uniform' };
 

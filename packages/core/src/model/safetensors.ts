@@ -122,13 +122,7 @@ function parseTensor(path: string, name: string, entry: unknown, dataBytes: numb
     throw lineError(`${where}: shape ${showValue(shape)} must be an array of non-negative integers`);
   }
   const offsets = e.data_offsets;
-  if (
-    !Array.isArray(offsets) ||
-    offsets.length !== 2 ||
-    !isNonNegativeInteger(offsets[0]) ||
-    !isNonNegativeInteger(offsets[1]) ||
-    offsets[0] > offsets[1]
-  ) {
+  if (!Array.isArray(offsets) || offsets.length !== 2 || !isNonNegativeInteger(offsets[0]) || !isNonNegativeInteger(offsets[1]) || offsets[0] > offsets[1]) {
     throw lineError(`${where}: data_offsets ${showValue(offsets)} must be [begin, end] of non-negative integers with begin <= end`);
   }
   const [begin, end] = offsets as [number, number];
@@ -136,9 +130,7 @@ function parseTensor(path: string, name: string, entry: unknown, dataBytes: numb
   const itemBytes = SAFETENSORS_DTYPE_BYTES[dtype as SafetensorsDType];
   const expected = elements * itemBytes;
   if (end - begin !== expected) {
-    throw lineError(
-      `${where}: data_offsets span ${end - begin} bytes but shape ${showValue(shape)} of ${dtype} needs ${expected} bytes`,
-    );
+    throw lineError(`${where}: data_offsets span ${end - begin} bytes but shape ${showValue(shape)} of ${dtype} needs ${expected} bytes`);
   }
   if (end > dataBytes) {
     throw lineError(`${where}: data_offsets [${begin}, ${end}] go beyond the data section (${dataBytes} bytes)`);
@@ -152,9 +144,7 @@ function checkOverlaps(path: string, tensors: SafetensorsTensor[]): void {
   let last: SafetensorsTensor | undefined;
   for (const t of sorted) {
     if (last && t.dataOffsets[0] < last.dataOffsets[1]) {
-      throw lineError(
-        `${path}: tensor '${t.name}' data_offsets [${t.dataOffsets.join(', ')}] overlap tensor '${last.name}' [${last.dataOffsets.join(', ')}]`,
-      );
+      throw lineError(`${path}: tensor '${t.name}' data_offsets [${t.dataOffsets.join(', ')}] overlap tensor '${last.name}' [${last.dataOffsets.join(', ')}]`);
     }
     if (!last || t.dataOffsets[1] > last.dataOffsets[1]) last = t;
   }

@@ -7,14 +7,35 @@ import { validateNodeTopology } from './validate.js';
 const us = { type: 'number', minimum: 0, maximum: 1e6 } as const;
 const factor = { type: 'number', exclusiveMinimum: 0, maximum: 1 } as const;
 const gbps = { type: 'number', exclusiveMinimum: 0, maximum: 1e6 } as const;
-const perProtocol = { type: 'object', additionalProperties: false, required: ['LL', 'LL128', 'Simple'], properties: { LL: us, LL128: us, Simple: us } } as const;
+const perProtocol = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['LL', 'LL128', 'Simple'],
+  properties: { LL: us, LL128: us, Simple: us },
+} as const;
 const table = { type: 'array', maxItems: 64, items: factor } as const;
 
 /** The data of a `CollectiveLibrary`: every constant bounded, so a unit slip fails at load. */
 const validateLibrary = new Ajv2020({ strict: true }).compile({
   type: 'object',
   additionalProperties: false,
-  required: ['name', 'baseLatencyUs', 'hopLatencyUs', 'linkEfficiency', 'channels', 'protocols', 'llFactor', 'llMaxBusGBps', 'll128Factor', 'll128MaxPerChannelGBps', 'treeFactor', 'treeMaxPerChannelGBps', 'treeLlFactor', 'treeLl128Factor', 'sources'],
+  required: [
+    'name',
+    'baseLatencyUs',
+    'hopLatencyUs',
+    'linkEfficiency',
+    'channels',
+    'protocols',
+    'llFactor',
+    'llMaxBusGBps',
+    'll128Factor',
+    'll128MaxPerChannelGBps',
+    'treeFactor',
+    'treeMaxPerChannelGBps',
+    'treeLlFactor',
+    'treeLl128Factor',
+    'sources',
+  ],
   properties: {
     name: { type: 'string', minLength: 1 },
     baseLatencyUs: { type: 'object', additionalProperties: false, required: ['ring', 'tree'], properties: { ring: perProtocol, tree: perProtocol } },
@@ -30,7 +51,12 @@ const validateLibrary = new Ajv2020({ strict: true }).compile({
     treeMaxPerChannelGBps: gbps,
     treeLlFactor: factor,
     treeLl128Factor: factor,
-    treeCorrection: { type: 'object', additionalProperties: false, required: ['LL', 'LL128', 'Simple'], properties: { LL: table, LL128: table, Simple: table } },
+    treeCorrection: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['LL', 'LL128', 'Simple'],
+      properties: { LL: table, LL128: table, Simple: table },
+    },
     custom: {
       type: 'object',
       additionalProperties: false,
@@ -46,7 +72,8 @@ export function checkNodeSpec(value: unknown, origin: string, backendName: strin
   if (typeof value !== 'object' || value === null) throw lineError(`${origin}: TOKENS.Node must be {topology, library}`);
   const v = value as Partial<NodeSpec>;
   const topology = validateNodeTopology(v.topology, origin);
-  if (topology.device !== backendName) throw lineError(`invalid node topology from ${origin}: /device: '${topology.device}' is not this backend ('${backendName}')`);
+  if (topology.device !== backendName)
+    throw lineError(`invalid node topology from ${origin}: /device: '${topology.device}' is not this backend ('${backendName}')`);
   if (!validateLibrary(v.library)) throw lineError(`${origin}: TOKENS.Node library ${describeAjvError(validateLibrary.errors![0]!)}`);
   return { topology, library: v.library as NodeSpec['library'] };
 }

@@ -101,7 +101,15 @@ function busFactor(op: CollectiveOpName, n: number): number {
 }
 
 /** Time of one (algorithm, protocol) by the tuning model, µs, or null where it does not apply. */
-function ncclTime(lib: CollectiveLibrary, op: CollectiveOpName, bytes: number, n: number, linkGBps: number, algorithm: 'ring' | 'tree', p: CollectiveProtocol): number | null {
+function ncclTime(
+  lib: CollectiveLibrary,
+  op: CollectiveOpName,
+  bytes: number,
+  n: number,
+  linkGBps: number,
+  algorithm: 'ring' | 'tree',
+  p: CollectiveProtocol,
+): number | null {
   if (algorithm === 'tree' && op !== 'all-reduce') return null;
   const steps = op === 'all-reduce' ? 2 * (n - 1) : n - 1;
   let bus = linkGBps * lib.linkEfficiency;
@@ -127,7 +135,8 @@ function ncclTime(lib: CollectiveLibrary, op: CollectiveOpName, bytes: number, n
  */
 export function collectiveCost(spec: NodeSpec, op: CollectiveOpName, bytes: number, devices: number): CollectiveCost {
   if (!COLLECTIVE_OPS.includes(op)) throw inputError(`\`op\` must be one of ${COLLECTIVE_OPS.join(', ')} (got ${String(op)})`, 'op');
-  if (!Number.isFinite(bytes) || bytes < 0 || bytes > MAX_COLLECTIVE_BYTES) throw inputError(`\`bytes\` must be a number in 0..${MAX_COLLECTIVE_BYTES} (got ${bytes})`, 'bytes');
+  if (!Number.isFinite(bytes) || bytes < 0 || bytes > MAX_COLLECTIVE_BYTES)
+    throw inputError(`\`bytes\` must be a number in 0..${MAX_COLLECTIVE_BYTES} (got ${bytes})`, 'bytes');
   const node = spec.topology;
   if (!Number.isInteger(devices) || devices < 1 || devices > node.devices) {
     throw inputError(`\`devices\` must be an integer in 1..${node.devices} (the devices of node ${node.name}; got ${devices})`, 'devices');
@@ -156,5 +165,13 @@ export function collectiveCost(spec: NodeSpec, op: CollectiveOpName, bytes: numb
   candidates.sort((a, b) => a.latencyUs - b.latencyUs);
   const best = candidates[0]!;
   const alg = bytes / (best.latencyUs * 1000);
-  return { ...base, algorithm: best.algorithm, protocol: best.protocol, latencyUs: best.latencyUs, algBandwidthGBps: alg, busBandwidthGBps: alg * busFactor(op, devices), candidates };
+  return {
+    ...base,
+    algorithm: best.algorithm,
+    protocol: best.protocol,
+    latencyUs: best.latencyUs,
+    algBandwidthGBps: alg,
+    busBandwidthGBps: alg * busFactor(op, devices),
+    candidates,
+  };
 }

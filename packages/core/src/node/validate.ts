@@ -20,7 +20,9 @@ export function validateNodeTopology(data: unknown, origin: string): NodeTopolog
   }
   const n = data as NodeTopology;
   if (n.interconnect.kind === 'full-mesh' && n.devices > 1 && n.interconnect.linksPerDevice < n.devices - 1) {
-    fail(`/interconnect/linksPerDevice: a full mesh of ${n.devices} devices needs at least ${n.devices - 1} links per device (got ${n.interconnect.linksPerDevice})`);
+    fail(
+      `/interconnect/linksPerDevice: a full mesh of ${n.devices} devices needs at least ${n.devices - 1} links per device (got ${n.interconnect.linksPerDevice})`,
+    );
   }
   return n;
 }

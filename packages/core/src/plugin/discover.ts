@@ -108,4 +108,3 @@ export async function importBackendEntry(p: DiscoveredPackage): Promise<unknown>
   if (mod.default === undefined) throw lineError(`package ${p.packageName}: ${p.field.entry} has no default export`);
   return mod.default;
 }
-

@@ -59,7 +59,11 @@ const validateTuning = ajv.compile({
     policies: {
       type: 'object',
       propertyNames: { pattern: '^[a-z0-9][a-z0-9.-]*$' },
-      additionalProperties: { type: 'object', additionalProperties: false, properties: { persistent: persistentTuning, refuse: { type: 'string', minLength: 1 } } },
+      additionalProperties: {
+        type: 'object',
+        additionalProperties: false,
+        properties: { persistent: persistentTuning, refuse: { type: 'string', minLength: 1 } },
+      },
     },
   },
 });
@@ -71,7 +75,11 @@ const validateCostData = ajv.compile({
     pipeline: {
       type: 'object',
       required: ['inFlightBytes', 'overlap'],
-      properties: { inFlightBytes: { type: 'number', exclusiveMinimum: 0, maximum: 2 ** 40 }, dramInFlightBytes: { type: 'number', exclusiveMinimum: 0, maximum: 2 ** 40 }, overlap: { type: 'number', minimum: 1, maximum: 2 ** 20 } },
+      properties: {
+        inFlightBytes: { type: 'number', exclusiveMinimum: 0, maximum: 2 ** 40 },
+        dramInFlightBytes: { type: 'number', exclusiveMinimum: 0, maximum: 2 ** 40 },
+        overlap: { type: 'number', minimum: 1, maximum: 2 ** 20 },
+      },
     },
   },
   required: ['dispatchNs', 'fetchNs', 'launch', 'endOfKernel', 'hardwareDispatch'],
@@ -105,11 +113,16 @@ function checkBindings(where: string, a: BackendAssembly, topology: Topology): v
     const fewest = Math.min(...topology.partitions.computeUnits);
     const layouts: [string, number | undefined][] = [
       ['/persistent', a.tuning.persistent?.workersPerPartition],
-      ...Object.entries(a.tuning.policies ?? {}).map(([name, p]): [string, number | undefined] => [`/policies/${name}/persistent`, p.persistent?.workersPerPartition]),
+      ...Object.entries(a.tuning.policies ?? {}).map(([name, p]): [string, number | undefined] => [
+        `/policies/${name}/persistent`,
+        p.persistent?.workersPerPartition,
+      ]),
     ];
     for (const [at, workers] of layouts) {
       if (workers !== undefined && workers > fewest) {
-        throw lineError(`${where}: TOKENS.Tuning ${at}/workersPerPartition (${workers}) must be at most ${fewest}, the compute units of its smallest partition`);
+        throw lineError(
+          `${where}: TOKENS.Tuning ${at}/workersPerPartition (${workers}) must be at most ${fewest}, the compute units of its smallest partition`,
+        );
       }
     }
   }
@@ -118,12 +131,21 @@ function checkBindings(where: string, a: BackendAssembly, topology: Topology): v
   }
   for (const [i, c] of a.collectives.entries()) {
     const v: unknown = c;
-    if (!isObjectLike(v) || typeof v.name !== 'string' || typeof v.latencyNs !== 'function' || typeof v.trafficBytes !== 'function' || typeof v.onChip !== 'boolean') {
+    if (
+      !isObjectLike(v) ||
+      typeof v.name !== 'string' ||
+      typeof v.latencyNs !== 'function' ||
+      typeof v.trafficBytes !== 'function' ||
+      typeof v.onChip !== 'boolean'
+    ) {
       throw lineError(`${where}: TOKENS.Collective binding ${i} must be {name: string, latencyNs(), trafficBytes(), onChip: boolean}`);
     }
   }
   const lib: unknown = a.kernelLibrary;
-  if (lib !== undefined && (!isObjectLike(lib) || typeof lib.name !== 'string' || typeof lib.gemm !== 'function' || typeof lib.decodeAttention !== 'function')) {
+  if (
+    lib !== undefined &&
+    (!isObjectLike(lib) || typeof lib.name !== 'string' || typeof lib.gemm !== 'function' || typeof lib.decodeAttention !== 'function')
+  ) {
     throw lineError(`${where}: TOKENS.KernelLibrary must be {name: string, gemm(), decodeAttention()}`);
   }
 }
@@ -168,7 +190,9 @@ export function checkDescriptor(value: unknown, origin: string): BackendDescript
     throw lineError(`backend ${origin}: 'module' must be an inversify ContainerModule (import it from @fleet/core so there is one copy)`);
   }
   if (!isApiCompatible(d.apiVersion)) {
-    throw lineError(`backend ${origin} (${d.name}): apiVersion ${d.apiVersion} is not supported; this Fleet supports ${API_VERSION.split('.')[0]}.0–${API_VERSION}`);
+    throw lineError(
+      `backend ${origin} (${d.name}): apiVersion ${d.apiVersion} is not supported; this Fleet supports ${API_VERSION.split('.')[0]}.0–${API_VERSION}`,
+    );
   }
   return d;
 }
@@ -284,7 +308,10 @@ export class BackendRegistry {
 
   /** What the loaded backends, then the extensions, bound to a contribution token, in load order. */
   contributions(token: symbol): Contribution[] {
-    const all = [...[...this.byName.values()].flatMap((b) => b.backend.contributions), ...[...this.extensions.values()].flatMap((e) => e.extension.contributions)];
+    const all = [
+      ...[...this.byName.values()].flatMap((b) => b.backend.contributions),
+      ...[...this.extensions.values()].flatMap((e) => e.extension.contributions),
+    ];
     return all.filter((c) => c.token === token);
   }
 

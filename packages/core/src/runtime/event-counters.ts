@@ -65,7 +65,11 @@ export function checkTaskGraph(graph: TaskGraph, partitions: number): void {
     }
     if (t.signal !== null) producers[t.signal]!++;
     if (t.partition !== null && !(t.partition >= 0 && t.partition < partitions)) {
-      throw new DeadlockError(`task graph '${graph.policy}': chiplet-task ${t.name} is bound to partition ${t.partition}, but the device has ${partitions}`, [t.name], []);
+      throw new DeadlockError(
+        `task graph '${graph.policy}': chiplet-task ${t.name} is bound to partition ${t.partition}, but the device has ${partitions}`,
+        [t.name],
+        [],
+      );
     }
   }
   for (const t of graph.tasks) {
@@ -103,6 +107,10 @@ export function checkTaskGraph(graph: TaskGraph, partitions: number): void {
   }
   if (seen < graph.tasks.length) {
     const stuck = graph.tasks.filter((t) => indeg[t.id]! > 0).map((t) => t.name);
-    throw new DeadlockError(`task graph '${graph.policy}': dependency cycle; ${stuck.length} tasks can never start (e.g. ${stuck.slice(0, 3).join(', ')})`, stuck, []);
+    throw new DeadlockError(
+      `task graph '${graph.policy}': dependency cycle; ${stuck.length} tasks can never start (e.g. ${stuck.slice(0, 3).join(', ')})`,
+      stuck,
+      [],
+    );
   }
 }

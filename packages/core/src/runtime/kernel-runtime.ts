@@ -136,7 +136,15 @@ export class KernelRuntime {
     this.current[slot] = id;
     this.nextTile[slot] = 0;
     const task = this.graph.tasks[id]!;
-    this.m.bus.emit({ type: 'task-start', t: this.m.engine.now, task: id, kind: task.kind, worker: slot, partition: this.m.partitionOf[slot]!, layer: task.layer });
+    this.m.bus.emit({
+      type: 'task-start',
+      t: this.m.engine.now,
+      task: id,
+      kind: task.kind,
+      worker: slot,
+      partition: this.m.partitionOf[slot]!,
+      layer: task.layer,
+    });
     this.runNext(slot);
   }
 
@@ -149,7 +157,16 @@ export class KernelRuntime {
       return;
     }
     const now = this.m.engine.now;
-    this.m.bus.emit({ type: 'task-end', t: now, task: task.id, kind: task.kind, worker: slot, partition: this.m.partitionOf[slot]!, layer: task.layer, tiles: task.tiles.length });
+    this.m.bus.emit({
+      type: 'task-end',
+      t: now,
+      task: task.id,
+      kind: task.kind,
+      worker: slot,
+      partition: this.m.partitionOf[slot]!,
+      layer: task.layer,
+      tiles: task.tiles.length,
+    });
     this.finished++;
     this.completedFlags[task.id] = 1;
     this.layerEnd[task.layer + 1] = now;
@@ -186,10 +203,11 @@ export class KernelRuntime {
 
   private slotOfInstance(inst: number): number {
     if (this.writeBackSlot[inst]! < 0) {
-      for (let s = 0; s < this.m.slots; s++) if (this.m.memory.l2Index(this.m.partitionOf[s]!) === inst) {
-        this.writeBackSlot[inst] = s;
-        break;
-      }
+      for (let s = 0; s < this.m.slots; s++)
+        if (this.m.memory.l2Index(this.m.partitionOf[s]!) === inst) {
+          this.writeBackSlot[inst] = s;
+          break;
+        }
     }
     return this.writeBackSlot[inst]!;
   }

@@ -250,7 +250,15 @@ export class PersistentRuntime {
     const task = this.graph.tasks[id]!;
     switch (this.phase[w]) {
       case FETCH: {
-        this.m.bus.emit({ type: 'task-start', t: this.m.engine.now, task: id, kind: task.kind, worker: w, partition: this.m.partitionOf[w]!, layer: task.layer });
+        this.m.bus.emit({
+          type: 'task-start',
+          t: this.m.engine.now,
+          task: id,
+          kind: task.kind,
+          worker: w,
+          partition: this.m.partitionOf[w]!,
+          layer: task.layer,
+        });
         this.nextTile[w] = task.partition !== null ? this.rank[w]! : 0;
         this.phase[w] = TILE;
         this.nextTileOrSignal(w, task);
@@ -289,7 +297,15 @@ export class PersistentRuntime {
     }
     if (task.partition !== null && this.opts.twoLevelCounting) {
       this.phase[w] = LOCAL_SIGNAL;
-      this.m.bus.emit({ type: 'event-signal', t: this.m.engine.now, event: task.signal ?? -1, task: task.id, scope: 'chiplet', partition: this.m.partitionOf[w]!, worker: w });
+      this.m.bus.emit({
+        type: 'event-signal',
+        t: this.m.engine.now,
+        event: task.signal ?? -1,
+        task: task.id,
+        scope: 'chiplet',
+        partition: this.m.partitionOf[w]!,
+        worker: w,
+      });
       this.m.runDelay(w, this.chiplet.atomicLatencyNs);
       return;
     }
@@ -301,7 +317,15 @@ export class PersistentRuntime {
     this.phase[w] = RELEASE;
     const dirty = this.m.runRelease(w, task.layer, scope.release.fixedNs, scope.release.writeBackDirty);
     this.fences++;
-    this.m.bus.emit({ type: 'fence', t: this.m.engine.now, partition: this.m.partitionOf[w]!, worker: w, scope: 'device', dirtyBytes: dirty, costNs: scope.release.fixedNs });
+    this.m.bus.emit({
+      type: 'fence',
+      t: this.m.engine.now,
+      partition: this.m.partitionOf[w]!,
+      worker: w,
+      scope: 'device',
+      dirtyBytes: dirty,
+      costNs: scope.release.fixedNs,
+    });
   }
 
   /** Without two-level counting every worker of a chiplet-task signals; the task counts once all did. */
@@ -312,7 +336,16 @@ export class PersistentRuntime {
 
   private taskEnd(w: number, task: Task, complete: boolean): void {
     const now = this.m.engine.now;
-    this.m.bus.emit({ type: 'task-end', t: now, task: task.id, kind: task.kind, worker: w, partition: this.m.partitionOf[w]!, layer: task.layer, tiles: task.tiles.length });
+    this.m.bus.emit({
+      type: 'task-end',
+      t: now,
+      task: task.id,
+      kind: task.kind,
+      worker: w,
+      partition: this.m.partitionOf[w]!,
+      layer: task.layer,
+      tiles: task.tiles.length,
+    });
     if (complete) {
       this.finished++;
       this.completedFlags[task.id] = 1;

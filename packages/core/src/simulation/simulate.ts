@@ -68,7 +68,8 @@ function workerPartitions(backend: Backend, workersPerPartition: number): number
   const cus = backend.topology.partitions.computeUnits;
   const P = cus.length;
   for (const [p, n] of cus.entries()) {
-    if (workersPerPartition > n) throw new FleetError(`backend ${backend.name}: ${workersPerPartition} workers per partition, but partition ${p} has ${n} compute units`);
+    if (workersPerPartition > n)
+      throw new FleetError(`backend ${backend.name}: ${workersPerPartition} workers per partition, but partition ${p} has ${n} compute units`);
   }
   const out: number[] = [];
   for (let w = 0; w < P * workersPerPartition; w++) {
@@ -114,7 +115,19 @@ export function simulateGraph(backend: Backend, graph: TaskGraph, opts: Simulati
     if (!p) throw new FleetError(`policy ${graph.policy}: a persistent graph needs persistent runtime options`);
     let rt!: PersistentRuntime;
     const pipe = backend.costModel.pipelines?.persistent ?? UNLIMITED_PIPELINE;
-    machine = new Machine(engine, backend.topology, backend.costModel, bus, graph, workerPartitions(backend, p.workersPerPartition), granularity, pipe, (s) => rt.opDone(s), undefined, opts.linkBytesPerNs);
+    machine = new Machine(
+      engine,
+      backend.topology,
+      backend.costModel,
+      bus,
+      graph,
+      workerPartitions(backend, p.workersPerPartition),
+      granularity,
+      pipe,
+      (s) => rt.opDone(s),
+      undefined,
+      opts.linkBytesPerNs,
+    );
     rt = new PersistentRuntime(machine, graph, p, opts.checkSteadyState ?? false);
     runtime = rt;
   } else {
@@ -156,7 +169,10 @@ export function simulateGraph(backend: Backend, graph: TaskGraph, opts: Simulati
       const pending = runtime instanceof PersistentRuntime ? runtime.counters.pendingEvents() : [];
       throw new DeadlockError(
         `simulation of '${graph.policy}' on ${backend.name} makes no progress at ${engine.now.toFixed(0)} ns: ${graph.tasks.length - runtime.finishedTasks} tasks unfinished; pending events: ${pending.slice(0, 5).join(', ') || 'none'}`,
-        graph.tasks.filter((t) => !runtime.completed[t.id]).map((t) => t.name).slice(0, 20),
+        graph.tasks
+          .filter((t) => !runtime.completed[t.id])
+          .map((t) => t.name)
+          .slice(0, 20),
         pending,
       );
     }
@@ -175,7 +191,16 @@ export function simulateGraph(backend: Backend, graph: TaskGraph, opts: Simulati
   }
   const counters = machine.memory.allCounters();
   counters.forEach((c, bucket) => {
-    bus.emit({ type: 'memory-summary', t: runtime.finishedAt, layer: bucket - 1, l2: c.l2, llc: machine.memory.llc ? c.llc : null, hbmReadBytes: c.hbmReadBytes, hbmWriteBytes: c.hbmWriteBytes, fabricReadBytes: c.fabricReadBytes });
+    bus.emit({
+      type: 'memory-summary',
+      t: runtime.finishedAt,
+      layer: bucket - 1,
+      l2: c.l2,
+      llc: machine.memory.llc ? c.llc : null,
+      hbmReadBytes: c.hbmReadBytes,
+      hbmWriteBytes: c.hbmWriteBytes,
+      fabricReadBytes: c.fabricReadBytes,
+    });
   });
   const end = runtime.finishedAt;
   bus.emit({ type: 'step-end', t: end });

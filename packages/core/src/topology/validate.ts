@@ -34,14 +34,20 @@ export function validateTopology(data: unknown, origin: string): Topology {
   if (l2.organisation === 'shared' && (l2.halves === undefined || l2.farExtraLatencyNs === undefined)) {
     fail(`/memory/l2: a shared L2 needs 'halves' and 'farExtraLatencyNs'`);
   }
-  for (const [ptr, c] of [['/memory/l2', l2], ['/memory/llc', t.memory.llc], ['/computeUnit/l1', t.computeUnit.l1]] as const) {
+  for (const [ptr, c] of [
+    ['/memory/l2', l2],
+    ['/memory/llc', t.memory.llc],
+    ['/computeUnit/l1', t.computeUnit.l1],
+  ] as const) {
     if (!c) continue;
     const sets = c.capacityBytes / (c.lineBytes * c.associativity);
     if (!Number.isInteger(sets)) fail(`${ptr}: capacityBytes must be a multiple of lineBytes × associativity`);
   }
   const partitions = t.partitions.computeUnits.length;
   if (l2.organisation === 'per-partition' && l2.capacityBytes * partitions > MAX_CACHE_BYTES) {
-    fail(`/memory/l2/capacityBytes: ${partitions} per-partition L2s of ${l2.capacityBytes} bytes exceed ${MAX_CACHE_BYTES} bytes in total (at most ${Math.floor(MAX_CACHE_BYTES / partitions)} each)`);
+    fail(
+      `/memory/l2/capacityBytes: ${partitions} per-partition L2s of ${l2.capacityBytes} bytes exceed ${MAX_CACHE_BYTES} bytes in total (at most ${Math.floor(MAX_CACHE_BYTES / partitions)} each)`,
+    );
   }
   const units = t.partitions.computeUnits.reduce((a, b) => a + b, 0);
   if (units > MAX_TOTAL_COMPUTE_UNITS) fail(`/partitions/computeUnits: ${units} compute units in total exceed ${MAX_TOTAL_COMPUTE_UNITS}`);

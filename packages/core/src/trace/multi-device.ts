@@ -36,5 +36,5 @@ export function multiDeviceTrace(single: ChromeTrace, devices: number, node: str
       }
     }
   }
-  return { traceEvents: out, otherData: { ...single.otherData, devices, node, ranks: 'each GPU runs the simulated rank\'s schedule (ranks are symmetric)' } };
+  return { traceEvents: out, otherData: { ...single.otherData, devices, node, ranks: "each GPU runs the simulated rank's schedule (ranks are symmetric)" } };
 }

@@ -179,7 +179,13 @@ export class TraceRecorder {
           const n = (this.localCount.get(e.task) ?? 0) + 1;
           this.localCount.set(e.task, n);
           this.track(localTid(e.partition), 2 + e.partition, 'local counters', 1_000);
-          this.instants.push({ tid: localTid(e.partition), t: e.t, name: `local signal ${name}`, cat: 'signal', args: { task: this.graph.tasks[e.task]!.name, count: n } });
+          this.instants.push({
+            tid: localTid(e.partition),
+            t: e.t,
+            name: `local signal ${name}`,
+            cat: 'signal',
+            args: { task: this.graph.tasks[e.task]!.name, count: n },
+          });
           return;
         }
         const producer = this.lastEnded.get(e.task);
@@ -204,11 +210,23 @@ export class TraceRecorder {
         return;
       }
       case 'fence':
-        this.instants.push({ tid: workerTid(e.worker), t: e.t, name: `fence ${e.scope}`, cat: 'fence', args: { scope: e.scope, dirtyBytes: e.dirtyBytes, costNs: e.costNs } });
+        this.instants.push({
+          tid: workerTid(e.worker),
+          t: e.t,
+          name: `fence ${e.scope}`,
+          cat: 'fence',
+          args: { scope: e.scope, dirtyBytes: e.dirtyBytes, costNs: e.costNs },
+        });
         return;
       case 'collective-step':
         this.track(COLLECTIVE_TID, DEVICE_PID, 'collectives', 2);
-        this.instants.push({ tid: COLLECTIVE_TID, t: e.t, name: `${e.collective} step ${e.step}`, cat: 'collective', args: { collective: e.collective, step: e.step, bytes: e.bytes } });
+        this.instants.push({
+          tid: COLLECTIVE_TID,
+          t: e.t,
+          name: `${e.collective} step ${e.step}`,
+          cat: 'collective',
+          args: { collective: e.collective, step: e.step, bytes: e.bytes },
+        });
         return;
       case 'memory-summary':
         this.summaries.push(e);
@@ -271,7 +289,13 @@ export class TraceRecorder {
     }
 
     // Per track: slices (outer first), then flow ends bound to them, then instants.
-    interface Entry { ts: number; rank: number; dur: number; seq: number; ev: TraceEvent }
+    interface Entry {
+      ts: number;
+      rank: number;
+      dur: number;
+      seq: number;
+      ev: TraceEvent;
+    }
     const perTrack = new Map<number, Entry[]>();
     let seq = 0;
     const add = (tid: number, ts: number, rank: number, dur: number, ev: TraceEvent) => {
@@ -281,7 +305,16 @@ export class TraceRecorder {
     };
     const pidOf = (tid: number) => this.tracks.get(tid)?.pid ?? DEVICE_PID;
     for (const s of this.slices) {
-      add(s.tid, s.start, 0, s.end - s.start, { name: s.name, cat: s.cat, ph: 'X', pid: pidOf(s.tid), tid: s.tid, ts: usOf(s.start), dur: usOf(s.end - s.start), args: s.args });
+      add(s.tid, s.start, 0, s.end - s.start, {
+        name: s.name,
+        cat: s.cat,
+        ph: 'X',
+        pid: pidOf(s.tid),
+        tid: s.tid,
+        ts: usOf(s.start),
+        dur: usOf(s.end - s.start),
+        args: s.args,
+      });
     }
     // Flow events sit at the start of the slice they bind to, right after it in the file, so
     // that the slice is the innermost open one when a viewer reads them.
@@ -324,7 +357,10 @@ export class TraceRecorder {
     counter('busy workers', busyCounter(tasks));
     if (this.samples.length > 0) {
       const gb = (x: number) => Math.round(x * 1000) / 1000;
-      counter('HBM bandwidth in use', this.samples.map((s) => ({ t: Math.round(s.t), values: { 'GB/s': gb(s.hbmBytesPerNs) } })));
+      counter(
+        'HBM bandwidth in use',
+        this.samples.map((s) => ({ t: Math.round(s.t), values: { 'GB/s': gb(s.hbmBytesPerNs) } })),
+      );
       counter(
         'L2 occupancy',
         this.samples.map((s) => ({ t: Math.round(s.t), values: Object.fromEntries(s.l2ResidentBytes.map((b, i) => [`L2 ${i} MiB`, gb(b / 2 ** 20)])) })),

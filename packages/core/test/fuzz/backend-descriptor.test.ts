@@ -34,7 +34,11 @@ type Binder = (bind: (id: symbol) => { toConstantValue(v: unknown): unknown; toD
 const VALID: Record<string, Binder> = {
   Topology: (bind) => void bind(TOKENS.Topology).toConstantValue(testTopology()),
   CostModel: (bind) => void bind(TOKENS.CostModel).toConstantValue(new RooflineCostModel(testTopology(), testParams())),
-  Tuning: (bind) => void bind(TOKENS.Tuning).toConstantValue({ persistent: { workersPerPartition: 3, globalSchedulers: 2 }, policies: { mirage: { refuse: 'not on this test GPU' } } }),
+  Tuning: (bind) =>
+    void bind(TOKENS.Tuning).toConstantValue({
+      persistent: { workersPerPartition: 3, globalSchedulers: 2 },
+      policies: { mirage: { refuse: 'not on this test GPU' } },
+    }),
 };
 
 function moduleWith(over: Partial<Record<string, Binder | null>> = {}): ContainerModule {
@@ -56,7 +60,10 @@ describe('backend descriptor fuzzing: checkDescriptor', () => {
   it('any value as a default export is refused with one line, or is a real descriptor', () => {
     fc.assert(
       fc.property(junk, (v) => {
-        rejected(outcome(() => checkDescriptor(v, ORIGIN)), `backend ${ORIGIN}`);
+        rejected(
+          outcome(() => checkDescriptor(v, ORIGIN)),
+          `backend ${ORIGIN}`,
+        );
       }),
       fuzz(300),
     );
@@ -106,7 +113,13 @@ describe('backend descriptor fuzzing: loadBackend', () => {
         const module = new ContainerModule(() => {
           throw thrown;
         });
-        expect(rejected(outcome(() => loadBackend(descriptor({ module }), ORIGIN)), 'acme-gpu', ORIGIN)).toContain('failed to load');
+        expect(
+          rejected(
+            outcome(() => loadBackend(descriptor({ module }), ORIGIN)),
+            'acme-gpu',
+            ORIGIN,
+          ),
+        ).toContain('failed to load');
       }),
       fuzz(200),
     );
@@ -119,7 +132,12 @@ describe('backend descriptor fuzzing: loadBackend', () => {
           bind(TOKENS.CostModel).toConstantValue(v);
           if (reject) throw v;
         });
-        expect(rejected(outcome(() => loadBackend(descriptor({ module }), ORIGIN)), 'acme-gpu')).toContain('asynchronous');
+        expect(
+          rejected(
+            outcome(() => loadBackend(descriptor({ module }), ORIGIN)),
+            'acme-gpu',
+          ),
+        ).toContain('asynchronous');
         // Let the promise settle inside this case: an unhandled rejection fails the run.
         await new Promise((r) => setTimeout(r, 0));
       }),
@@ -158,7 +176,12 @@ describe('backend descriptor fuzzing: loadBackend', () => {
           void bind(TOKENS[token as 'Topology']).toDynamicValue(() => {
             throw thrown;
           });
-        expect(rejected(outcome(() => loadBackend(descriptor({ module: moduleWith({ [token]: binder }) }), ORIGIN)), 'acme-gpu')).toContain('cannot resolve');
+        expect(
+          rejected(
+            outcome(() => loadBackend(descriptor({ module: moduleWith({ [token]: binder }) }), ORIGIN)),
+            'acme-gpu',
+          ),
+        ).toContain('cannot resolve');
       }),
       fuzz(100),
     );
@@ -168,7 +191,11 @@ describe('backend descriptor fuzzing: loadBackend', () => {
     fc.assert(
       fc.property(fc.subarray(['Topology', 'CostModel'], { minLength: 1 }), (missing) => {
         const over = Object.fromEntries(missing.map((t) => [t, null]));
-        const msg = rejected(outcome(() => loadBackend(descriptor({ module: moduleWith(over) }), ORIGIN)), 'acme-gpu', 'missing required binding');
+        const msg = rejected(
+          outcome(() => loadBackend(descriptor({ module: moduleWith(over) }), ORIGIN)),
+          'acme-gpu',
+          'missing required binding',
+        );
         expect(missing.some((t) => msg.includes(`TOKENS.${t}`))).toBe(true);
       }),
       fuzz(20),
@@ -215,7 +242,12 @@ describe('backend descriptor fuzzing: installed packages', () => {
 
   const fieldValue = fc.oneof(
     fc.record({ kind: fc.constant('backend'), apiVersion: fc.constant(API_VERSION), entry: fc.constant('./index.js') }, { requiredKeys: [] }),
-    fc.tuple(fc.constantFrom('kind', 'apiVersion', 'entry', 'extra'), fc.oneof(fc.jsonValue(), fc.constantFrom('backend', 'frontend', '1.0', '2.0', '1.1', 'index.js', './x.js', '../x.js'))).map(([k, v]) => ({ ...VALID_FIELD, [k]: v })),
+    fc
+      .tuple(
+        fc.constantFrom('kind', 'apiVersion', 'entry', 'extra'),
+        fc.oneof(fc.jsonValue(), fc.constantFrom('backend', 'frontend', '1.0', '2.0', '1.1', 'index.js', './x.js', '../x.js')),
+      )
+      .map(([k, v]) => ({ ...VALID_FIELD, [k]: v })),
     fc.jsonValue(),
   );
   const pkgName = fc.oneof(fc.constantFrom('acme-backend', '@acme/backend', 'line\nbreak', 'ünïcode'), fc.stringMatching(/^[a-z][a-z0-9-]{0,10}$/));
@@ -242,14 +274,21 @@ describe('backend descriptor fuzzing: installed packages', () => {
 
   it('an unreadable or non-JSON package.json is skipped, never a crash', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.uint8Array({ maxLength: 40 }).map((b) => Buffer.from(b).toString('latin1')), fc.jsonValue().map((v) => JSON.stringify(v) ?? '')), (text) => {
-        const dir = path.join(root, `d${n++}`);
-        const pkgDir = path.join(dir, 'node_modules', 'weird');
-        fs.mkdirSync(pkgDir, { recursive: true });
-        fs.writeFileSync(path.join(pkgDir, 'package.json'), text);
-        const o = outcome(() => discoverBackendPackages(dir));
-        if (!o.ok) rejected(o, 'weird');
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.uint8Array({ maxLength: 40 }).map((b) => Buffer.from(b).toString('latin1')),
+          fc.jsonValue().map((v) => JSON.stringify(v) ?? ''),
+        ),
+        (text) => {
+          const dir = path.join(root, `d${n++}`);
+          const pkgDir = path.join(dir, 'node_modules', 'weird');
+          fs.mkdirSync(pkgDir, { recursive: true });
+          fs.writeFileSync(path.join(pkgDir, 'package.json'), text);
+          const o = outcome(() => discoverBackendPackages(dir));
+          if (!o.ok) rejected(o, 'weird');
+        },
+      ),
       fuzz(100),
     );
   });
@@ -259,7 +298,15 @@ describe('backend descriptor fuzzing: installed packages', () => {
     fc.jsonValue().map((v) => `throw ${JSON.stringify(v) ?? 'undefined'};`),
     fc.string().map((s) => `throw new Error(${JSON.stringify(s)});`),
     fc.string().map((s) => `throw new TypeError(${JSON.stringify(`line one\n${s}`)});`),
-    fc.constantFrom('throw Object.create(null);', 'throw Symbol("s");', 'throw undefined;', 'export default {', 'import x from "./missing.js"; export default x;', 'await Promise.reject(new Error("async\\nboom"));', 'export const notDefault = 1;'),
+    fc.constantFrom(
+      'throw Object.create(null);',
+      'throw Symbol("s");',
+      'throw undefined;',
+      'export default {',
+      'import x from "./missing.js"; export default x;',
+      'await Promise.reject(new Error("async\\nboom"));',
+      'export const notDefault = 1;',
+    ),
     fc.string({ maxLength: 30 }),
   );
 
@@ -272,7 +319,11 @@ describe('backend descriptor fuzzing: installed packages', () => {
         const p: DiscoveredPackage = { packageName: ORIGIN, dir, field: { kind: 'backend', apiVersion: API_VERSION, entry: './index.mjs' } };
         const o = await outcomeAsync(() => importBackendEntry(p));
         // A random string can be a valid module with a default export; then the descriptor check refuses it.
-        if (o.ok) rejected(outcome(() => checkDescriptor(o.value, ORIGIN)), ORIGIN);
+        if (o.ok)
+          rejected(
+            outcome(() => checkDescriptor(o.value, ORIGIN)),
+            ORIGIN,
+          );
         else expect(rejected(o, `package ${ORIGIN}`)).toContain('./index.mjs');
       }),
       fuzz(60),
@@ -285,32 +336,56 @@ describe('backend descriptor regressions', () => {
     const module = new ContainerModule(() => {
       throw Object.create(null);
     });
-    expect(rejected(outcome(() => loadBackend(descriptor({ module }), ORIGIN)), 'acme-gpu')).toContain('failed to load');
+    expect(
+      rejected(
+        outcome(() => loadBackend(descriptor({ module }), ORIGIN)),
+        'acme-gpu',
+      ),
+    ).toContain('failed to load');
   });
 
   it('an async module that rejects is refused without an unhandled rejection', async () => {
     const module = new ContainerModule(async () => {
       throw new Error('late');
     });
-    expect(rejected(outcome(() => loadBackend(descriptor({ module }), ORIGIN)), 'acme-gpu')).toContain('asynchronous');
+    expect(
+      rejected(
+        outcome(() => loadBackend(descriptor({ module }), ORIGIN)),
+        'acme-gpu',
+      ),
+    ).toContain('asynchronous');
     await new Promise((r) => setTimeout(r, 10));
   });
 
   it('tuning or a contributed policy bound to null is refused naming the token (it used to throw a TypeError)', () => {
     const tuning: Binder = (bind) => void bind(TOKENS.Tuning).toConstantValue(null);
-    rejected(outcome(() => loadBackend(descriptor({ module: moduleWith({ Tuning: tuning }) }), ORIGIN)), 'TOKENS.Tuning');
+    rejected(
+      outcome(() => loadBackend(descriptor({ module: moduleWith({ Tuning: tuning }) }), ORIGIN)),
+      'TOKENS.Tuning',
+    );
     const policy: Binder = (bind) => void bind(TOKENS.Policy).toConstantValue(null);
-    rejected(outcome(() => loadBackend(descriptor({ module: moduleWith({ Policy: policy }) }), ORIGIN)), 'TOKENS.Policy');
+    rejected(
+      outcome(() => loadBackend(descriptor({ module: moduleWith({ Policy: policy }) }), ORIGIN)),
+      'TOKENS.Policy',
+    );
   });
 
   it('a cost model without its methods is refused at load (it used to fail mid-simulation)', () => {
     const binder: Binder = (bind) => void bind(TOKENS.CostModel).toConstantValue({ ...testParams() });
-    rejected(outcome(() => loadBackend(descriptor({ module: moduleWith({ CostModel: binder }) }), ORIGIN)), 'TOKENS.CostModel', 'tileComputeNs');
+    rejected(
+      outcome(() => loadBackend(descriptor({ module: moduleWith({ CostModel: binder }) }), ORIGIN)),
+      'TOKENS.CostModel',
+      'tileComputeNs',
+    );
   });
 
   it('an absurd worker count is refused at load (the runtime would allocate it first)', () => {
     const binder: Binder = (bind) => void bind(TOKENS.Tuning).toConstantValue({ persistent: { workersPerPartition: 1e9 } });
-    rejected(outcome(() => loadBackend(descriptor({ module: moduleWith({ Tuning: binder }) }), ORIGIN)), 'TOKENS.Tuning', 'workersPerPartition');
+    rejected(
+      outcome(() => loadBackend(descriptor({ module: moduleWith({ Tuning: binder }) }), ORIGIN)),
+      'TOKENS.Tuning',
+      'workersPerPartition',
+    );
   });
 
   it('a package name with a newline gives a one-line error', async () => {

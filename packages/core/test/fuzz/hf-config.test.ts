@@ -31,9 +31,44 @@ const ORIGIN = 'fuzz/config.json';
 
 /** A valid config of each supported architecture (Gemma 2 reads `hidden_activation`). */
 const BASES: Record<string, Record<string, unknown>> = {
-  llama: { model_type: 'llama', hidden_size: 256, num_hidden_layers: 2, num_attention_heads: 8, num_key_value_heads: 2, intermediate_size: 512, vocab_size: 1000, hidden_act: 'silu', torch_dtype: 'bfloat16', tie_word_embeddings: false, attention_bias: false },
-  qwen3: { model_type: 'qwen3', hidden_size: 64, num_hidden_layers: 2, num_attention_heads: 4, num_key_value_heads: 2, head_dim: 16, intermediate_size: 128, vocab_size: 256, hidden_act: 'silu', torch_dtype: 'float16', tie_word_embeddings: true },
-  gemma2: { model_type: 'gemma2', hidden_size: 96, num_hidden_layers: 3, num_attention_heads: 4, num_key_value_heads: 4, head_dim: 32, intermediate_size: 192, vocab_size: 512, hidden_activation: 'gelu_pytorch_tanh', torch_dtype: 'float32' },
+  llama: {
+    model_type: 'llama',
+    hidden_size: 256,
+    num_hidden_layers: 2,
+    num_attention_heads: 8,
+    num_key_value_heads: 2,
+    intermediate_size: 512,
+    vocab_size: 1000,
+    hidden_act: 'silu',
+    torch_dtype: 'bfloat16',
+    tie_word_embeddings: false,
+    attention_bias: false,
+  },
+  qwen3: {
+    model_type: 'qwen3',
+    hidden_size: 64,
+    num_hidden_layers: 2,
+    num_attention_heads: 4,
+    num_key_value_heads: 2,
+    head_dim: 16,
+    intermediate_size: 128,
+    vocab_size: 256,
+    hidden_act: 'silu',
+    torch_dtype: 'float16',
+    tie_word_embeddings: true,
+  },
+  gemma2: {
+    model_type: 'gemma2',
+    hidden_size: 96,
+    num_hidden_layers: 3,
+    num_attention_heads: 4,
+    num_key_value_heads: 4,
+    head_dim: 32,
+    intermediate_size: 192,
+    vocab_size: 512,
+    hidden_activation: 'gelu_pytorch_tanh',
+    torch_dtype: 'float32',
+  },
 };
 const base = fc.constantFrom(...Object.keys(BASES)).map((k) => ({ ...BASES[k]! }));
 
@@ -145,7 +180,14 @@ describe('config.json fuzzing: parseHfConfig', () => {
     const big = fc.oneof(fc.integer({ min: 1, max: 2 * MAX_DIMENSION }), fc.constantFrom(1, 65536, 262144, MAX_DIMENSION, MAX_DIMENSION + 1));
     fc.assert(
       fc.property(big, fc.integer({ min: 1, max: 2 * MAX_LAYERS }), fc.integer({ min: 1, max: 64 }), big, big, (hidden, layers, heads, inter, vocab) => {
-        const c = { model_type: 'llama', hidden_size: hidden * heads, num_hidden_layers: layers, num_attention_heads: heads, intermediate_size: inter, vocab_size: vocab };
+        const c = {
+          model_type: 'llama',
+          hidden_size: hidden * heads,
+          num_hidden_layers: layers,
+          num_attention_heads: heads,
+          intermediate_size: inter,
+          vocab_size: vocab,
+        };
         const o = outcome(() => parseHfConfig(c, ORIGIN));
         if (o.ok) checkSpec(o.value, c);
         else expect(rejected(o, ORIGIN)).toMatch(/absurdly large/);
@@ -196,15 +238,112 @@ describe('config.json fuzzing: parseHfConfig', () => {
 
 /** Tiny valid configs of the MoE / MLA architectures. */
 const MOE_BASES: Record<string, Record<string, unknown>> = {
-  qwen3_moe: { model_type: 'qwen3_moe', hidden_size: 64, num_hidden_layers: 4, num_attention_heads: 4, num_key_value_heads: 2, head_dim: 16, intermediate_size: 128, moe_intermediate_size: 32, num_experts: 8, num_experts_per_tok: 2, norm_topk_prob: true, decoder_sparse_step: 1, mlp_only_layers: [], vocab_size: 256 },
-  qwen2_moe: { model_type: 'qwen2_moe', hidden_size: 64, num_hidden_layers: 3, num_attention_heads: 4, num_key_value_heads: 4, intermediate_size: 128, moe_intermediate_size: 32, shared_expert_intermediate_size: 64, num_experts: 6, num_experts_per_tok: 2, vocab_size: 256 },
-  mixtral: { model_type: 'mixtral', hidden_size: 64, num_hidden_layers: 2, num_attention_heads: 4, num_key_value_heads: 2, intermediate_size: 96, num_local_experts: 4, num_experts_per_tok: 2, vocab_size: 256 },
-  deepseek_v2: { model_type: 'deepseek_v2', hidden_size: 64, num_hidden_layers: 3, num_attention_heads: 4, num_key_value_heads: 4, intermediate_size: 128, moe_intermediate_size: 32, n_routed_experts: 8, n_shared_experts: 1, num_experts_per_tok: 2, first_k_dense_replace: 1, q_lora_rank: null, kv_lora_rank: 32, qk_rope_head_dim: 8, qk_nope_head_dim: 16, v_head_dim: 16, vocab_size: 256 },
-  deepseek_v3: { model_type: 'deepseek_v3', hidden_size: 64, num_hidden_layers: 3, num_attention_heads: 4, num_key_value_heads: 4, intermediate_size: 128, moe_intermediate_size: 32, n_routed_experts: 16, n_shared_experts: 1, num_experts_per_tok: 4, first_k_dense_replace: 1, n_group: 4, topk_group: 2, routed_scaling_factor: 2.5, q_lora_rank: 24, kv_lora_rank: 32, qk_rope_head_dim: 8, qk_nope_head_dim: 16, v_head_dim: 16, vocab_size: 256 },
+  qwen3_moe: {
+    model_type: 'qwen3_moe',
+    hidden_size: 64,
+    num_hidden_layers: 4,
+    num_attention_heads: 4,
+    num_key_value_heads: 2,
+    head_dim: 16,
+    intermediate_size: 128,
+    moe_intermediate_size: 32,
+    num_experts: 8,
+    num_experts_per_tok: 2,
+    norm_topk_prob: true,
+    decoder_sparse_step: 1,
+    mlp_only_layers: [],
+    vocab_size: 256,
+  },
+  qwen2_moe: {
+    model_type: 'qwen2_moe',
+    hidden_size: 64,
+    num_hidden_layers: 3,
+    num_attention_heads: 4,
+    num_key_value_heads: 4,
+    intermediate_size: 128,
+    moe_intermediate_size: 32,
+    shared_expert_intermediate_size: 64,
+    num_experts: 6,
+    num_experts_per_tok: 2,
+    vocab_size: 256,
+  },
+  mixtral: {
+    model_type: 'mixtral',
+    hidden_size: 64,
+    num_hidden_layers: 2,
+    num_attention_heads: 4,
+    num_key_value_heads: 2,
+    intermediate_size: 96,
+    num_local_experts: 4,
+    num_experts_per_tok: 2,
+    vocab_size: 256,
+  },
+  deepseek_v2: {
+    model_type: 'deepseek_v2',
+    hidden_size: 64,
+    num_hidden_layers: 3,
+    num_attention_heads: 4,
+    num_key_value_heads: 4,
+    intermediate_size: 128,
+    moe_intermediate_size: 32,
+    n_routed_experts: 8,
+    n_shared_experts: 1,
+    num_experts_per_tok: 2,
+    first_k_dense_replace: 1,
+    q_lora_rank: null,
+    kv_lora_rank: 32,
+    qk_rope_head_dim: 8,
+    qk_nope_head_dim: 16,
+    v_head_dim: 16,
+    vocab_size: 256,
+  },
+  deepseek_v3: {
+    model_type: 'deepseek_v3',
+    hidden_size: 64,
+    num_hidden_layers: 3,
+    num_attention_heads: 4,
+    num_key_value_heads: 4,
+    intermediate_size: 128,
+    moe_intermediate_size: 32,
+    n_routed_experts: 16,
+    n_shared_experts: 1,
+    num_experts_per_tok: 4,
+    first_k_dense_replace: 1,
+    n_group: 4,
+    topk_group: 2,
+    routed_scaling_factor: 2.5,
+    q_lora_rank: 24,
+    kv_lora_rank: 32,
+    qk_rope_head_dim: 8,
+    qk_nope_head_dim: 16,
+    v_head_dim: 16,
+    vocab_size: 256,
+  },
 };
 const moeBase = fc.constantFrom(...Object.keys(MOE_BASES)).map((k) => ({ ...MOE_BASES[k]! }));
 /** The MoE / MLA fields, by architecture. */
-const MOE_FIELDS = ['num_experts', 'num_local_experts', 'n_routed_experts', 'num_experts_per_tok', 'moe_intermediate_size', 'shared_expert_intermediate_size', 'n_shared_experts', 'first_k_dense_replace', 'decoder_sparse_step', 'mlp_only_layers', 'norm_topk_prob', 'routed_scaling_factor', 'scoring_func', 'n_group', 'topk_group', 'q_lora_rank', 'kv_lora_rank', 'qk_rope_head_dim', 'qk_nope_head_dim', 'v_head_dim'];
+const MOE_FIELDS = [
+  'num_experts',
+  'num_local_experts',
+  'n_routed_experts',
+  'num_experts_per_tok',
+  'moe_intermediate_size',
+  'shared_expert_intermediate_size',
+  'n_shared_experts',
+  'first_k_dense_replace',
+  'decoder_sparse_step',
+  'mlp_only_layers',
+  'norm_topk_prob',
+  'routed_scaling_factor',
+  'scoring_func',
+  'n_group',
+  'topk_group',
+  'q_lora_rank',
+  'kv_lora_rank',
+  'qk_rope_head_dim',
+  'qk_nope_head_dim',
+  'v_head_dim',
+];
 
 describe('config.json fuzzing: MoE and latent-attention fields', () => {
   it('every base config loads and builds a graph', () => {
@@ -236,7 +375,12 @@ describe('config.json fuzzing: MoE and latent-attention fields', () => {
   it('top-k above the expert count is refused with both fields named', () => {
     fc.assert(
       fc.property(moeBase, fc.integer({ min: 1, max: 64 }), fc.integer({ min: 1, max: 64 }), (cfg, experts, k) => {
-        const field = cfg.model_type === 'mixtral' ? 'num_local_experts' : cfg.model_type === 'qwen3_moe' || cfg.model_type === 'qwen2_moe' ? 'num_experts' : 'n_routed_experts';
+        const field =
+          cfg.model_type === 'mixtral'
+            ? 'num_local_experts'
+            : cfg.model_type === 'qwen3_moe' || cfg.model_type === 'qwen2_moe'
+              ? 'num_experts'
+              : 'n_routed_experts';
         const c: Record<string, unknown> = { ...cfg, [field]: experts, num_experts_per_tok: k, n_group: 1, topk_group: 1 };
         const o = outcome(() => parseHfConfig(c, ORIGIN));
         if (k > experts) expect(rejected(o, "'num_experts_per_tok'", `'${field}'`)).toContain('must be at most');
@@ -271,7 +415,11 @@ describe('config.json fuzzing: loadModel on files', () => {
   });
 
   it('random text and random JSON in config.json are refused or give a consistent model', () => {
-    const text = fc.oneof(fc.string(), fc.jsonValue().map((v) => JSON.stringify(v) ?? ''), fc.uint8Array({ maxLength: 64 }).map((b) => Buffer.from(b).toString('latin1')));
+    const text = fc.oneof(
+      fc.string(),
+      fc.jsonValue().map((v) => JSON.stringify(v) ?? ''),
+      fc.uint8Array({ maxLength: 64 }).map((b) => Buffer.from(b).toString('latin1')),
+    );
     fc.assert(
       fc.property(text, (t) => {
         const f = write(t);

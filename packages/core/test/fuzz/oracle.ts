@@ -22,7 +22,8 @@ export function fuzz(numRuns: number): { numRuns: number; seed: number; endOnFai
 }
 
 /** Words a message uses to state the rule that was broken. */
-export const RULE = /must|allowed|supported|expect|at most|missing|exceed|beyond|overlap|invalid|not valid|unknown|twice|shorter|needs|failed|cannot|no default export|no config\.json|not a preset|too large|absurdly/;
+export const RULE =
+  /must|allowed|supported|expect|at most|missing|exceed|beyond|overlap|invalid|not valid|unknown|twice|shorter|needs|failed|cannot|no default export|no config\.json|not a preset|too large|absurdly/;
 
 /**
  * A test-level time limit: the properties take a few seconds; this only stops a hang, and

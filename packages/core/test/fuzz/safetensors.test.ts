@@ -78,7 +78,10 @@ const tensor = fc.record({
 const mutation = fc.oneof(
   { weight: 3, arbitrary: fc.constant({ kind: 'none' as const }) },
   fc.record({ kind: fc.constant('dtype' as const), value: fc.oneof(fc.constantFrom(...DTYPES, 'F4', 'bf16', 'Q4_K', ''), fc.anything()) }),
-  fc.record({ kind: fc.constant('shape' as const), value: fc.oneof(fc.array(fc.integer({ min: -2, max: 6 }), { maxLength: 3 }), fc.array(fc.double(), { maxLength: 2 }), fc.anything()) }),
+  fc.record({
+    kind: fc.constant('shape' as const),
+    value: fc.oneof(fc.array(fc.integer({ min: -2, max: 6 }), { maxLength: 3 }), fc.array(fc.double(), { maxLength: 2 }), fc.anything()),
+  }),
   fc.record({ kind: fc.constant('shift' as const), value: fc.integer({ min: -64, max: 64 }) }),
   fc.record({ kind: fc.constant('offsets' as const), value: fc.oneof(fc.array(fc.integer({ min: -8, max: 256 }), { maxLength: 3 }), fc.anything()) }),
   fc.record({ kind: fc.constant('entry' as const), value: fc.anything() }),
@@ -117,7 +120,11 @@ describe('safetensors fuzzing: readSafetensorsHeader', () => {
     writeSafetensors(f0, tinyTensors().slice(0, 4));
     const full = fs.readFileSync(f0);
     const real = full.readBigUInt64LE(0);
-    const len = fc.oneof(fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }), fc.bigInt({ min: 0n, max: BigInt(full.length) }), fc.constantFrom(real - 1n, real + 1n, real - 8n, 2n ** 63n, 2n ** 64n - 1n));
+    const len = fc.oneof(
+      fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }),
+      fc.bigInt({ min: 0n, max: BigInt(full.length) }),
+      fc.constantFrom(real - 1n, real + 1n, real - 8n, 2n ** 63n, 2n ** 64n - 1n),
+    );
     fc.assert(
       fc.property(len, (l) => {
         const f = nextFile();
@@ -135,7 +142,10 @@ describe('safetensors fuzzing: readSafetensorsHeader', () => {
   it('invalid or non-object JSON in the header is refused, naming the file', () => {
     const text = fc.oneof(
       fc.string(),
-      fc.jsonValue().map((v) => JSON.stringify(v)).filter((s) => !s.startsWith('{')),
+      fc
+        .jsonValue()
+        .map((v) => JSON.stringify(v))
+        .filter((s) => !s.startsWith('{')),
       fc.constantFrom('{', '{"w": ', '{"w": {"dtype": "F32"}', '\u00ff\u00fe', 'null', '[]'),
     );
     fc.assert(
@@ -155,7 +165,10 @@ describe('safetensors fuzzing: readSafetensorsHeader', () => {
       tensors: fc.uniqueArray(tensor, { maxLength: 6, selector: (t) => t.name }),
       mutations: fc.array(fc.tuple(fc.nat(), mutation), { maxLength: 3 }),
       dataDelta: fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, fc.integer({ min: -32, max: 32 })),
-      metadata: fc.oneof({ weight: 3, arbitrary: fc.constant(undefined) }, fc.dictionary(fc.string({ maxLength: 4 }), fc.oneof(fc.string(), fc.anything()), { maxKeys: 2 })),
+      metadata: fc.oneof(
+        { weight: 3, arbitrary: fc.constant(undefined) },
+        fc.dictionary(fc.string({ maxLength: 4 }), fc.oneof(fc.string(), fc.anything()), { maxKeys: 2 }),
+      ),
     });
     fc.assert(
       fc.property(input, ({ tensors, mutations, dataDelta, metadata }) => {
@@ -170,7 +183,8 @@ describe('safetensors fuzzing: readSafetensorsHeader', () => {
           if (m.kind === 'dtype') entry.dtype = m.value;
           else if (m.kind === 'shape') entry.shape = m.value;
           else if (m.kind === 'offsets') entry.data_offsets = m.value;
-          else if (m.kind === 'shift' && Array.isArray(entry.data_offsets)) entry.data_offsets = entry.data_offsets.map((x) => (typeof x === 'number' ? x + m.value : x));
+          else if (m.kind === 'shift' && Array.isArray(entry.data_offsets))
+            entry.data_offsets = entry.data_offsets.map((x) => (typeof x === 'number' ? x + m.value : x));
           header[name] = m.kind === 'entry' ? m.value : entry;
         }
         const data = Math.max(0, dataBytes + dataDelta);
@@ -233,7 +247,10 @@ describe('safetensors fuzzing: checkpoint directories', () => {
     const f0 = nextFile();
     writeSafetensors(f0, tinyTensors());
     const full = fs.readFileSync(f0);
-    const bytes = fc.oneof(fc.uint8Array({ maxLength: 200 }).map((b) => Buffer.from(b)), fc.nat({ max: full.length - 1 }).map((cut) => full.subarray(0, cut)));
+    const bytes = fc.oneof(
+      fc.uint8Array({ maxLength: 200 }).map((b) => Buffer.from(b)),
+      fc.nat({ max: full.length - 1 }).map((cut) => full.subarray(0, cut)),
+    );
     fc.assert(
       fc.property(bytes, fc.constantFrom('model.safetensors', 'model-00002-of-00002.safetensors'), (b, name) => {
         const d = checkpoint(tinyTensors());

@@ -39,7 +39,13 @@ function places(value: unknown, path: string[] = []): Place[] {
   if (typeof value === 'object' && value !== null) {
     for (const [k, v] of Object.entries(value)) {
       const p = [...path, k];
-      out.push({ pointer: `/${p.map(escapeToken).join('/')}`, parent: path.length === 0 ? '(root)' : `/${path.map(escapeToken).join('/')}`, key: k, path: p, value: v });
+      out.push({
+        pointer: `/${p.map(escapeToken).join('/')}`,
+        parent: path.length === 0 ? '(root)' : `/${path.map(escapeToken).join('/')}`,
+        key: k,
+        path: p,
+        value: v,
+      });
       out.push(...places(v, p));
     }
   }
@@ -92,14 +98,43 @@ function checkSimulatable(t: Topology): void {
 function mayBeAbsent(name: string, p: Place): boolean {
   const t = BASES[name]!;
   if (p.path[0] === 'sources' && p.path.length === 2) return true;
-  if (p.pointer === '/memory/llc' || p.pointer === '/memory/hbm/loadedLatency' || p.pointer === '/computeUnit/matrixFlopsPerNs/fp8' || p.pointer === '/levels/chiplet/maxSize') return true;
+  if (
+    p.pointer === '/memory/llc' ||
+    p.pointer === '/memory/hbm/loadedLatency' ||
+    p.pointer === '/computeUnit/matrixFlopsPerNs/fp8' ||
+    p.pointer === '/levels/chiplet/maxSize'
+  )
+    return true;
   if ((p.key === 'halves' || p.key === 'farExtraLatencyNs') && p.parent === '/memory/l2') return t.memory.l2.organisation === 'per-partition';
   if (p.parent === '/partitions/computeUnits') return t.partitions.computeUnits.length > 1;
   if (p.parent === '/coherence') return !['chiplet', 'device'].includes(t.coherence[Number(p.key)]!.scope);
   return false;
 }
 
-const BAD_VALUES: unknown[] = [null, true, false, 'x', '', '12', -1, 0, -0, 0.5, 1e-9, 5e-324, Number.NaN, Infinity, -Infinity, 1e300, 2 ** 53, 2 ** 64, [], [1], {}, { a: 1 }];
+const BAD_VALUES: unknown[] = [
+  null,
+  true,
+  false,
+  'x',
+  '',
+  '12',
+  -1,
+  0,
+  -0,
+  0.5,
+  1e-9,
+  5e-324,
+  Number.NaN,
+  Infinity,
+  -Infinity,
+  1e300,
+  2 ** 53,
+  2 ** 64,
+  [],
+  [1],
+  {},
+  { a: 1 },
+];
 
 describe('topology fuzzing: validateTopology', () => {
   it('the unmodified topologies are accepted and simulate', () => {
@@ -159,7 +194,9 @@ describe('topology fuzzing: validateTopology', () => {
         if (p.pointer === '/sources' && typeof v === 'string') expect(o.ok).toBe(true);
         else {
           const msg = rejected(o, `invalid topology from ${ORIGIN}`);
-          expect(msg).toContain(escapeControls(p.pointer === '/sources' ? `/sources/${escapeToken(key)}` : `${p.pointer}: must NOT have additional properties '${key}'`));
+          expect(msg).toContain(
+            escapeControls(p.pointer === '/sources' ? `/sources/${escapeToken(key)}` : `${p.pointer}: must NOT have additional properties '${key}'`),
+          );
         }
       }),
       fuzz(200),
@@ -171,7 +208,10 @@ describe('topology fuzzing: validateTopology', () => {
       fc.property(baseName, fc.string({ maxLength: 12 }), fc.jsonValue(), (name, key, v) => {
         fc.pre(!Object.hasOwn(BASES[name]!, key));
         const t = { ...structuredClone(BASES[name]!), [key]: v };
-        rejected(outcome(() => validateTopology(t, ORIGIN)), `(root): must NOT have additional properties '${escapeControls(key)}'`);
+        rejected(
+          outcome(() => validateTopology(t, ORIGIN)),
+          `(root): must NOT have additional properties '${escapeControls(key)}'`,
+        );
       }),
       fuzz(60),
     );
@@ -180,7 +220,10 @@ describe('topology fuzzing: validateTopology', () => {
   it('random JSON and random values are refused with one line', () => {
     fc.assert(
       fc.property(fc.oneof(fc.jsonValue(), fc.anything()), (v) => {
-        rejected(outcome(() => validateTopology(v, ORIGIN)), `invalid topology from ${ORIGIN}`);
+        rejected(
+          outcome(() => validateTopology(v, ORIGIN)),
+          `invalid topology from ${ORIGIN}`,
+        );
       }),
       fuzz(200),
     );
@@ -188,7 +231,13 @@ describe('topology fuzzing: validateTopology', () => {
 
   it('several fields changed at once are refused, or the topology stays simulatable', () => {
     const change = placeIn(NUMBERS).chain(([name]) =>
-      fc.tuple(fc.constant(name), fc.array(fc.tuple(fc.constantFrom(...NUMBERS[name]!), fc.oneof(fc.double({ min: 0, max: 2 ** 33 }), fc.constantFrom(1, 1e6, 1e9, 2 ** 32))), { minLength: 1, maxLength: 6 })),
+      fc.tuple(
+        fc.constant(name),
+        fc.array(fc.tuple(fc.constantFrom(...NUMBERS[name]!), fc.oneof(fc.double({ min: 0, max: 2 ** 33 }), fc.constantFrom(1, 1e6, 1e9, 2 ** 32))), {
+          minLength: 1,
+          maxLength: 6,
+        }),
+      ),
     );
     fc.assert(
       fc.property(change, ([name, edits]) => {
@@ -218,25 +267,57 @@ describe('topology regressions', () => {
   });
 
   it('a cache too large to simulate is refused (it used to throw a RangeError in the simulation)', () => {
-    rejected(outcome(() => validateTopology(withValue('h100', '/memory/l2/capacityBytes', 1e300), ORIGIN)), '/memory/l2/capacityBytes', 'must be <=');
-    const msg = rejected(outcome(() => validateTopology(withValue('mi300x', '/memory/l2/capacityBytes', 2 ** 30), ORIGIN)), '/memory/l2/capacityBytes');
+    rejected(
+      outcome(() => validateTopology(withValue('h100', '/memory/l2/capacityBytes', 1e300), ORIGIN)),
+      '/memory/l2/capacityBytes',
+      'must be <=',
+    );
+    const msg = rejected(
+      outcome(() => validateTopology(withValue('mi300x', '/memory/l2/capacityBytes', 2 ** 30), ORIGIN)),
+      '/memory/l2/capacityBytes',
+    );
     expect(msg).toContain('per-partition L2s');
   });
 
   it('denormal bandwidths and throughputs are refused (they used to fail the engine with NaN times)', () => {
-    rejected(outcome(() => validateTopology(withValue('h100', '/memory/hbm/achievableBandwidthBytesPerNs', 5e-324), ORIGIN)), '/memory/hbm/achievableBandwidthBytesPerNs', 'must be >=');
-    rejected(outcome(() => validateTopology(withValue('h100', '/computeUnit/matrixFlopsPerNs/bf16', 5e-324), ORIGIN)), '/computeUnit/matrixFlopsPerNs/bf16', 'must be >=');
+    rejected(
+      outcome(() => validateTopology(withValue('h100', '/memory/hbm/achievableBandwidthBytesPerNs', 5e-324), ORIGIN)),
+      '/memory/hbm/achievableBandwidthBytesPerNs',
+      'must be >=',
+    );
+    rejected(
+      outcome(() => validateTopology(withValue('h100', '/computeUnit/matrixFlopsPerNs/bf16', 5e-324), ORIGIN)),
+      '/computeUnit/matrixFlopsPerNs/bf16',
+      'must be >=',
+    );
   });
 
   it('astronomic latencies and bandwidths are refused (they used to end in a spurious deadlock)', () => {
-    rejected(outcome(() => validateTopology(withValue('h100', '/memory/l2/latencyNs', 1e308), ORIGIN)), '/memory/l2/latencyNs', 'must be <=');
-    rejected(outcome(() => validateTopology(withValue('h100', '/memory/hbm/latencyNs', 1e9), ORIGIN)), '/memory/hbm/latencyNs', 'must be <=');
-    rejected(outcome(() => validateTopology(withValue('h100', '/computeUnit/maxBandwidthBytesPerNs', 1e9), ORIGIN)), '/computeUnit/maxBandwidthBytesPerNs', 'must be <=');
+    rejected(
+      outcome(() => validateTopology(withValue('h100', '/memory/l2/latencyNs', 1e308), ORIGIN)),
+      '/memory/l2/latencyNs',
+      'must be <=',
+    );
+    rejected(
+      outcome(() => validateTopology(withValue('h100', '/memory/hbm/latencyNs', 1e9), ORIGIN)),
+      '/memory/hbm/latencyNs',
+      'must be <=',
+    );
+    rejected(
+      outcome(() => validateTopology(withValue('h100', '/computeUnit/maxBandwidthBytesPerNs', 1e9), ORIGIN)),
+      '/computeUnit/maxBandwidthBytesPerNs',
+      'must be <=',
+    );
   });
 
   it('every rate at its bound, every latency at its bound: still simulatable', () => {
     for (const name of Object.keys(BASES)) {
-      for (const [r, l] of [[1e6, 0], [1, 1e6], [1e6, 1e6], [1, 0]] as const) {
+      for (const [r, l] of [
+        [1e6, 0],
+        [1, 1e6],
+        [1e6, 1e6],
+        [1, 0],
+      ] as const) {
         const t = structuredClone(BASES[name]!) as unknown as Record<string, unknown>;
         for (const p of NUMBERS[name]!) {
           let o = t;

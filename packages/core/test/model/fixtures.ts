@@ -92,10 +92,7 @@ export function writeSafetensors(file: string, tensors: FakeTensor[]): void {
 }
 
 /** A checkpoint directory: `config.json` plus one `model.safetensors`. */
-export function writeTinyModel(
-  config: Record<string, unknown> = { ...TINY_CONFIG },
-  tensors: FakeTensor[] = tinyTensors(),
-): string {
+export function writeTinyModel(config: Record<string, unknown> = { ...TINY_CONFIG }, tensors: FakeTensor[] = tinyTensors()): string {
   const dir = tempDir();
   fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify(config, null, 2));
   writeSafetensors(path.join(dir, 'model.safetensors'), tensors);

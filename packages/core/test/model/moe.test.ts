@@ -23,27 +23,98 @@ afterAll(removeTempDirs);
 /** The published config.json fields of the MoE presets (those the loader reads). */
 const CONFIGS: Record<string, Record<string, unknown>> = {
   'qwen3-30b-a3b': {
-    model_type: 'qwen3_moe', hidden_size: 2048, num_hidden_layers: 48, num_attention_heads: 32, num_key_value_heads: 4, head_dim: 128,
-    intermediate_size: 6144, moe_intermediate_size: 768, num_experts: 128, num_experts_per_tok: 8, norm_topk_prob: true,
-    decoder_sparse_step: 1, mlp_only_layers: [], vocab_size: 151936, tie_word_embeddings: false, hidden_act: 'silu', torch_dtype: 'bfloat16', attention_bias: false,
+    model_type: 'qwen3_moe',
+    hidden_size: 2048,
+    num_hidden_layers: 48,
+    num_attention_heads: 32,
+    num_key_value_heads: 4,
+    head_dim: 128,
+    intermediate_size: 6144,
+    moe_intermediate_size: 768,
+    num_experts: 128,
+    num_experts_per_tok: 8,
+    norm_topk_prob: true,
+    decoder_sparse_step: 1,
+    mlp_only_layers: [],
+    vocab_size: 151936,
+    tie_word_embeddings: false,
+    hidden_act: 'silu',
+    torch_dtype: 'bfloat16',
+    attention_bias: false,
   },
   'deepseek-v2-lite': {
-    model_type: 'deepseek_v2', hidden_size: 2048, num_hidden_layers: 27, num_attention_heads: 16, num_key_value_heads: 16, intermediate_size: 10944,
-    moe_intermediate_size: 1408, n_routed_experts: 64, n_shared_experts: 2, num_experts_per_tok: 6, first_k_dense_replace: 1, moe_layer_freq: 1,
-    norm_topk_prob: false, routed_scaling_factor: 1.0, scoring_func: 'softmax', topk_method: 'greedy', n_group: 1, topk_group: 1,
-    q_lora_rank: null, kv_lora_rank: 512, qk_rope_head_dim: 64, qk_nope_head_dim: 128, v_head_dim: 128, vocab_size: 102400, tie_word_embeddings: false,
-    hidden_act: 'silu', torch_dtype: 'bfloat16', attention_bias: false,
+    model_type: 'deepseek_v2',
+    hidden_size: 2048,
+    num_hidden_layers: 27,
+    num_attention_heads: 16,
+    num_key_value_heads: 16,
+    intermediate_size: 10944,
+    moe_intermediate_size: 1408,
+    n_routed_experts: 64,
+    n_shared_experts: 2,
+    num_experts_per_tok: 6,
+    first_k_dense_replace: 1,
+    moe_layer_freq: 1,
+    norm_topk_prob: false,
+    routed_scaling_factor: 1.0,
+    scoring_func: 'softmax',
+    topk_method: 'greedy',
+    n_group: 1,
+    topk_group: 1,
+    q_lora_rank: null,
+    kv_lora_rank: 512,
+    qk_rope_head_dim: 64,
+    qk_nope_head_dim: 128,
+    v_head_dim: 128,
+    vocab_size: 102400,
+    tie_word_embeddings: false,
+    hidden_act: 'silu',
+    torch_dtype: 'bfloat16',
+    attention_bias: false,
   },
   'deepseek-v3': {
-    model_type: 'deepseek_v3', hidden_size: 7168, num_hidden_layers: 61, num_attention_heads: 128, num_key_value_heads: 128, intermediate_size: 18432,
-    moe_intermediate_size: 2048, n_routed_experts: 256, n_shared_experts: 1, num_experts_per_tok: 8, first_k_dense_replace: 3, moe_layer_freq: 1,
-    norm_topk_prob: true, routed_scaling_factor: 2.5, scoring_func: 'sigmoid', topk_method: 'noaux_tc', n_group: 8, topk_group: 4,
-    q_lora_rank: 1536, kv_lora_rank: 512, qk_rope_head_dim: 64, qk_nope_head_dim: 128, v_head_dim: 128, vocab_size: 129280, tie_word_embeddings: false,
-    hidden_act: 'silu', torch_dtype: 'bfloat16', attention_bias: false,
+    model_type: 'deepseek_v3',
+    hidden_size: 7168,
+    num_hidden_layers: 61,
+    num_attention_heads: 128,
+    num_key_value_heads: 128,
+    intermediate_size: 18432,
+    moe_intermediate_size: 2048,
+    n_routed_experts: 256,
+    n_shared_experts: 1,
+    num_experts_per_tok: 8,
+    first_k_dense_replace: 3,
+    moe_layer_freq: 1,
+    norm_topk_prob: true,
+    routed_scaling_factor: 2.5,
+    scoring_func: 'sigmoid',
+    topk_method: 'noaux_tc',
+    n_group: 8,
+    topk_group: 4,
+    q_lora_rank: 1536,
+    kv_lora_rank: 512,
+    qk_rope_head_dim: 64,
+    qk_nope_head_dim: 128,
+    v_head_dim: 128,
+    vocab_size: 129280,
+    tie_word_embeddings: false,
+    hidden_act: 'silu',
+    torch_dtype: 'bfloat16',
+    attention_bias: false,
   },
   'mixtral-8x7b': {
-    model_type: 'mixtral', hidden_size: 4096, num_hidden_layers: 32, num_attention_heads: 32, num_key_value_heads: 8, intermediate_size: 14336,
-    num_local_experts: 8, num_experts_per_tok: 2, vocab_size: 32000, tie_word_embeddings: false, hidden_act: 'silu', torch_dtype: 'bfloat16',
+    model_type: 'mixtral',
+    hidden_size: 4096,
+    num_hidden_layers: 32,
+    num_attention_heads: 32,
+    num_key_value_heads: 8,
+    intermediate_size: 14336,
+    num_local_experts: 8,
+    num_experts_per_tok: 2,
+    vocab_size: 32000,
+    tie_word_embeddings: false,
+    hidden_act: 'silu',
+    torch_dtype: 'bfloat16',
   },
 };
 
@@ -77,7 +148,10 @@ describe('MoE and MLA configs', () => {
   });
 
   it('qwen2_moe: a gated shared expert; deepseek: q_lora_rank optional', () => {
-    const q2 = parseHfConfig({ ...CONFIGS['qwen3-30b-a3b']!, model_type: 'qwen2_moe', num_experts: 60, num_experts_per_tok: 4, shared_expert_intermediate_size: 5632 }, 'q2');
+    const q2 = parseHfConfig(
+      { ...CONFIGS['qwen3-30b-a3b']!, model_type: 'qwen2_moe', num_experts: 60, num_experts_per_tok: 4, shared_expert_intermediate_size: 5632 },
+      'q2',
+    );
     expect(q2.moe).toMatchObject({ sharedIntermediateSize: 5632, sharedExpertGate: true });
     expect(q2.qkvBias).toBe(true);
     const ops = buildDecodeGraph(q2, { batch: 2, contextLen: 0 }).ops.map((o) => o.id);
@@ -89,9 +163,13 @@ describe('MoE and MLA configs', () => {
   it('refuses inconsistent configs with one line naming the file, the field and the allowed values', () => {
     const q = CONFIGS['qwen3-30b-a3b']!;
     const d = CONFIGS['deepseek-v2-lite']!;
-    expect(fleetErrorOf(() => parseHfConfig({ ...q, num_experts_per_tok: 129 }, 'c.json'))).toBe("c.json: field 'num_experts_per_tok' (129) must be at most 'num_experts' (128)");
+    expect(fleetErrorOf(() => parseHfConfig({ ...q, num_experts_per_tok: 129 }, 'c.json'))).toBe(
+      "c.json: field 'num_experts_per_tok' (129) must be at most 'num_experts' (128)",
+    );
     expect(fleetErrorOf(() => parseHfConfig({ ...CONFIGS['mixtral-8x7b']!, num_experts_per_tok: 9 }, 'c.json'))).toContain("'num_local_experts' (8)");
-    expect(fleetErrorOf(() => parseHfConfig({ ...d, first_k_dense_replace: 28 }, 'c.json'))).toContain("'first_k_dense_replace' (28) must be an integer in 0..27");
+    expect(fleetErrorOf(() => parseHfConfig({ ...d, first_k_dense_replace: 28 }, 'c.json'))).toContain(
+      "'first_k_dense_replace' (28) must be an integer in 0..27",
+    );
     expect(fleetErrorOf(() => parseHfConfig({ ...q, mlp_only_layers: [48] }, 'c.json'))).toContain("'mlp_only_layers' holds 48");
     expect(fleetErrorOf(() => parseHfConfig({ ...q, decoder_sparse_step: 0 }, 'c.json'))).toContain("'decoder_sparse_step'");
     expect(fleetErrorOf(() => parseHfConfig({ ...d, scoring_func: 'relu' }, 'c.json'))).toContain('allowed: softmax, sigmoid');
@@ -103,7 +181,16 @@ describe('MoE and MLA configs', () => {
   });
 
   it('cross-checks expert tensors against the checkpoint', () => {
-    const cfg = { ...CONFIGS['mixtral-8x7b']!, hidden_size: 64, num_attention_heads: 4, num_key_value_heads: 2, intermediate_size: 32, num_hidden_layers: 1, vocab_size: 128, num_local_experts: 4 };
+    const cfg = {
+      ...CONFIGS['mixtral-8x7b']!,
+      hidden_size: 64,
+      num_attention_heads: 4,
+      num_key_value_heads: 2,
+      intermediate_size: 32,
+      num_hidden_layers: 1,
+      vocab_size: 128,
+      num_local_experts: 4,
+    };
     const spec = parseHfConfig(cfg, 'c');
     const tensors = expectedTensors(spec).map((t) => ({ ...t, dtype: 'BF16' }));
     expect(tensors.map((t) => t.name)).toContain('model.layers.0.block_sparse_moe.experts.3.w2.weight');

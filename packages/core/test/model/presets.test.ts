@@ -1,18 +1,22 @@
 import { describe, it, expect } from 'vitest';
 import { DTYPE_BYTES, type LinearOp } from '../../src/graph/op-graph.js';
-import {
-  MODEL_PRESETS,
-  buildDecodeGraph,
-  describeModel,
-  listPresets,
-  loadModel,
-  parameterCount,
-} from '../../src/model/index.js';
+import { MODEL_PRESETS, buildDecodeGraph, describeModel, listPresets, loadModel, parameterCount } from '../../src/model/index.js';
 import { fleetErrorOf } from './fixtures.js';
 
 describe('model presets', () => {
   it('lists the presets: six dense, four MoE', () => {
-    expect(listPresets()).toEqual(['qwen3-8b', 'llama2-7b', 'llama3-8b', 'llama3-70b', 'qwen2.5-32b', 'gemma2-9b', 'qwen3-30b-a3b', 'deepseek-v2-lite', 'deepseek-v3', 'mixtral-8x7b']);
+    expect(listPresets()).toEqual([
+      'qwen3-8b',
+      'llama2-7b',
+      'llama3-8b',
+      'llama3-70b',
+      'qwen2.5-32b',
+      'gemma2-9b',
+      'qwen3-30b-a3b',
+      'deepseek-v2-lite',
+      'deepseek-v3',
+      'mixtral-8x7b',
+    ]);
     for (const name of listPresets()) expect(MODEL_PRESETS[name].name).toBe(name);
   });
 
@@ -153,8 +157,20 @@ describe('decode graph', () => {
     const g = buildDecodeGraph(MODEL_PRESETS['gemma2-9b'], { batch: 1, contextLen: 10 });
     const ids = g.ops.filter((o) => o.layer === 0).map((o) => o.id.slice(3));
     expect(ids).toEqual([
-      'attn_norm', 'qkv_proj', 'rope', 'kv_append', 'attention', 'o_proj', 'post_attn_norm', 'attn_residual',
-      'ffn_norm', 'gate_up_proj', 'act_mul', 'down_proj', 'post_ffn_norm', 'ffn_residual',
+      'attn_norm',
+      'qkv_proj',
+      'rope',
+      'kv_append',
+      'attention',
+      'o_proj',
+      'post_attn_norm',
+      'attn_residual',
+      'ffn_norm',
+      'gate_up_proj',
+      'act_mul',
+      'down_proj',
+      'post_ffn_norm',
+      'ffn_residual',
     ]);
     expect(g.ops.find((o) => o.id === 'lm_head')).toMatchObject({ weight: 'w_embed', inputs: ['x', 'w_embed'] });
     expect(g.tensors.some((t) => t.name === 'w_lm_head')).toBe(false);

@@ -2,17 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, describe, it, expect } from 'vitest';
 import { crossCheckTensors, loadModel, readSafetensorsHeader, type ModelSpec } from '../../src/model/index.js';
-import {
-  TINY_CONFIG,
-  fleetErrorOf,
-  layout,
-  removeTempDirs,
-  tempDir,
-  tinyTensors,
-  writeRaw,
-  writeSafetensors,
-  writeTinyModel,
-} from './fixtures.js';
+import { TINY_CONFIG, fleetErrorOf, layout, removeTempDirs, tempDir, tinyTensors, writeRaw, writeSafetensors, writeTinyModel } from './fixtures.js';
 
 function file(): string {
   return path.join(tempDir(), 'model.safetensors');
@@ -139,7 +129,10 @@ describe('safetensors headers', () => {
   });
 
   it('rejects a checkpoint with a missing tensor', () => {
-    const dir = writeTinyModel(undefined, tinyTensors().filter((t) => t.name !== 'model.layers.1.self_attn.k_norm.weight'));
+    const dir = writeTinyModel(
+      undefined,
+      tinyTensors().filter((t) => t.name !== 'model.layers.1.self_attn.k_norm.weight'),
+    );
     const msg = fleetErrorOf(() => loadModel(dir));
     expect(msg).toBe(`${dir}: missing tensor 'model.layers.1.self_attn.k_norm.weight' (expected shape [16], found none in the safetensors files)`);
   });

@@ -36,7 +36,8 @@ function traced(style: ExecutionStyle, p: PersistentOptions = persistent()) {
 
 const ofPh = (t: ChromeTrace, ph: TraceEvent['ph']) => t.traceEvents.filter((e) => e.ph === ph);
 const ofType = <T extends SimEvent['type']>(events: SimEvent[], type: T) => events.filter((e): e is Extract<SimEvent, { type: T }> => e.type === type);
-const meta = (t: ChromeTrace, name: string) => new Map(t.traceEvents.filter((e) => e.ph === 'M' && e.name === name).map((e) => [`${e.pid}/${e.tid ?? ''}`, e.args!.name]));
+const meta = (t: ChromeTrace, name: string) =>
+  new Map(t.traceEvents.filter((e) => e.ph === 'M' && e.name === name).map((e) => [`${e.pid}/${e.tid ?? ''}`, e.args!.name]));
 
 describe('TraceRecorder: persistent runtime', () => {
   const { trace, events, graph, result, backend } = traced('persistent');
@@ -108,7 +109,13 @@ describe('TraceRecorder: persistent runtime', () => {
   });
 
   it('metadata names the run', () => {
-    expect(trace.otherData).toMatchObject({ backend: 'test-gpu', policy: 'synthetic', style: 'persistent', model: 'synthetic', stepNs: Math.round(result.timeNs) });
+    expect(trace.otherData).toMatchObject({
+      backend: 'test-gpu',
+      policy: 'synthetic',
+      style: 'persistent',
+      model: 'synthetic',
+      stepNs: Math.round(result.timeNs),
+    });
   });
 
   it('the same run gives the same bytes', () => {
@@ -151,7 +158,11 @@ describe('TraceRecorder: kernel-per-op runtime', () => {
 describe('validateTrace catches what viewers reject', () => {
   const base = (events: TraceEvent[]): ChromeTrace => ({
     otherData: {},
-    traceEvents: [{ name: 'process_name', ph: 'M', pid: 1, args: { name: 'p' } }, { name: 'thread_name', ph: 'M', pid: 1, tid: 1, args: { name: 't' } }, ...events],
+    traceEvents: [
+      { name: 'process_name', ph: 'M', pid: 1, args: { name: 'p' } },
+      { name: 'thread_name', ph: 'M', pid: 1, tid: 1, args: { name: 't' } },
+      ...events,
+    ],
   });
   const x = (ts: number, dur: number, name = 'a'): TraceEvent => ({ name, ph: 'X', pid: 1, tid: 1, ts, dur });
 
@@ -216,7 +227,9 @@ describe('counters and busy time', () => {
     const { busy, trace, graph } = traced('persistent');
     expect(busy.steps).toHaveLength(1);
     expect(busy.steps[0]).toHaveLength(graph.tasks.length);
-    const sliceNs = ofPh(trace, 'X').filter((e) => e.cat === 'task').reduce((a, e) => a + nsOf(e.dur!), 0);
+    const sliceNs = ofPh(trace, 'X')
+      .filter((e) => e.cat === 'task')
+      .reduce((a, e) => a + nsOf(e.dur!), 0);
     const busyNs = busy.steps[0]!.reduce((a, b) => a + b, 0);
     expect(Math.abs(sliceNs - busyNs)).toBeLessThanOrEqual(graph.tasks.length * 4);
     for (const t of graph.tasks) expect(busy.steps[0]![t.id]).toBeGreaterThan(0);

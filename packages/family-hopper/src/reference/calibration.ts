@@ -37,7 +37,9 @@ export function dsmemLatencyCycles(clusterSize: number): number {
 /** barrier.cluster arrive + wait (cluster.sync()) in a loop, SM cycles, by cluster size (ours). */
 export function clusterBarrierCycles(clusterSize: number): number {
   const t = OURS.atomics.clusterSyncCycles as Record<string, number>;
-  const sizes = Object.keys(t).map(Number).sort((a, b) => a - b);
+  const sizes = Object.keys(t)
+    .map(Number)
+    .sort((a, b) => a - b);
   const at = sizes.find((s) => s >= clusterSize) ?? sizes[sizes.length - 1]!;
   return t[String(at)]!;
 }

@@ -58,8 +58,7 @@ const SYSTEM_RELEASE_NS = 1000;
 
 export const H100_SXM5: Topology = {
   name: 'h100',
-  description:
-    'NVIDIA H100 SXM5 80 GB (Hopper): 132 SMs in 8 GPCs, thread-block clusters of ≤ 16 CTAs with DSMEM, 50 MB L2 in two halves, 80 GB HBM3',
+  description: 'NVIDIA H100 SXM5 80 GB (Hopper): 132 SMs in 8 GPCs, thread-block clusters of ≤ 16 CTAs with DSMEM, 50 MB L2 in two halves, 80 GB HBM3',
   clockGHz: CLK,
   partitions: { kind: 'gpc', computeUnits: [18, 16, 16, 16, 18, 16, 16, 16] },
   computeUnit: {

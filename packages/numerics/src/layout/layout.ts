@@ -157,7 +157,8 @@ export class Layout {
 }
 
 function checkShape(shape: readonly number[], what: string): void {
-  if (shape.length === 0 || !shape.every((n) => Number.isInteger(n) && n >= 1)) throw new RangeError(`${what}(${shape.join(',')}): dimensions must be positive integers`);
+  if (shape.length === 0 || !shape.every((n) => Number.isInteger(n) && n >= 1))
+    throw new RangeError(`${what}(${shape.join(',')}): dimensions must be positive integers`);
 }
 
 function unravel(x: number, shape: readonly number[], columnMajor: boolean): number[] {

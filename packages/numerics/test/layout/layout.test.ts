@@ -35,11 +35,22 @@ const layoutArb = fc.array(primitive, { minLength: 1, maxLength: 2 }).map((ls) =
 
 describe('layout algebra', () => {
   it('composition is associative', () => {
-    fc.assert(fc.property(layoutArb, layoutArb, layoutArb, (f, g, h) => f.compose(g).compose(h).equals(f.compose(g.compose(h)))), { seed: 1, numRuns: 150 });
+    fc.assert(
+      fc.property(layoutArb, layoutArb, layoutArb, (f, g, h) =>
+        f
+          .compose(g)
+          .compose(h)
+          .equals(f.compose(g.compose(h))),
+      ),
+      { seed: 1, numRuns: 150 },
+    );
   });
 
   it('local(1) is a two-sided identity (a monoid)', () => {
-    fc.assert(fc.property(layoutArb, (f) => IDENTITY.compose(f).equals(f) && f.compose(IDENTITY).equals(f)), { seed: 2, numRuns: 150 });
+    fc.assert(
+      fc.property(layoutArb, (f) => IDENTITY.compose(f).equals(f) && f.compose(IDENTITY).equals(f)),
+      { seed: 2, numRuns: 150 },
+    );
   });
 
   it('composition follows h(t, i) = f(t / T_g, i / m_g) ⊙ S_g + g(t mod T_g, i mod m_g)', () => {
@@ -65,7 +76,7 @@ describe('layout algebra', () => {
     fc.assert(
       fc.property(layoutArb, layoutArb, (f, g) => {
         const q = f.compose(g).divide(g);
-        return q !== null && q.equals(f);
+        return q?.equals(f);
       }),
       { seed: 4, numRuns: 150 },
     );
@@ -84,7 +95,10 @@ describe('layout algebra', () => {
   });
 
   it('builds bijections from primitives, and names them', () => {
-    fc.assert(fc.property(layoutArb, (f) => f.isBijective()), { seed: 5, numRuns: 100 });
+    fc.assert(
+      fc.property(layoutArb, (f) => f.isBijective()),
+      { seed: 5, numRuns: 100 },
+    );
     expect(local(2, 1).spatial(8, 4).local(1, 2).toString()).toBe('local(2,1).spatial(8,4).local(1,2)');
   });
 
@@ -97,7 +111,12 @@ describe('layout algebra', () => {
     expect(r.at(13, 0)).toEqual([3, 0]);
     // A thread holding a whole row keeps one value of it.
     expect(reduce(spatial(4).local(1, 8), [1]).locals).toBe(1);
-    expect(replicated(4).compose(spatial(8)).holders().every((h) => h.length === 4)).toBe(true);
+    expect(
+      replicated(4)
+        .compose(spatial(8))
+        .holders()
+        .every((h) => h.length === 4),
+    ).toBe(true);
   });
 });
 
@@ -134,8 +153,16 @@ describe('mma.m16n8k16 operand layouts (PTX fragment tables)', () => {
     const A = rng.normals(16 * 16);
     const B = rng.normals(16 * 8);
     // What each lane holds, then the tensor core's sum over k, written back through C's layout.
-    const fragA = loadTile({ name: 'f32', bits: 32 }, a, Array.from(A, (_, i) => i));
-    const fragB = loadTile({ name: 'f32', bits: 32 }, b, Array.from(B, (_, i) => i));
+    const fragA = loadTile(
+      { name: 'f32', bits: 32 },
+      a,
+      Array.from(A, (_, i) => i),
+    );
+    const fragB = loadTile(
+      { name: 'f32', bits: 32 },
+      b,
+      Array.from(B, (_, i) => i),
+    );
     const whereA = new Map<number, number>();
     for (let i = 0; i < fragA.codes.length; i++) whereA.set(fragA.codes[i]!, A[fragA.codes[i]!]!);
     const whereB = new Map<number, number>();
@@ -171,22 +198,28 @@ describe('register tiles reinterpreted as another type and layout', () => {
 
   it('round-trips A → B → A whenever every thread holds the same number of bits', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 8 }), fc.integer({ min: 1, max: 8 }), fc.integer({ min: 1, max: 4 }), fc.nat(1000), (bitsA, bitsB, threads, seed) => {
-        // Per-thread bits: a common multiple of both widths.
-        const lcm = (x: number, y: number): number => (x * y) / gcd(x, y);
-        const bits = lcm(bitsA, bitsB);
-        const mA = bits / bitsA;
-        const mB = bits / bitsB;
-        const rng = new Rng(seed);
-        const codes = Array.from({ length: threads * mA }, () => rng.int(2 ** bitsA));
-        const A = loadTile({ name: `u${bitsA}`, bits: bitsA }, spatial(threads).local(mA), codes);
-        const B = reinterpret(A, { name: `u${bitsB}`, bits: bitsB }, columnLocal(mB).spatial(threads));
-        const back = reinterpret(B, A.type, A.layout);
-        // The bit stream per thread is the same whichever way it is read.
-        const streamA = packCodes(codes.slice(0, mA), bitsA);
-        const firstB = Array.from({ length: mB }, (_, i) => B.codes[i]!);
-        return Array.from(back.codes).every((x, i) => x === A.codes[i]) && Array.from(unpackCodes(streamA, bitsB, mB)).every((x, i) => x === firstB[i]);
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 8 }),
+        fc.integer({ min: 1, max: 8 }),
+        fc.integer({ min: 1, max: 4 }),
+        fc.nat(1000),
+        (bitsA, bitsB, threads, seed) => {
+          // Per-thread bits: a common multiple of both widths.
+          const lcm = (x: number, y: number): number => (x * y) / gcd(x, y);
+          const bits = lcm(bitsA, bitsB);
+          const mA = bits / bitsA;
+          const mB = bits / bitsB;
+          const rng = new Rng(seed);
+          const codes = Array.from({ length: threads * mA }, () => rng.int(2 ** bitsA));
+          const A = loadTile({ name: `u${bitsA}`, bits: bitsA }, spatial(threads).local(mA), codes);
+          const B = reinterpret(A, { name: `u${bitsB}`, bits: bitsB }, columnLocal(mB).spatial(threads));
+          const back = reinterpret(B, A.type, A.layout);
+          // The bit stream per thread is the same whichever way it is read.
+          const streamA = packCodes(codes.slice(0, mA), bitsA);
+          const firstB = Array.from({ length: mB }, (_, i) => B.codes[i]!);
+          return Array.from(back.codes).every((x, i) => x === A.codes[i]) && Array.from(unpackCodes(streamA, bitsB, mB)).every((x, i) => x === firstB[i]);
+        },
+      ),
       { seed: 6, numRuns: 200 },
     );
   });
@@ -199,7 +232,14 @@ describe('register tiles reinterpreted as another type and layout', () => {
 
 describe('shared-memory swizzle', () => {
   it('is a permutation that spreads 8 rows reading one 16-byte column chunk over all 8 bank groups', () => {
-    for (const [cols, eb] of [[64, 2], [32, 4], [32, 2], [16, 2], [128, 2], [256, 1]] as const) {
+    for (const [cols, eb] of [
+      [64, 2],
+      [32, 4],
+      [32, 2],
+      [16, 2],
+      [128, 2],
+      [256, 1],
+    ] as const) {
       const rows = 16;
       const rowBytes = cols * eb;
       const plain = sharedRowMajor(rows, cols, eb);
@@ -209,7 +249,8 @@ describe('shared-memory swizzle', () => {
       expect(seen.size, `${rowBytes}-byte rows`).toBe(rows * cols);
       const vec = 16 / eb;
       // 16-byte bank group (4 banks) each row's access lands in.
-      const groups = (l: typeof plain, chunk: number, r0: number) => new Set(Array.from({ length: 8 }, (_, r) => Math.floor(bankOf(l, r0 + r, chunk * vec) / 4))).size;
+      const groups = (l: typeof plain, chunk: number, r0: number) =>
+        new Set(Array.from({ length: 8 }, (_, r) => Math.floor(bankOf(l, r0 + r, chunk * vec) / 4))).size;
       for (let ch = 0; ch < cols / vec; ch++) {
         for (const r0 of [0, 8]) {
           expect(groups(sw, ch, r0), `${rowBytes}-byte rows, chunk ${ch}`).toBe(8);

@@ -21,7 +21,7 @@ import { linearTile, mTiles, TILE_N, type LinearBuffers, type LinearPolicies } f
 import { rowTiles, type RowOperand } from '../decompose/row-ops.js';
 import { defaultGroupedTiling, mlaDecodeDrafts, type GroupedTiling } from '../decompose/moe.js';
 import type { Schedule } from './schedule.js';
-import { type Draft, type Stage } from './drafts.js';
+import type { Draft, Stage } from './drafts.js';
 import { quantizesLinear, weightBufferBytes } from '../quant/weight-regions.js';
 import { DENSE_BF16, type WeightType } from '../quant/weight-type.js';
 import type { PrelayoutTiles } from '../quant/prelayout.js';
@@ -143,7 +143,11 @@ export function lowerGraph(graph: OpGraph, policy: string, schedule: Schedule, f
   const stages: Stage[] = family.stages(ops, schedule, opts).flatMap((group) => {
     const s: Stage = { name: group.map((o) => o.id).join('+'), layer: group[0]!.layer, ops: group, drafts: ctx.stage(group), epilogue: ctx.takeEpilogue() };
     // A persistent kernel runs a stage's epilogue (MLA's split-KV combine) as the next dependency stage.
-    if (schedule.style === 'persistent' && s.epilogue) return [{ ...s, epilogue: undefined }, { name: `${s.name}.combine`, layer: s.layer, ops: group, drafts: s.epilogue }];
+    if (schedule.style === 'persistent' && s.epilogue)
+      return [
+        { ...s, epilogue: undefined },
+        { name: `${s.name}.combine`, layer: s.layer, ops: group, drafts: s.epilogue },
+      ];
     return [s];
   });
   return family.assemble(policy, stages, buffers, opts, graph);
@@ -204,8 +208,19 @@ class StageLowering {
     const outRowBytes = op.kind === 'all-gather' ? rowBytes * n : rowBytes;
     if (this.schedule.style !== 'persistent') {
       const parts = Math.max(1, Math.min(how.channels, op.rows * Math.ceil(rowBytes / 4096)));
-      const tiles = rowTiles(op.rows, parts, [{ buffer: input, bytesPerRow: rowBytes }], [{ buffer: output, bytesPerRow: outRowBytes }], op.kind === 'all-reduce' ? (n - 1) * op.cols : 0);
-      return tiles.map((t, i) => ({ name: `${op.id}.${how.algorithm}.c${i}`, level: 'cu' as const, partition: null, tiles: [{ ...t, fixedNs: how.libraryNs }] }));
+      const tiles = rowTiles(
+        op.rows,
+        parts,
+        [{ buffer: input, bytesPerRow: rowBytes }],
+        [{ buffer: output, bytesPerRow: outRowBytes }],
+        op.kind === 'all-reduce' ? (n - 1) * op.cols : 0,
+      );
+      return tiles.map((t, i) => ({
+        name: `${op.id}.${how.algorithm}.c${i}`,
+        level: 'cu' as const,
+        partition: null,
+        tiles: [{ ...t, fixedNs: how.libraryNs }],
+      }));
     }
     const slices = Math.max(1, producer.length);
     const recv = this.buf.add(`${op.id}.recv`, (n - 1) * op.rows * rowBytes, 'activation');
@@ -214,7 +229,14 @@ class StageLowering {
       const c0 = Math.floor((op.cols * i) / slices);
       const c1 = Math.floor((op.cols * (i + 1)) / slices);
       if (c1 <= c0) continue;
-      const slice = (buffer: number, ld: number, col0: number) => ({ buffer, offset: col0 * EL, bytes: (c1 - c0) * EL, rows: op.rows, strideBytes: ld, policy: 'default' as const });
+      const slice = (buffer: number, ld: number, col0: number) => ({
+        buffer,
+        offset: col0 * EL,
+        bytes: (c1 - c0) * EL,
+        rows: op.rows,
+        strideBytes: ld,
+        policy: 'default' as const,
+      });
       const reads = [slice(input, rowBytes, c0)];
       const writes = [];
       if (op.kind === 'all-reduce') {
@@ -229,7 +251,16 @@ class StageLowering {
         name: `${op.id}.nvshmem.s${i}`,
         level: 'cu',
         partition: null,
-        tiles: [{ reads, writes, flops: op.kind === 'all-reduce' ? (n - 1) * op.rows * (c1 - c0) : 0, unit: 'vector', linkBytes: (n - 1) * op.rows * (c1 - c0) * EL, fixedNs: how.signalNs }],
+        tiles: [
+          {
+            reads,
+            writes,
+            flops: op.kind === 'all-reduce' ? (n - 1) * op.rows * (c1 - c0) : 0,
+            unit: 'vector',
+            linkBytes: (n - 1) * op.rows * (c1 - c0) * EL,
+            fixedNs: how.signalNs,
+          },
+        ],
       });
     }
     return drafts;
@@ -300,7 +331,9 @@ class StageLowering {
       const kvA = this.buf.id(prologue.find((o) => o.kind === 'kv-append')?.inputs[0] ?? op.inputs[0]!);
       main[0].tiles.unshift({
         reads: [{ buffer: kvA, offset: 0, bytes: op.batch * width * EL, policy: 'default' }],
-        writes: [{ buffer: b.cache, offset: (op.kvLen - 1) * width * EL, bytes: width * EL, rows: op.batch, strideBytes: op.kvLen * width * EL, policy: 'default' }],
+        writes: [
+          { buffer: b.cache, offset: (op.kvLen - 1) * width * EL, bytes: width * EL, rows: op.batch, strideBytes: op.kvLen * width * EL, policy: 'default' },
+        ],
         flops: 8 * op.batch * width,
         unit: 'vector',
       });
@@ -360,8 +393,25 @@ class StageLowering {
 
   /** Causal prefill attention in the library's tiles (FlashAttention-2 defaults without one). */
   private prefillAttention(op: AttentionOp, b: { qkv: number; k: number; v: number; out: number }): Draft[] {
-    const k = this.library?.prefillAttention?.({ batch: op.batch, heads: op.heads, kvHeads: op.kvHeads, queryLen: op.queryLen ?? 1, kvLen: op.kvLen, headDim: op.headDim });
-    const tiling = k ? { queryRows: k.queryRows, kvCols: k.kvCols, order: k.order, l2SectionBytes: k.l2SectionBytes, softmaxFlopsPerScore: k.softmaxFlopsPerScore, tileFixedNs: k.tileFixedNs, pipeline: k.pipeline } : DEFAULT_PREFILL_TILING;
+    const k = this.library?.prefillAttention?.({
+      batch: op.batch,
+      heads: op.heads,
+      kvHeads: op.kvHeads,
+      queryLen: op.queryLen ?? 1,
+      kvLen: op.kvLen,
+      headDim: op.headDim,
+    });
+    const tiling = k
+      ? {
+          queryRows: k.queryRows,
+          kvCols: k.kvCols,
+          order: k.order,
+          l2SectionBytes: k.l2SectionBytes,
+          softmaxFlopsPerScore: k.softmaxFlopsPerScore,
+          tileFixedNs: k.tileFixedNs,
+          pipeline: k.pipeline,
+        }
+      : DEFAULT_PREFILL_TILING;
     return prefillAttentionTiles(op, b, tiling).map(({ name, tile }) => ({ name, level: 'cu' as const, partition: null, tiles: [tile] }));
   }
 
@@ -393,12 +443,14 @@ class StageLowering {
           name: `${op.id}.combine.r${r}h${h}`,
           level: 'cu',
           partition: null,
-          tiles: [{
-            reads: [{ buffer: ws, offset: unit * partialBytes, bytes: splits * partialBytes, policy: 'default' }],
-            writes: [{ buffer: b.out, offset: (((op.rowOffset ?? 0) + r) * op.heads + h * group) * d * EL, bytes: group * d * EL, policy: 'default' }],
-            flops: 4 * splits * group * d,
-            unit: 'vector',
-          }],
+          tiles: [
+            {
+              reads: [{ buffer: ws, offset: unit * partialBytes, bytes: splits * partialBytes, policy: 'default' }],
+              writes: [{ buffer: b.out, offset: (((op.rowOffset ?? 0) + r) * op.heads + h * group) * d * EL, bytes: group * d * EL, policy: 'default' }],
+              flops: 4 * splits * group * d,
+              unit: 'vector',
+            },
+          ],
         });
       }
     }
@@ -414,7 +466,12 @@ class StageLowering {
     const drafts: Draft[] = [];
     for (let i = 0; i < n; i++) {
       const tiles = perOp.map((t) => t[i] ?? t[t.length - 1]!);
-      const merged: Tile = { reads: tiles.flatMap((t) => t.reads), writes: tiles.flatMap((t) => t.writes), flops: tiles.reduce((s, t) => s + t.flops, 0), unit: 'vector' };
+      const merged: Tile = {
+        reads: tiles.flatMap((t) => t.reads),
+        writes: tiles.flatMap((t) => t.writes),
+        flops: tiles.reduce((s, t) => s + t.flops, 0),
+        unit: 'vector',
+      };
       drafts.push({ name: `${group.map((o) => o.id).join('+')}.t${i}`, level: 'cu', partition: null, tiles: [merged] });
     }
     return drafts;
@@ -457,10 +514,22 @@ class StageLowering {
       const r1 = Math.floor(((i + 1) * b) / n);
       const regions = [];
       for (let r = r0; r < r1; r++) {
-        regions.push({ buffer: q, offset: (r * qCols + qDim - op.cols) * EL, bytes: op.cols * EL, rows: nh, strideBytes: qDim * EL, policy: 'default' as const });
+        regions.push({
+          buffer: q,
+          offset: (r * qCols + qDim - op.cols) * EL,
+          bytes: op.cols * EL,
+          rows: nh,
+          strideBytes: qDim * EL,
+          policy: 'default' as const,
+        });
         regions.push({ buffer: kv, offset: (r * kvCols + kvCols - op.cols) * EL, bytes: op.cols * EL, policy: 'default' as const });
       }
-      return { reads: regions, writes: regions.map((x) => ({ ...x, policy: this.schedule.storePolicy })), flops: (r1 - r0) * (nh + 1) * 6 * op.cols, unit: 'vector' as const };
+      return {
+        reads: regions,
+        writes: regions.map((x) => ({ ...x, policy: this.schedule.storePolicy })),
+        flops: (r1 - r0) * (nh + 1) * 6 * op.cols,
+        unit: 'vector' as const,
+      };
     });
   }
 
@@ -477,7 +546,16 @@ class StageLowering {
       const r1 = Math.floor(((i + 1) * op.rows) / n);
       return {
         reads: [{ buffer: src, offset: r0 * width * EL, bytes: (r1 - r0) * width * EL, policy: 'default' as const }],
-        writes: [{ buffer: dst, offset: (r0 * kvLen + kvLen - 1) * width * EL, bytes: width * EL, rows: r1 - r0, strideBytes: kvLen * width * EL, policy: 'default' as const }],
+        writes: [
+          {
+            buffer: dst,
+            offset: (r0 * kvLen + kvLen - 1) * width * EL,
+            bytes: width * EL,
+            rows: r1 - r0,
+            strideBytes: kvLen * width * EL,
+            policy: 'default' as const,
+          },
+        ],
         flops: 0,
         unit: 'vector' as const,
       };
@@ -510,12 +588,30 @@ class StageLowering {
         return rowTiles(op.rows, parts, reads, [{ buffer: id(op.outputs[0]!), bytesPerRow: rowBytes, policy: store }], 4 * op.cols);
       }
       case 'residual':
-        return rowTiles(op.rows, parts, op.inputs.map((n) => ({ buffer: id(n), bytesPerRow: rowBytes })), [{ buffer: id(op.outputs[0]!), bytesPerRow: rowBytes, policy: store }], op.cols);
+        return rowTiles(
+          op.rows,
+          parts,
+          op.inputs.map((n) => ({ buffer: id(n), bytesPerRow: rowBytes })),
+          [{ buffer: id(op.outputs[0]!), bytesPerRow: rowBytes, policy: store }],
+          op.cols,
+        );
       case 'act-mul':
-        return rowTiles(op.rows, parts, [{ buffer: id(op.inputs[0]!), bytesPerRow: 2 * rowBytes }], [{ buffer: id(op.outputs[0]!), bytesPerRow: rowBytes, policy: store }], 6 * op.cols);
+        return rowTiles(
+          op.rows,
+          parts,
+          [{ buffer: id(op.inputs[0]!), bytesPerRow: 2 * rowBytes }],
+          [{ buffer: id(op.outputs[0]!), bytesPerRow: rowBytes, policy: store }],
+          6 * op.cols,
+        );
       case 'rope':
         if (op.inputs.length > 1) return this.latentRope(op, parts);
-        return rowTiles(op.rows, parts, [{ buffer: id(op.inputs[0]!), bytesPerRow: rowBytes }], [{ buffer: id(op.inputs[0]!), bytesPerRow: rowBytes, policy: store }], 6 * op.cols);
+        return rowTiles(
+          op.rows,
+          parts,
+          [{ buffer: id(op.inputs[0]!), bytesPerRow: rowBytes }],
+          [{ buffer: id(op.inputs[0]!), bytesPerRow: rowBytes, policy: store }],
+          6 * op.cols,
+        );
       case 'kv-append':
         if (op.outputs.length === 1) return this.latentAppend(op, parts);
         return rowTiles(
@@ -528,16 +624,34 @@ class StageLowering {
         );
       case 'moe-topk':
         // Router logits → top-k ids and weights (fp32 pairs), softmax and renormalisation included.
-        return rowTiles(op.rows, parts, [{ buffer: id(op.inputs[0]!), bytesPerRow: rowBytes }], [{ buffer: id(op.outputs[0]!), bytesPerRow: 2 * (op.topK ?? 1) * 4, policy: store }], 8 * op.cols);
+        return rowTiles(
+          op.rows,
+          parts,
+          [{ buffer: id(op.inputs[0]!), bytesPerRow: rowBytes }],
+          [{ buffer: id(op.outputs[0]!), bytesPerRow: 2 * (op.topK ?? 1) * 4, policy: store }],
+          8 * op.cols,
+        );
       case 'moe-dispatch': {
         // Token slots gathered into expert order: each slot copies its token's input row.
         const k = op.topK ?? 1;
-        return rowTiles(op.rows, parts, [{ buffer: id(op.inputs[0]!), bytesPerRow: rowBytes / k }, { buffer: id(op.inputs[1]!), bytesPerRow: 4 }], [{ buffer: id(op.outputs[0]!), bytesPerRow: rowBytes, policy: store }], 0);
+        return rowTiles(
+          op.rows,
+          parts,
+          [
+            { buffer: id(op.inputs[0]!), bytesPerRow: rowBytes / k },
+            { buffer: id(op.inputs[1]!), bytesPerRow: 4 },
+          ],
+          [{ buffer: id(op.outputs[0]!), bytesPerRow: rowBytes, policy: store }],
+          0,
+        );
       }
       case 'moe-combine': {
         // Each token sums its k expert rows, weighted, plus the shared experts' row (and gate).
         const k = op.topK ?? 1;
-        const reads: RowOperand[] = [{ buffer: id(op.inputs[0]!), bytesPerRow: k * rowBytes }, { buffer: id(op.inputs[1]!), bytesPerRow: 2 * k * 4 }];
+        const reads: RowOperand[] = [
+          { buffer: id(op.inputs[0]!), bytesPerRow: k * rowBytes },
+          { buffer: id(op.inputs[1]!), bytesPerRow: 2 * k * 4 },
+        ];
         for (const extra of op.inputs.slice(2)) reads.push({ buffer: id(extra), bytesPerRow: extra === 'shared_gate' ? EL : rowBytes });
         return rowTiles(op.rows, parts, reads, [{ buffer: id(op.outputs[0]!), bytesPerRow: rowBytes, policy: store }], 2 * k * op.cols);
       }
@@ -551,7 +665,6 @@ class StageLowering {
 export function libraryPrelayout(kernel: { tileCols: number }): PrelayoutTiles {
   return { bk: 64, bn: kernel.tileCols };
 }
-
 
 /** A workgroup's tile with the kernel's fixed time outside its loop, if it has one. */
 function withFixed(tile: Tile, fixedNs: number | undefined): Tile {

@@ -32,9 +32,7 @@ export function attentionTiles(op: AttentionOp, buf: AttentionBuffers, b: number
         { buffer: buf.k, offset: base, bytes: len * op.headDim * el, policy: 'default' },
         { buffer: buf.v, offset: base, bytes: len * op.headDim * el, policy: 'default' },
       ],
-      writes: last
-        ? [{ buffer: buf.out, offset: (row * op.heads + h * group) * op.headDim * el, bytes: group * op.headDim * el, policy: 'default' }]
-        : [],
+      writes: last ? [{ buffer: buf.out, offset: (row * op.heads + h * group) * op.headDim * el, bytes: group * op.headDim * el, policy: 'default' }] : [],
       // QKᵀ and PV: 2 FLOP per multiply-add, two matmuls.
       flops: 4 * group * len * op.headDim,
       unit: 'matrix',
@@ -117,7 +115,8 @@ export function prefillAttentionTiles(op: AttentionOp, buf: AttentionBuffers, ti
     }
   } else {
     const order = Array.from({ length: blocks }, (_, i) => (tiling.order === 'longest-first' ? blocks - 1 - i : i));
-    for (const i of order) for (let r = 0; r < op.batch; r++) for (let kvh = 0; kvh < op.kvHeads; kvh++) for (let g = 0; g < group; g++) items.push([i, r, kvh, g]);
+    for (const i of order)
+      for (let r = 0; r < op.batch; r++) for (let kvh = 0; kvh < op.kvHeads; kvh++) for (let g = 0; g < group; g++) items.push([i, r, kvh, g]);
   }
   const out: { name: string; tile: Tile }[] = [];
   for (const [i, r, kvh, g] of items) {
@@ -125,7 +124,7 @@ export function prefillAttentionTiles(op: AttentionOp, buf: AttentionBuffers, ti
     const rows = Math.min(tiling.queryRows, q - q0);
     // KV the block's last query sees, in whole KV blocks (the diagonal one is computed whole).
     const visible = Math.min(op.kvLen, Math.ceil((context + q0 + rows) / tiling.kvCols) * tiling.kvCols);
-    const kv = ((r * op.kvHeads + kvh) * op.kvLen) * d * el;
+    const kv = (r * op.kvHeads + kvh) * op.kvLen * d * el;
     const head = kvh * group + g;
     out.push({
       name: `${op.id}.q${i}r${r}h${head}`,
@@ -135,7 +134,9 @@ export function prefillAttentionTiles(op: AttentionOp, buf: AttentionBuffers, ti
           { buffer: buf.k, offset: kv, bytes: visible * d * el, policy: 'default' },
           { buffer: buf.v, offset: kv, bytes: visible * d * el, policy: 'default' },
         ],
-        writes: [{ buffer: buf.out, offset: ((row0 + r * q + q0) * op.heads + head) * d * el, bytes: d * el, rows, strideBytes: op.heads * d * el, policy: 'default' }],
+        writes: [
+          { buffer: buf.out, offset: ((row0 + r * q + q0) * op.heads + head) * d * el, bytes: d * el, rows, strideBytes: op.heads * d * el, policy: 'default' },
+        ],
         // QKᵀ and PV over every visible block: 2 FLOP per multiply-add, two matmuls.
         flops: 4 * rows * visible * d,
         unit: 'matrix',

@@ -68,9 +68,10 @@ export function linearTile(
   const tmLoad = kernel.maskedRows ? tm : Math.min(kernel.rows, Math.max(tm, paddedRows(op.m) - m0));
   const el = 2;
   const weight = linearWeightRegions(wt, op, { w: buf.w, scales: buf.scales }, n0, tn, k0, kLen, pol.weight, kernel.prelayout);
-  const x = kLen === op.k
-    ? { buffer: buf.x, offset: m0 * op.k * el, bytes: tmLoad * op.k * el, policy: 'default' as const }
-    : { buffer: buf.x, offset: (m0 * op.k + k0) * el, bytes: kLen * el, rows: tmLoad, strideBytes: op.k * el, policy: 'default' as const };
+  const x =
+    kLen === op.k
+      ? { buffer: buf.x, offset: m0 * op.k * el, bytes: tmLoad * op.k * el, policy: 'default' as const }
+      : { buffer: buf.x, offset: (m0 * op.k + k0) * el, bytes: kLen * el, rows: tmLoad, strideBytes: op.k * el, policy: 'default' as const };
   return {
     reads: [...weight, x],
     writes: [{ buffer: buf.y, offset: (m0 * out.ldOut + out.col0) * el, bytes: out.cols * el, rows: tm, strideBytes: out.ldOut * el, policy: pol.store }],

@@ -79,21 +79,28 @@ export function groupedTileUnits(op: GroupedLinearOp, b: GroupedBuffers, t: Grou
           const w0 = n0 + Math.floor((tn * j) / t.clusterRows);
           const w1 = n0 + Math.floor((tn * (j + 1)) / t.clusterRows);
           const reads: Region[] = [];
-          if (w1 > w0) reads.push({ buffer: b.w, offset: ((g.group * op.n + w0) * op.k) * EL, bytes: (w1 - w0) * op.k * EL, policy: t.weightPolicy });
+          if (w1 > w0) reads.push({ buffer: b.w, offset: (g.group * op.n + w0) * op.k * EL, bytes: (w1 - w0) * op.k * EL, policy: t.weightPolicy });
           const loadRows = t.maskedRows ? rows : t.tileRows;
           const lay = op.layout;
           if (loadRows > 0) {
             reads.push(
               lay
-                ? { buffer: b.x, offset: (r0 * lay.in.rowStride + g.group * lay.in.groupStride + lay.in.offset) * EL, bytes: op.k * EL, rows: loadRows, strideBytes: lay.in.rowStride * EL, policy: 'default' }
+                ? {
+                    buffer: b.x,
+                    offset: (r0 * lay.in.rowStride + g.group * lay.in.groupStride + lay.in.offset) * EL,
+                    bytes: op.k * EL,
+                    rows: loadRows,
+                    strideBytes: lay.in.rowStride * EL,
+                    policy: 'default',
+                  }
                 : { buffer: b.x, offset: (row0 + r0) * op.k * EL, bytes: loadRows * op.k * EL, policy: 'default' },
             );
           }
-          const out = lay ? { at: r0 * lay.out.rowStride + g.group * lay.out.groupStride + lay.out.offset, ld: lay.out.rowStride } : { at: (row0 + r0) * ldOut, ld: ldOut };
+          const out = lay
+            ? { at: r0 * lay.out.rowStride + g.group * lay.out.groupStride + lay.out.offset, ld: lay.out.rowStride }
+            : { at: (row0 + r0) * ldOut, ld: ldOut };
           const writes: Region[] =
-            rows > 0
-              ? [{ buffer: b.y, offset: (out.at + n0 / div) * EL, bytes: (tn / div) * EL, rows, strideBytes: out.ld * EL, policy: t.storePolicy }]
-              : [];
+            rows > 0 ? [{ buffer: b.y, offset: (out.at + n0 / div) * EL, bytes: (tn / div) * EL, rows, strideBytes: out.ld * EL, policy: t.storePolicy }] : [];
           const tile: Tile = { reads, writes, flops: 2 * t.tileRows * tn * op.k, unit: 'matrix', steps: Math.max(1, Math.ceil(op.k / STEP_K)) };
           if (t.pipeline) tile.pipeline = t.pipeline;
           unit.push({ slot, group: g.group, tile });
@@ -112,7 +119,11 @@ export function libraryGroupedDrafts(op: GroupedLinearOp, b: GroupedBuffers, ker
   const c = t.clusterRows;
   const clusters = kernel.ctas > 0 ? Math.max(1, Math.floor(kernel.ctas / c)) : units.length;
   const ctas: Tile[][] = Array.from({ length: Math.min(clusters, units.length) * c }, () => []);
-  units.forEach((unit, u) => unit.forEach((gt, j) => ctas[(u % clusters) * c + j]!.push(gt.tile)));
+  units.forEach((unit, u) => {
+    unit.forEach((gt, j) => {
+      ctas[(u % clusters) * c + j]!.push(gt.tile);
+    });
+  });
   return ctas.filter((tiles) => tiles.length > 0).map((tiles, i) => ({ name: `${op.id}.cta${i}`, level: 'cu', partition: null, tiles }));
 }
 
@@ -131,14 +142,20 @@ export function chipletGroupedDrafts(op: GroupedLinearOp, b: GroupedBuffers, t: 
     // Column tiles of each group dealt over the partitions in contiguous runs.
     const bySlot = new Map<number, GroupedTile[]>();
     for (const u of units) for (const gt of u) bySlot.set(gt.slot, [...(bySlot.get(gt.slot) ?? []), gt]);
-    for (const tiles of bySlot.values()) tiles.forEach((gt, i) => per[Math.floor((i * partitions) / tiles.length)]!.push(gt.tile));
+    for (const tiles of bySlot.values()) {
+      tiles.forEach((gt, i) => {
+        per[Math.floor((i * partitions) / tiles.length)]!.push(gt.tile);
+      });
+    }
   }
   return per.map((tiles, p) => ({ name: `${op.id}.x${p}`, level: 'chiplet' as const, partition: p, tiles })).filter((d) => d.tiles.length > 0);
 }
 
 /** One CU-task per tile (persistent megakernels without chiplet tasks; kernel-per-op without a library). */
 export function cuGroupedDrafts(op: GroupedLinearOp, b: GroupedBuffers, t: GroupedTiling): TaskDraft[] {
-  return groupedTileUnits(op, b, t).flatMap((u, i) => u.map((gt, j) => ({ name: `${op.id}.t${i}${u.length > 1 ? `.${j}` : ''}`, level: 'cu' as const, partition: null, tiles: [gt.tile] })));
+  return groupedTileUnits(op, b, t).flatMap((u, i) =>
+    u.map((gt, j) => ({ name: `${op.id}.t${i}${u.length > 1 ? `.${j}` : ''}`, level: 'cu' as const, partition: null, tiles: [gt.tile] })),
+  );
 }
 
 /**
@@ -147,7 +164,12 @@ export function cuGroupedDrafts(op: GroupedLinearOp, b: GroupedBuffers, t: Group
  */
 export function bookkeepingTile(index: number, slots: number): Tile {
   const bytes = Math.max(8, slots * 8);
-  return { reads: [{ buffer: index, offset: 0, bytes, policy: 'default' }], writes: [{ buffer: index, offset: 0, bytes, policy: 'default' }], flops: slots * 4, unit: 'vector' };
+  return {
+    reads: [{ buffer: index, offset: 0, bytes, policy: 'default' }],
+    writes: [{ buffer: index, offset: 0, bytes, policy: 'default' }],
+    flops: slots * 4,
+    unit: 'vector',
+  };
 }
 
 /** Tokens per FlashMLA KV block. */
@@ -170,7 +192,13 @@ export interface MlaBuffers {
  * combine kernel merges the partials of requests that were split. Returns the main and the
  * combine workgroups.
  */
-export function mlaDecodeDrafts(op: AttentionOp, b: MlaBuffers, parts: number, workspace: (bytes: number) => number, pipeline?: TilePipeline): { main: TaskDraft[]; combine: TaskDraft[] } {
+export function mlaDecodeDrafts(
+  op: AttentionOp,
+  b: MlaBuffers,
+  parts: number,
+  workspace: (bytes: number) => number,
+  pipeline?: TilePipeline,
+): { main: TaskDraft[]; combine: TaskDraft[] } {
   const lat = op.latent!;
   const width = lat.rank + lat.ropeDim;
   const H = op.heads;
@@ -228,12 +256,14 @@ export function mlaDecodeDrafts(op: AttentionOp, b: MlaBuffers, parts: number, w
       name: `${op.id}.combine.r${r}`,
       level: 'cu',
       partition: null,
-      tiles: [{
-        reads: [{ buffer: ws, offset: (first.get(r) ?? 0) * partialBytes, bytes: Math.max(1, n) * partialBytes, policy: 'default' }],
-        writes: [{ buffer: b.out, offset: r * H * lat.rank * EL, bytes: H * lat.rank * EL, policy: 'default' }],
-        flops: 4 * Math.max(1, n) * H * lat.rank,
-        unit: 'vector',
-      }],
+      tiles: [
+        {
+          reads: [{ buffer: ws, offset: (first.get(r) ?? 0) * partialBytes, bytes: Math.max(1, n) * partialBytes, policy: 'default' }],
+          writes: [{ buffer: b.out, offset: r * H * lat.rank * EL, bytes: H * lat.rank * EL, policy: 'default' }],
+          flops: 4 * Math.max(1, n) * H * lat.rank,
+          unit: 'vector',
+        },
+      ],
     });
   }
   return { main, combine };

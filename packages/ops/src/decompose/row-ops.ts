@@ -13,13 +13,7 @@ export interface RowOperand {
  * Split a row-wise op (norm, residual, SiLU·mul, RoPE…) of `rows` rows into `parts` tiles of
  * consecutive rows; each reads and writes its rows of every operand.
  */
-export function rowTiles(
-  rows: number,
-  parts: number,
-  reads: readonly RowOperand[],
-  writes: readonly RowOperand[],
-  flopsPerRow: number,
-): Tile[] {
+export function rowTiles(rows: number, parts: number, reads: readonly RowOperand[], writes: readonly RowOperand[], flopsPerRow: number): Tile[] {
   const n = Math.max(1, Math.min(parts, rows));
   const tiles: Tile[] = [];
   for (let i = 0; i < n; i++) {

@@ -19,7 +19,19 @@
  * DSMEM traffic follows the seeds' formulas: Gather(size, N) = size·(2^(log2(N/2)+1) − 1)·N,
  * Reduce(size, N) = size·log2(N)·N.
  */
-import { collectiveRounds, inputError, type AttentionOp, type ClusterCollectiveKind, type GroupedLinearOp, type LinearOp, type OpGraph, type Region, type Task, type Tile, type Topology } from '@fleet/core';
+import {
+  collectiveRounds,
+  inputError,
+  type AttentionOp,
+  type ClusterCollectiveKind,
+  type GroupedLinearOp,
+  type LinearOp,
+  type OpGraph,
+  type Region,
+  type Task,
+  type Tile,
+  type Topology,
+} from '@fleet/core';
 import { KV_CHUNK } from '../decompose/attention.js';
 import { clustersFromPartitions, collectiveNs, type ClusterFusionOptions, type ClusterMessages } from './clusterfusion.js';
 
@@ -70,7 +82,8 @@ export function mlaFusedTasks(
   const qDim = (qProj ?? qB)!.n / heads;
   const nope = uk.k;
   const vDim = uv.n;
-  if (rank % N !== 0 || hidden % N !== 0 || vDim % N !== 0) throw inputError(`clusterfusion: cluster size ${N} must divide the latent rank ${rank}, v dim ${vDim} and hidden ${hidden}`);
+  if (rank % N !== 0 || hidden % N !== 0 || vDim % N !== 0)
+    throw inputError(`clusterfusion: cluster size ${N} must divide the latent rank ${rank}, v dim ${vDim} and hidden ${hidden}`);
   const active = Math.max(1, (opts.maxActiveClusters ?? ((s) => clustersFromPartitions(topology, s)))(N));
   const slots = Math.max(1, Math.floor(topology.partitions.computeUnits.reduce((a, x) => a + x, 0) / N));
   const S = Math.max(1, Math.min(batch, opts.requestSplit ?? Math.floor(Math.min(active, slots) / heads)));
@@ -87,7 +100,12 @@ export function mlaFusedTasks(
     wo: bufId(oProj.weight),
     o: bufId(oProj.outputs[0]!),
   };
-  const rowsOf = (buffer: number, row0: number, rows: number, rowBytes: number): Region => ({ buffer, offset: row0 * rowBytes, bytes: rows * rowBytes, policy: 'default' });
+  const rowsOf = (buffer: number, row0: number, rows: number, rowBytes: number): Region => ({
+    buffer,
+    offset: row0 * rowBytes,
+    bytes: rows * rowBytes,
+    policy: 'default',
+  });
   const batchRows = (buffer: number, offset: number, bytes: number, rows: number, stride: number): Region =>
     rows > 1 ? { buffer, offset, bytes, rows, strideBytes: stride, policy: 'default' } : { buffer, offset, bytes, policy: 'default' };
   const out: Omit<Task, 'id' | 'kernel'>[] = [];
@@ -135,7 +153,14 @@ export function mlaFusedTasks(
             };
             if (j === 0 && h === 0 && share === 0 && s === t0) {
               // the new latent, appended once per request
-              tile.writes.push({ buffer: b.cache, offset: ((r0 * kvLen + kvLen - 1) * width) * EL, bytes: width * EL, rows: nb, strideBytes: kvLen * width * EL, policy: 'default' });
+              tile.writes.push({
+                buffer: b.cache,
+                offset: (r0 * kvLen + kvLen - 1) * width * EL,
+                bytes: width * EL,
+                rows: nb,
+                strideBytes: kvLen * width * EL,
+                policy: 'default',
+              });
             }
             tiles.push(tile);
             if (len <= 0) break;
@@ -149,14 +174,31 @@ export function mlaFusedTasks(
         tiles.push({
           reads: [
             { buffer: b.uv, offset: (h * vDim + j * vRows) * rank * EL, bytes: vRows * rank * EL, policy: 'default' },
-            { buffer: b.wo, offset: (j * oRows * heads * vDim + h * vDim) * EL, bytes: vDim * EL, rows: oRows, strideBytes: heads * vDim * EL, policy: 'default' },
+            {
+              buffer: b.wo,
+              offset: (j * oRows * heads * vDim + h * vDim) * EL,
+              bytes: vDim * EL,
+              rows: oRows,
+              strideBytes: heads * vDim * EL,
+              policy: 'default',
+            },
           ],
           writes: [batchRows(b.o, (r0 * hidden + j * oRows) * EL, oRows * EL, nb, hidden * EL)],
           flops: 2 * vRows * rank * nb + 2 * oRows * vDim * nb,
           unit: 'matrix',
         });
       }
-      out.push({ name: `L${layer}.cluster${c}.cta${j}`, opId: `${p}attention`, kind: 'attention', layer, level: 'cu', partition: null, tiles, waits: [], signal: null });
+      out.push({
+        name: `L${layer}.cluster${c}.cta${j}`,
+        opId: `${p}attention`,
+        kind: 'attention',
+        layer,
+        level: 'cu',
+        partition: null,
+        tiles,
+        waits: [],
+        signal: null,
+      });
     }
   }
   return out;

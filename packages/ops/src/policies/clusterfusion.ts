@@ -93,8 +93,7 @@ export function clusterMessages(op: AttentionOp, clusterSize: number, dataflow: 
 /** DSMEM bytes one unit moves: Σ collective traffic (seeds §3: Reduce(size, N) = size·log2 N·N, …). */
 export function clusterTrafficBytes(op: AttentionOp, clusterSize: number, dataflow: ClusterDataflow): number {
   const m = clusterMessages(op, clusterSize, dataflow);
-  const traffic = (kind: ClusterCollectiveKind, bytes: number) =>
-    collectiveRounds(kind, bytes, clusterSize).reduce((s, r) => s + r.sendBytes * clusterSize, 0);
+  const traffic = (kind: ClusterCollectiveKind, bytes: number) => collectiveRounds(kind, bytes, clusterSize).reduce((s, r) => s + r.sendBytes * clusterSize, 0);
   return (m.gather > 0 ? traffic('gather', m.gather) : 0) + m.reduces.reduce((s, b) => s + traffic('reduce', b), 0);
 }
 
@@ -166,7 +165,6 @@ export function compileClusterFusion(graph: OpGraph, topology: Topology, opts: C
   return { policy: 'clusterfusion', style: 'kernel-per-op', buffers: base.buffers, tasks, events: [], kernels, layers: [...opts.layers] };
 }
 
-
 function fusedTasks(
   graph: OpGraph,
   layer: number,
@@ -189,7 +187,8 @@ function fusedTasks(
   // The kernel runtime runs one CTA per SM slot: at most ⌊SMs / N⌋ clusters run side by side.
   const slots = Math.max(1, Math.floor(topology.partitions.computeUnits.reduce((a, x) => a + x, 0) / N));
   const split = opts.requestSplit;
-  if (split !== undefined && !(Number.isInteger(split) && split >= 1)) throw inputError(`clusterfusion: requestSplit must be a positive integer (got ${split})`);
+  if (split !== undefined && !(Number.isInteger(split) && split >= 1))
+    throw inputError(`clusterfusion: requestSplit must be a positive integer (got ${split})`);
   // Clusters per KV group, each serving a contiguous share of the requests.
   const S = Math.max(1, Math.min(batch, split ?? Math.floor(Math.min(active, slots) / kvHeads)));
   const units = kvHeads * S;
@@ -244,7 +243,12 @@ function fusedTasks(
               dataflow === 'split-token'
                 ? { buffer, offset: (kvBase + s) * d * EL, bytes: len * d * EL, policy: 'default' }
                 : { buffer, offset: ((kvBase + s) * d + j * rowsPer) * EL, bytes: rowsPer * EL, rows: len, strideBytes: d * EL, policy: 'default' };
-            const tile: Tile = { reads: len > 0 ? [kv(b.k), kv(b.v)] : [], writes: [], flops: (4 * G * len * d) / (dataflow === 'split-token' ? 1 : N), unit: 'matrix' };
+            const tile: Tile = {
+              reads: len > 0 ? [kv(b.k), kv(b.v)] : [],
+              writes: [],
+              flops: (4 * G * len * d) / (dataflow === 'split-token' ? 1 : N),
+              unit: 'matrix',
+            };
             if (j === 0 && s === t0) {
               const at = (kvBase + kvLen - 1) * d * EL;
               tile.writes.push({ buffer: b.k, offset: at, bytes: d * EL, policy: 'default' }, { buffer: b.v, offset: at, bytes: d * EL, policy: 'default' });
@@ -258,13 +262,25 @@ function fusedTasks(
         // 5. this CTA's output rows of W_o [hidden, heads·d] over the group's columns, added atomically into its requests' o rows
         const oRows = hidden / N;
         tiles.push({
-          reads: [{ buffer: b.wo, offset: (j * oRows * heads * d + g * G * d) * EL, bytes: G * d * EL, rows: oRows, strideBytes: heads * d * EL, policy: 'default' }],
+          reads: [
+            { buffer: b.wo, offset: (j * oRows * heads * d + g * G * d) * EL, bytes: G * d * EL, rows: oRows, strideBytes: heads * d * EL, policy: 'default' },
+          ],
           writes: [batchRows(b.o, (r0 * hidden + j * oRows) * EL, oRows * EL, nb)],
           flops: 2 * oRows * G * d * nb,
           unit: 'matrix',
         });
       }
-      out.push({ name: `L${layer}.cluster${c}.cta${j}`, opId: `${p}attention`, kind: 'attention', layer, level: 'cu', partition: null, tiles, waits: [], signal: null });
+      out.push({
+        name: `L${layer}.cluster${c}.cta${j}`,
+        opId: `${p}attention`,
+        kind: 'attention',
+        layer,
+        level: 'cu',
+        partition: null,
+        tiles,
+        waits: [],
+        signal: null,
+      });
     }
   }
   return out;
@@ -284,7 +300,8 @@ function needsClusters(backend: Backend): string | null {
 /** ClusterFusion as a policy: the cluster block per layer over kernel-per-op-graph kernels, one graph. */
 export const CLUSTERFUSION: Policy = {
   name: 'clusterfusion',
-  description: 'Hopper: QKV projection + attention + output projection fused per head group in a thread-block cluster (DSMEM collectives), FFN as kernels, one graph',
+  description:
+    'Hopper: QKV projection + attention + output projection fused per head group in a thread-block cluster (DSMEM collectives), FFN as kernels, one graph',
   schedule: kernelSchedule('graph'),
   unsupportedOn: needsClusters,
   prefill: 'ClusterFusion fuses the decode attention block (one query token per request); prefill runs on the base kernels',

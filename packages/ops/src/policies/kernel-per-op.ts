@@ -3,8 +3,19 @@
  * PyTorch's unfused ops where the backend says so), the vendor libraries' GEMM and attention
  * kernels where the backend models them, launched eagerly or replayed as one graph.
  */
-import { graphRows, type Backend, type LinearOp, type OpKind, type KernelSpec, type OpGraph, type OpNode, type RowOp, type Task, type TaskGraph } from '@fleet/core';
-import { BufferTable } from '../decompose/buffers.js';
+import {
+  graphRows,
+  type Backend,
+  type LinearOp,
+  type OpKind,
+  type KernelSpec,
+  type OpGraph,
+  type OpNode,
+  type RowOp,
+  type Task,
+  type TaskGraph,
+} from '@fleet/core';
+import type { BufferTable } from '../decompose/buffers.js';
 import { blasTileM, linearTile, mTiles, TILE_K, TILE_N } from '../decompose/linear.js';
 import { rowTiles } from '../decompose/row-ops.js';
 import { bookkeepingTile, cuGroupedDrafts, libraryGroupedDrafts } from '../decompose/moe.js';
@@ -55,7 +66,11 @@ export const kernelPerOpLowering: Lowering = {
     // A library kernel reads quantized weights in its own packing: whole tiles of its columns.
     const shape = { rows: bm, maskedRows: chosen?.maskedRows, ...(chosen && qw.kind === 'quantized' ? { prelayout: libraryPrelayout(chosen) } : {}) };
     const grid = bmt * Math.ceil(op.n / tileN);
-    const ks = chosen ? Math.min(chosen.splitK, Math.max(1, Math.floor(op.k / TILE_K))) : ctx.schedule.splitK && grid < ctx.computeUnits ? Math.max(1, Math.min(Math.floor(op.k / TILE_K), Math.floor(ctx.computeUnits / grid))) : 1;
+    const ks = chosen
+      ? Math.min(chosen.splitK, Math.max(1, Math.floor(op.k / TILE_K)))
+      : ctx.schedule.splitK && grid < ctx.computeUnits
+        ? Math.max(1, Math.min(Math.floor(op.k / TILE_K), Math.floor(ctx.computeUnits / grid)))
+        : 1;
     const drafts: Draft[] = [];
     for (const n0 of colTiles(0, op.n, tileN)) {
       for (let m = 0; m < bmt; m++) {
@@ -78,7 +93,14 @@ export const kernelPerOpLowering: Lowering = {
     if (!ctx.library) return cuGroupedDrafts(op, b, t);
     const lib = op.role === 'experts' ? ctx.library.groupedGemm?.({ groups: op.groups.map((g) => g.rows), n: op.n, k: op.k, weightBytes: EL }) : undefined;
     if (lib) {
-      return libraryGroupedDrafts(op, b, lib, { ...t, tileRows: lib.tileRows, tileCols: lib.tileCols, clusterRows: lib.clusterRows ?? 1, maskedRows: true, pipeline: lib.pipeline });
+      return libraryGroupedDrafts(op, b, lib, {
+        ...t,
+        tileRows: lib.tileRows,
+        tileCols: lib.tileCols,
+        clusterRows: lib.clusterRows ?? 1,
+        maskedRows: true,
+        pipeline: lib.pipeline,
+      });
     }
     // Per-head batched GEMMs (or a library without a grouped kernel): its GEMM tiles per group.
     const g = ctx.library.gemm({ m: op.groups[0]?.rows ?? 1, n: op.n, k: op.k, weightBytes: EL });
@@ -94,7 +116,19 @@ function kernelGraph(policy: string, stages: Stage[], buffers: BufferTable, opts
     const k: KernelSpec = { id: kernels.length, name, opIds: s.ops.map((o) => o.id), layer: s.layer, tasks: [] };
     for (const d of drafts) {
       k.tasks.push(tasks.length);
-      tasks.push({ id: tasks.length, name: d.name, opId: s.ops[0]!.id, kind: mainKind(s), layer: s.layer, level: 'cu', partition: null, tiles: d.tiles, waits: [], signal: null, kernel: k.id });
+      tasks.push({
+        id: tasks.length,
+        name: d.name,
+        opId: s.ops[0]!.id,
+        kind: mainKind(s),
+        layer: s.layer,
+        level: 'cu',
+        partition: null,
+        tiles: d.tiles,
+        waits: [],
+        signal: null,
+        kernel: k.id,
+      });
     }
     kernels.push(k);
   };
@@ -107,7 +141,12 @@ function kernelGraph(policy: string, stages: Stage[], buffers: BufferTable, opts
       // A framework's MoE op is one data kernel after bookkeeping kernels over the routing
       // indices (argsort, histogram, prefix sum, pointer setup…), each one small workgroup.
       const op = s.ops[0]!;
-      const slots = op.kind === 'grouped-linear' ? op.groups.reduce((a, g) => a + g.rows, 0) : op.kind === 'moe-dispatch' ? op.rows : graphRows(graph) * ((op as RowOp).topK ?? 1);
+      const slots =
+        op.kind === 'grouped-linear'
+          ? op.groups.reduce((a, g) => a + g.rows, 0)
+          : op.kind === 'moe-dispatch'
+            ? op.rows
+            : graphRows(graph) * ((op as RowOp).topK ?? 1);
       const index = buffers.add('moe_index', graphRows(graph) * 64 * 8, 'activation');
       for (let i = 1; i < passes; i++) {
         addKernel(s, `${s.name}#${i}`, [{ name: `${s.name}.index${i}`, level: 'cu', partition: null, tiles: [bookkeepingTile(index, slots)] }]);
@@ -138,30 +177,41 @@ function splitKReduce(s: Stage, buffers: BufferTable): Draft[] | null {
   const op = s.ops.find((o) => o.kind === 'linear') as LinearOp | undefined;
   if (!op) return null;
   const parts = new Map<number, number>();
-  for (const d of s.drafts) for (const t of d.tiles) {
-    const w = t.writes[0];
-    if (w) parts.set(w.offset, (parts.get(w.offset) ?? 0) + 1);
-  }
+  for (const d of s.drafts)
+    for (const t of d.tiles) {
+      const w = t.writes[0];
+      if (w) parts.set(w.offset, (parts.get(w.offset) ?? 0) + 1);
+    }
   const splits = Math.max(0, ...parts.values());
   if (splits <= 1) return null;
   const ws = buffers.add(`${op.id}.splitk_workspace`, splits * op.m * op.n * 4, 'activation');
   const y = buffers.id(op.outputs[0]!);
   const rowBytes = op.n * 4;
-  return rowTiles(op.m, Math.min(op.m, 1024), [{ buffer: ws, bytesPerRow: rowBytes * splits }], [{ buffer: y, bytesPerRow: op.n * EL }], op.n * splits).map((tile, i) => ({
-    name: `${op.id}.reduce.t${i}`,
-    level: 'cu' as const,
-    partition: null,
-    tiles: [tile],
-  }));
+  return rowTiles(op.m, Math.min(op.m, 1024), [{ buffer: ws, bytesPerRow: rowBytes * splits }], [{ buffer: y, bytesPerRow: op.n * EL }], op.n * splits).map(
+    (tile, i) => ({
+      name: `${op.id}.reduce.t${i}`,
+      level: 'cu' as const,
+      partition: null,
+      tiles: [tile],
+    }),
+  );
 }
 
 /** Op kinds whose framework kernels are one data kernel plus routing bookkeeping. */
 const MOE_KINDS: ReadonlySet<OpKind> = new Set(['moe-topk', 'moe-dispatch', 'moe-combine', 'grouped-linear']);
 
-
 /** The schedule of a kernel-per-op policy launched `launchMode`. */
 export function kernelSchedule(launchMode: 'eager' | 'graph'): Schedule {
-  return { style: 'kernel-per-op', launchMode, fuseActivation: false, splitK: true, weightPolicy: 'default', storePolicy: 'default', twoLevelCounting: false, chipletAware: false };
+  return {
+    style: 'kernel-per-op',
+    launchMode,
+    fuseActivation: false,
+    splitK: true,
+    weightPolicy: 'default',
+    storePolicy: 'default',
+    twoLevelCounting: false,
+    chipletAware: false,
+  };
 }
 
 /** A kernel-per-op policy: every backend runs one (kernels need nothing of the topology). */
@@ -174,7 +224,8 @@ function kernelPerOp(name: string, description: string, launchMode: 'eager' | 'g
     prefill: null,
     tensorParallel: null,
     functional: () => null,
-    compile: (graph: OpGraph, backend: Backend, schedule: Schedule, opts: CompileOptions): TaskGraph => lowerGraph(graph, name, schedule, kernelPerOpLowering, backend.topology, opts),
+    compile: (graph: OpGraph, backend: Backend, schedule: Schedule, opts: CompileOptions): TaskGraph =>
+      lowerGraph(graph, name, schedule, kernelPerOpLowering, backend.topology, opts),
     runtime: (_backend, schedule) => ({ launchMode: schedule.launchMode }),
   };
 }

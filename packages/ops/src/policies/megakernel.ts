@@ -4,8 +4,8 @@
  * (chiplet-tasks) gives each partition one task per linear that its workers share, in one
  * of three tile orders, and needs a partition-private L2 for that sharing to pay.
  */
-import { type Backend, type EventCounterSpec, type OpGraph, type OpNode, type PersistentOptions, type Task, type TaskGraph, type Tile } from '@fleet/core';
-import { BufferTable } from '../decompose/buffers.js';
+import type { Backend, EventCounterSpec, OpGraph, OpNode, PersistentOptions, Task, TaskGraph, Tile } from '@fleet/core';
+import type { BufferTable } from '../decompose/buffers.js';
 import { linearTile } from '../decompose/linear.js';
 import { chipletGroupedDrafts, cuGroupedDrafts } from '../decompose/moe.js';
 import { mainKind, type Draft, type Stage } from '../compile/drafts.js';
@@ -47,57 +47,57 @@ function megakernelStages(ops: readonly OpNode[], schedule: Schedule): OpNode[][
 
 /** MPK's CU-tasks for a linear. */
 function cuTaskLinear({ op, buffers: b, weights: qw, policies: pol, mTiles: mt, tile }: LinearJob): Draft[] {
-    // The standard CU-task decomposition the FLEET paper counts for its Mirage port (1,407
-    // tasks per Qwen3-8B layer at batch 1, of which 128 + 128 + 512 + 128 GEMM tasks): 48
-    // output columns per task, 32 for linears with a residual epilogue; outputs too wide
-    // for that (the LM head) take 256 columns per task, MPK's rule.
-    const residual = op.id.endsWith('o_proj') || op.id.endsWith('down_proj');
-    // MPK sizes a linear's grid by a column count its output divides; an output 48 (32)
-    // does not divide — a tensor-parallel shard such as 1280 QKV columns — takes the
-    // widest of 32 and 16 that does, rather than collapsing to a few 256-column tasks.
-    const fits = (w: number) => op.n % w === 0 && op.n / w <= 2048;
-    const width = [residual ? 32 : 48, 32, 16].find(fits) ?? (residual ? 32 : 48);
-    const narrow = fits(width);
-    const tasks = narrow ? op.n / width : Math.ceil(op.n / 256);
-    const drafts: Draft[] = [];
-    for (let t = 0; t < tasks; t++) {
-      const c0 = narrow ? t * width : Math.min(op.n, splitCols(op.n, tasks, t));
-      const c1 = narrow ? c0 + width : Math.min(op.n, splitCols(op.n, tasks, t + 1));
-      const tiles: Tile[] = [];
-      if (narrow) for (let m = 0; m < mt; m++) tiles.push(linearTile(op, b, pol, m * 16, c0, width, 0, op.k, undefined, qw));
-      else for (const n0 of colTiles(c0, c1)) for (let m = 0; m < mt; m++) tiles.push(tile(m, n0));
-      if (tiles.length > 0) drafts.push({ name: `${op.id}.t${t}`, level: 'cu', partition: null, tiles });
-    }
-    return drafts;
+  // The standard CU-task decomposition the FLEET paper counts for its Mirage port (1,407
+  // tasks per Qwen3-8B layer at batch 1, of which 128 + 128 + 512 + 128 GEMM tasks): 48
+  // output columns per task, 32 for linears with a residual epilogue; outputs too wide
+  // for that (the LM head) take 256 columns per task, MPK's rule.
+  const residual = op.id.endsWith('o_proj') || op.id.endsWith('down_proj');
+  // MPK sizes a linear's grid by a column count its output divides; an output 48 (32)
+  // does not divide — a tensor-parallel shard such as 1280 QKV columns — takes the
+  // widest of 32 and 16 that does, rather than collapsing to a few 256-column tasks.
+  const fits = (w: number) => op.n % w === 0 && op.n / w <= 2048;
+  const width = [residual ? 32 : 48, 32, 16].find(fits) ?? (residual ? 32 : 48);
+  const narrow = fits(width);
+  const tasks = narrow ? op.n / width : Math.ceil(op.n / 256);
+  const drafts: Draft[] = [];
+  for (let t = 0; t < tasks; t++) {
+    const c0 = narrow ? t * width : Math.min(op.n, splitCols(op.n, tasks, t));
+    const c1 = narrow ? c0 + width : Math.min(op.n, splitCols(op.n, tasks, t + 1));
+    const tiles: Tile[] = [];
+    if (narrow) for (let m = 0; m < mt; m++) tiles.push(linearTile(op, b, pol, m * 16, c0, width, 0, op.k, undefined, qw));
+    else for (const n0 of colTiles(c0, c1)) for (let m = 0; m < mt; m++) tiles.push(tile(m, n0));
+    if (tiles.length > 0) drafts.push({ name: `${op.id}.t${t}`, level: 'cu', partition: null, tiles });
+  }
+  return drafts;
 }
 
 /** FLEET's chiplet-tasks for a linear: one per partition, tiles in the schedule's traversal order. */
 function chipletLinear({ op, mTiles: mt, tile }: LinearJob, ctx: LoweringContext): Draft[] {
-    const drafts: Draft[] = [];
-    for (let p = 0; p < ctx.partitions; p++) {
-      const tiles: Tile[] = [];
-      if (ctx.schedule.traversal === 'm-split') {
-        // XCD p serves batch tiles ≡ p (mod m_tiles) and an N-slice shared with the other XCDs of its group.
-        const myM = mt <= ctx.partitions ? [p % mt] : range(mt).filter((m) => m % ctx.partitions === p);
-        const groupSize = mt <= ctx.partitions ? Math.floor((ctx.partitions - 1 - (p % mt)) / mt) + 1 : 1;
-        const idx = mt <= ctx.partitions ? Math.floor(p / mt) : 0;
-        const c0 = Math.min(op.n, splitCols(op.n, groupSize, idx));
-        const c1 = Math.min(op.n, splitCols(op.n, groupSize, idx + 1));
-        for (const n0 of colTiles(c0, c1)) for (const m of myM) tiles.push(tile(m, n0));
+  const drafts: Draft[] = [];
+  for (let p = 0; p < ctx.partitions; p++) {
+    const tiles: Tile[] = [];
+    if (ctx.schedule.traversal === 'm-split') {
+      // XCD p serves batch tiles ≡ p (mod m_tiles) and an N-slice shared with the other XCDs of its group.
+      const myM = mt <= ctx.partitions ? [p % mt] : range(mt).filter((m) => m % ctx.partitions === p);
+      const groupSize = mt <= ctx.partitions ? Math.floor((ctx.partitions - 1 - (p % mt)) / mt) + 1 : 1;
+      const idx = mt <= ctx.partitions ? Math.floor(p / mt) : 0;
+      const c0 = Math.min(op.n, splitCols(op.n, groupSize, idx));
+      const c1 = Math.min(op.n, splitCols(op.n, groupSize, idx + 1));
+      for (const n0 of colTiles(c0, c1)) for (const m of myM) tiles.push(tile(m, n0));
+    } else {
+      const c0 = Math.min(op.n, splitCols(op.n, ctx.partitions, p));
+      const c1 = Math.min(op.n, splitCols(op.n, ctx.partitions, p + 1));
+      if (ctx.schedule.traversal === 'n-major') {
+        // N-major: consecutive workers take different weight columns: no reuse in flight.
+        for (let m = 0; m < mt; m++) for (const n0 of colTiles(c0, c1)) tiles.push(tile(m, n0));
       } else {
-        const c0 = Math.min(op.n, splitCols(op.n, ctx.partitions, p));
-        const c1 = Math.min(op.n, splitCols(op.n, ctx.partitions, p + 1));
-        if (ctx.schedule.traversal === 'n-major') {
-          // N-major: consecutive workers take different weight columns: no reuse in flight.
-          for (let m = 0; m < mt; m++) for (const n0 of colTiles(c0, c1)) tiles.push(tile(m, n0));
-        } else {
-          // M-major: consecutive workers take the same weight columns for successive batch tiles.
-          for (const n0 of colTiles(c0, c1)) for (let m = 0; m < mt; m++) tiles.push(tile(m, n0));
-        }
+        // M-major: consecutive workers take the same weight columns for successive batch tiles.
+        for (const n0 of colTiles(c0, c1)) for (let m = 0; m < mt; m++) tiles.push(tile(m, n0));
       }
-      drafts.push({ name: `${op.id}.x${p}`, level: 'chiplet', partition: p, tiles });
     }
-    return drafts;
+    drafts.push({ name: `${op.id}.x${p}`, level: 'chiplet', partition: p, tiles });
+  }
+  return drafts;
 }
 
 function range(n: number): number[] {
@@ -184,10 +184,17 @@ export function persistentOptionsFor(backend: Backend, name: string, schedule: S
   };
 }
 
-const PREFILL = 'the megakernel schedules decode steps (one token per request, RoPE and the KV append inside attention tasks); its systems serve prefill with kernel-per-op';
+const PREFILL =
+  'the megakernel schedules decode steps (one token per request, RoPE and the KV append inside attention tasks); its systems serve prefill with kernel-per-op';
 
 /** A persistent megakernel policy lowered by `lowering`, runnable where `requires` finds nothing missing. */
-export function megakernelPolicy(name: string, description: string, schedule: Schedule, lowering: Lowering, requires: (backend: Backend) => string | null = () => null): Policy {
+export function megakernelPolicy(
+  name: string,
+  description: string,
+  schedule: Schedule,
+  lowering: Lowering,
+  requires: (backend: Backend) => string | null = () => null,
+): Policy {
   return {
     name,
     description,
@@ -214,11 +221,28 @@ export function chipletIsPartition(backend: Backend): string | null {
   return `FLEET's chiplet-tasks run on one partition's workers, sharing weight tiles in its L2 and counting completion at chiplet scope; ${backend.name}'s chiplet level is the ${t.levels.chiplet.unit}, not its partition (${t.partitions.kind}) — use ${alternatives}`;
 }
 
-const mpkSchedule: Schedule = { style: 'persistent', fuseActivation: false, splitK: false, weightPolicy: 'default', storePolicy: 'default', twoLevelCounting: false, chipletAware: false };
+const mpkSchedule: Schedule = {
+  style: 'persistent',
+  fuseActivation: false,
+  splitK: false,
+  weightPolicy: 'default',
+  storePolicy: 'default',
+  twoLevelCounting: false,
+  chipletAware: false,
+};
 
 /** A FLEET schedule in tile order `traversal`: streaming weights, non-temporal stores, fused SiLU, two-level counting. */
 export function fleetSchedule(traversal: Traversal): Schedule {
-  return { style: 'persistent', traversal, fuseActivation: true, splitK: false, weightPolicy: 'streaming', storePolicy: 'nontemporal', twoLevelCounting: true, chipletAware: true };
+  return {
+    style: 'persistent',
+    traversal,
+    fuseActivation: true,
+    splitK: false,
+    weightPolicy: 'streaming',
+    storePolicy: 'nontemporal',
+    twoLevelCounting: true,
+    chipletAware: true,
+  };
 }
 
 export const MIRAGE = megakernelPolicy('mirage', 'persistent megakernel, CU-tasks, no chiplet awareness (Mirage MPK)', mpkSchedule, cuTaskLowering);

@@ -113,7 +113,12 @@ export interface ResolvedPolicy {
  * The policy a prediction runs, with the user's overrides; or why the backend cannot run it.
  * `policy` is a name (looked up in `registry`, Fleet's own policies by default) or a policy object.
  */
-export function resolvePolicy(backend: Backend, policy: string | Policy, overrides?: PolicyOverrides, registry: PolicyRegistry = builtin): ResolvedPolicy | { reason: string } {
+export function resolvePolicy(
+  backend: Backend,
+  policy: string | Policy,
+  overrides?: PolicyOverrides,
+  registry: PolicyRegistry = builtin,
+): ResolvedPolicy | { reason: string } {
   const p = typeof policy === 'string' ? registry.get(policy) : policy;
   if (!p) return { reason: `no installed policy is named '${String(policy)}' (installed: ${registry.names().join(', ')})` };
   const why = unsupportedReason(backend, p);

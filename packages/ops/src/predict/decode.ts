@@ -160,8 +160,21 @@ export function predictDecode(backend: Backend, model: ModelSpec, opts: DecodeOp
   const par = parallelismOf(opts);
   const perDevice = residentBytes(model, opts.batch, opts.prompt + opts.decode, opts.weights, par.tp);
   const unsupported = (reason: string): DecodePrediction => ({
-    status: 'unsupported', reason, tpotMs: NaN, l2HitRate: NaN, hbmReadBytes: NaN, hbmWriteBytes: NaN, fabricReadBytes: NaN, tasksPerLayer: NaN,
-    sampling, fencesPerToken: NaN, dispatchesPerToken: NaN, launchesPerToken: NaN, backendMetrics: [], ...par, perDeviceBytes: perDevice,
+    status: 'unsupported',
+    reason,
+    tpotMs: NaN,
+    l2HitRate: NaN,
+    hbmReadBytes: NaN,
+    hbmWriteBytes: NaN,
+    fabricReadBytes: NaN,
+    tasksPerLayer: NaN,
+    sampling,
+    fencesPerToken: NaN,
+    dispatchesPerToken: NaN,
+    launchesPerToken: NaN,
+    backendMetrics: [],
+    ...par,
+    perDeviceBytes: perDevice,
   });
   const resolved = resolvePolicy(backend, opts.policy, opts.overrides, opts.policies);
   if ('reason' in resolved) return unsupported(resolved.reason);
@@ -180,7 +193,7 @@ export function predictDecode(backend: Backend, model: ModelSpec, opts: DecodeOp
   const nPos = Math.max(1, Math.min(opts.decode, opts.positions ?? 2));
   const positions = Array.from({ length: nPos }, (_, i) => opts.prompt + Math.floor(((i + 0.5) * opts.decode) / nPos));
   // MoE models with dense first layers: sample past them, so that two MoE layers are simulated.
-  const firstMoe = model.moe ? Array.from({ length: model.numLayers }, (_, l) => l).find((l) => isMoeLayer(model, l)) ?? 0 : 0;
+  const firstMoe = model.moe ? (Array.from({ length: model.numLayers }, (_, l) => l).find((l) => isMoeLayer(model, l)) ?? 0) : 0;
   const L = model.numLayers;
   const S = Math.max(1, Math.min(L, Math.max(opts.layers ?? 3, firstMoe > 0 ? firstMoe + 2 : 0)));
   sampling.positions = positions;
@@ -188,17 +201,34 @@ export function predictDecode(backend: Backend, model: ModelSpec, opts: DecodeOp
 
   const simulate = (S: number) => {
     const layers = Array.from({ length: S }, (_, i) => i);
-    const acc = { timeNs: 0, fences: 0, dispatches: 0, launches: 0, tasksPerLayer: 0, experts: { total: 0, layers: 0 }, total: zeroCounters(), metrics: [] as BackendMetric[], extrapolation: 'none' as LayerExtrapolation };
+    const acc = {
+      timeNs: 0,
+      fences: 0,
+      dispatches: 0,
+      launches: 0,
+      tasksPerLayer: 0,
+      experts: { total: 0, layers: 0 },
+      total: zeroCounters(),
+      metrics: [] as BackendMetric[],
+      extrapolation: 'none' as LayerExtrapolation,
+    };
     for (const pos of positions) {
       const g = buildDecodeGraph(model, { batch: opts.batch, contextLen: pos, routing: opts.routing, ...(par.tp > 1 ? { tp: par.tp } : {}) });
       if (pos === positions[0]) acc.experts = activeExpertsOf(g);
       const estimate = simulationSteps(g, new Set([-1, L, ...layers]));
       if (estimate > budget) {
         throw inputError(
-          `simulation too large: ${model.name} at batch ${opts.batch} needs about ${estimate.toExponential(2)} tile steps per decode position (limit ${budget.toExponential(2)}); raise it with \`maxSimSteps\` or simulate fewer layers with \`layers\``, 'maxSimSteps',
+          `simulation too large: ${model.name} at batch ${opts.batch} needs about ${estimate.toExponential(2)} tile steps per decode position (limit ${budget.toExponential(2)}); raise it with \`maxSimSteps\` or simulate fewer layers with \`layers\``,
+          'maxSimSteps',
         );
       }
-      const r = simulateStep(backend, resolved, g, { layers, weights: opts.weights, granularityBytes: opts.granularityBytes, observers: opts.observers, isMoeLayer: (l) => isMoeLayer(model, l) });
+      const r = simulateStep(backend, resolved, g, {
+        layers,
+        weights: opts.weights,
+        granularityBytes: opts.granularityBytes,
+        observers: opts.observers,
+        isMoeLayer: (l) => isMoeLayer(model, l),
+      });
       acc.tasksPerLayer = r.tasksPerLayer;
       acc.timeNs += r.timeNs;
       addCounters(acc.total, r.counters, 1 / nPos);
@@ -213,7 +243,7 @@ export function predictDecode(backend: Backend, model: ModelSpec, opts: DecodeOp
   // The whole model asked for: a few layers first, exact when a steady layer is proven
   // (the rest repeat it); otherwise every layer.
   let run = S === L && L > PROOF_LAYERS && !opts.observers?.length ? simulate(PROOF_LAYERS) : null;
-  if (!run || run.extrapolation !== 'proven') run = simulate(S);
+  if (run?.extrapolation !== 'proven') run = simulate(S);
   sampling.layersSimulated = run.layersSimulated;
   sampling.layersExtrapolated = run.extrapolation;
   const { timeNs, fences, dispatches, launches, tasksPerLayer, experts, total, metrics } = run;
@@ -238,7 +268,10 @@ export function predictDecode(backend: Backend, model: ModelSpec, opts: DecodeOp
 
 /** The `unsupported` reason of a run too large for its devices, with the numbers. */
 export function doesNotFit(backend: string, perDevice: number, capacity: number, tp: number): string {
-  const what = tp > 1 ? `weights/${tp} and KV cache/${tp} need ${(perDevice / 1e9).toFixed(1)} GB per device` : `weights and KV cache need ${(perDevice / 1e9).toFixed(1)} GB`;
+  const what =
+    tp > 1
+      ? `weights/${tp} and KV cache/${tp} need ${(perDevice / 1e9).toFixed(1)} GB per device`
+      : `weights and KV cache need ${(perDevice / 1e9).toFixed(1)} GB`;
   return `does not fit: ${what}, ${backend} has ${(capacity / 1e9).toFixed(1)} GB of device memory`;
 }
 

@@ -33,19 +33,30 @@ export interface MixedPrediction {
  */
 export function predictMixed(backend: Backend, model: ModelSpec, opts: MixedOptions): MixedPrediction {
   const unsupported = (reason: string): MixedPrediction => ({
-    status: 'unsupported', reason, stepMs: NaN, tokensPerSecond: NaN, l2HitRate: NaN, hbmReadBytes: NaN, hbmWriteBytes: NaN, fabricReadBytes: NaN, tasksPerLayer: NaN,
+    status: 'unsupported',
+    reason,
+    stepMs: NaN,
+    tokensPerSecond: NaN,
+    l2HitRate: NaN,
+    hbmReadBytes: NaN,
+    hbmWriteBytes: NaN,
+    fabricReadBytes: NaN,
+    tasksPerLayer: NaN,
   });
   if (!Number.isInteger(opts.chunk) || opts.chunk < 1) throw inputError(`\`chunk\` must be a positive integer (got ${opts.chunk})`, 'chunk');
   const resolved = resolvePolicy(backend, opts.policy, opts.overrides, opts.policies);
   if ('reason' in resolved) return unsupported(resolved.reason);
   if (resolved.policy.prefill) return unsupported(resolved.policy.prefill);
   const chunkContext = opts.chunkContext ?? 0;
-  const need = residentBytes(model, opts.batch, opts.context + 1, opts.weights) + residentBytes(model, 1, chunkContext + opts.chunk, opts.weights) - residentBytes(model, 1, 0, opts.weights);
+  const need =
+    residentBytes(model, opts.batch, opts.context + 1, opts.weights) +
+    residentBytes(model, 1, chunkContext + opts.chunk, opts.weights) -
+    residentBytes(model, 1, 0, opts.weights);
   const capacity = backend.topology.memory.hbm.capacityBytes;
   if (need > capacity) return unsupported(doesNotFit(backend.name, need, capacity, 1));
   const S = Math.max(1, Math.min(model.numLayers, opts.layers ?? 3));
   const budget = opts.maxSimSteps ?? DEFAULT_MAX_SIM_STEPS;
-  const g = buildMixedGraph(model, { batch: opts.batch, contextLen: opts.context, chunk: opts.chunk, chunkContext , routing: opts.routing });
+  const g = buildMixedGraph(model, { batch: opts.batch, contextLen: opts.context, chunk: opts.chunk, chunkContext, routing: opts.routing });
   const r = simulateStep(backend, resolved, g, {
     layers: Array.from({ length: S }, (_, i) => i),
     weights: opts.weights,
@@ -54,7 +65,10 @@ export function predictMixed(backend: Backend, model: ModelSpec, opts: MixedOpti
     isMoeLayer: (l) => isMoeLayer(model, l),
     maxSimSteps: budget,
     tooLarge: (steps) =>
-      inputError(`simulation too large: a step of ${opts.batch} decode requests and a ${opts.chunk}-token chunk needs ${steps.toExponential(2)} tile steps (limit ${budget.toExponential(2)}); raise it with \`maxSimSteps\` or simulate fewer layers with \`layers\``, 'maxSimSteps'),
+      inputError(
+        `simulation too large: a step of ${opts.batch} decode requests and a ${opts.chunk}-token chunk needs ${steps.toExponential(2)} tile steps (limit ${budget.toExponential(2)}); raise it with \`maxSimSteps\` or simulate fewer layers with \`layers\``,
+        'maxSimSteps',
+      ),
   });
   return {
     status: 'ok',

@@ -48,11 +48,29 @@ export function predictPrefill(backend: Backend, model: ModelSpec, opts: Prefill
   const chunk = opts.chunk ?? opts.prompt;
   const nChunks = Math.ceil(opts.prompt / Math.max(1, chunk));
   const S = Math.max(1, Math.min(model.numLayers, opts.layers ?? 3));
-  const sampling = { chunks: nChunks, chunksSimulated: [] as number[], layersSimulated: S, layersTotal: model.numLayers, layersExtrapolated: 'none' as LayerExtrapolation };
+  const sampling = {
+    chunks: nChunks,
+    chunksSimulated: [] as number[],
+    layersSimulated: S,
+    layersTotal: model.numLayers,
+    layersExtrapolated: 'none' as LayerExtrapolation,
+  };
   const par = parallelismOf(opts);
   const perDevice = Number.isInteger(opts.prompt) && opts.prompt >= 1 ? residentBytes(model, opts.batch, opts.prompt, opts.weights, par.tp) : NaN;
   const unsupported = (reason: string): PrefillPrediction => ({
-    status: 'unsupported', reason, ttftMs: NaN, tokensPerSecond: NaN, l2HitRate: NaN, hbmReadBytes: NaN, hbmWriteBytes: NaN, fabricReadBytes: NaN, tasksPerLayer: NaN, launches: NaN, sampling, ...par, perDeviceBytes: perDevice,
+    status: 'unsupported',
+    reason,
+    ttftMs: NaN,
+    tokensPerSecond: NaN,
+    l2HitRate: NaN,
+    hbmReadBytes: NaN,
+    hbmWriteBytes: NaN,
+    fabricReadBytes: NaN,
+    tasksPerLayer: NaN,
+    launches: NaN,
+    sampling,
+    ...par,
+    perDeviceBytes: perDevice,
   });
   if (!Number.isInteger(opts.prompt) || opts.prompt < 1) throw inputError(`\`prompt\` must be a positive integer for prefill (got ${opts.prompt})`, 'prompt');
   if (!Number.isInteger(chunk) || chunk < 1) throw inputError(`\`chunk\` must be a positive integer (got ${chunk})`, 'chunk');
@@ -75,7 +93,13 @@ export function predictPrefill(backend: Backend, model: ModelSpec, opts: Prefill
   const results: { index: number; r: StepResult }[] = [];
   for (const i of picked) {
     const len = Math.min(chunk, opts.prompt - i * chunk);
-    const g = buildPrefillGraph(model, { batch: opts.batch, promptLen: len, contextLen: i * chunk, routing: opts.routing, ...(par.tp > 1 ? { tp: par.tp } : {}) });
+    const g = buildPrefillGraph(model, {
+      batch: opts.batch,
+      promptLen: len,
+      contextLen: i * chunk,
+      routing: opts.routing,
+      ...(par.tp > 1 ? { tp: par.tp } : {}),
+    });
     const r = simulateStep(backend, resolved, g, {
       layers,
       weights: opts.weights,
@@ -85,7 +109,8 @@ export function predictPrefill(backend: Backend, model: ModelSpec, opts: Prefill
       maxSimSteps: budget,
       tooLarge: (steps) =>
         inputError(
-          `simulation too large: ${model.name} prefill of ${len} tokens × batch ${opts.batch} needs ${steps.toExponential(2)} tile steps (limit ${budget.toExponential(2)}); raise it with \`maxSimSteps\`, use \`chunk\`, or simulate fewer layers with \`layers\``, 'maxSimSteps',
+          `simulation too large: ${model.name} prefill of ${len} tokens × batch ${opts.batch} needs ${steps.toExponential(2)} tile steps (limit ${budget.toExponential(2)}); raise it with \`maxSimSteps\`, use \`chunk\`, or simulate fewer layers with \`layers\``,
+          'maxSimSteps',
         ),
     });
     results.push({ index: i, r });

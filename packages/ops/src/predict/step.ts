@@ -77,7 +77,12 @@ export function collectivesFor(backend: Backend, g: OpGraph): { collective: NonN
       // NCCL counts an all-gather by its whole output.
       const bytes = op.rows * op.cols * el * (op.kind === 'all-gather' ? op.devices : 1);
       const c = collectiveCost(node, op.kind, bytes, op.devices);
-      return { libraryNs: c.latencyUs * 1000, channels: node.library.channels, signalNs: node.topology.interconnect.latencyNs, algorithm: `${c.algorithm}-${c.protocol}` };
+      return {
+        libraryNs: c.latencyUs * 1000,
+        channels: node.library.channels,
+        signalNs: node.topology.interconnect.latencyNs,
+        algorithm: `${c.algorithm}-${c.protocol}`,
+      };
     },
     linkBytesPerNs: groupBytesPerNs(node.topology, tp) * node.library.linkEfficiency,
   };
@@ -139,7 +144,12 @@ export function simulateStep(backend: Backend, { policy, schedule }: ResolvedPol
   const S = sim.layers.length;
   const L = g.layers;
   const multi = collectivesFor(backend, g);
-  const tg = policy.compile(g, backend, schedule, { ...backendCompileOptions(backend), layers: sim.layers, weights: sim.weights, ...(multi ? { collective: multi.collective } : {}) });
+  const tg = policy.compile(g, backend, schedule, {
+    ...backendCompileOptions(backend),
+    layers: sim.layers,
+    weights: sim.weights,
+    ...(multi ? { collective: multi.collective } : {}),
+  });
   if (sim.maxSimSteps !== undefined && sim.tooLarge) {
     const steps = compiledSteps(tg.tasks);
     if (steps > sim.maxSimSteps) throw sim.tooLarge(steps);
@@ -167,7 +177,7 @@ export function simulateStep(backend: Backend, { policy, schedule }: ResolvedPol
   const steady = r.steadyFrom;
   const proven = steady !== null && sim.layers.includes(steady) && rest.every((l) => sameLayerOps(g, steady, l));
   const counters = zeroCounters();
-  r.counters.forEach((bucket) => addCounters(counters, bucket));
+  for (const bucket of r.counters) addCounters(counters, bucket);
   let restNs = 0;
   for (const moe of [false, true]) {
     const n = rest.filter((l) => kind(l) === moe).length;
@@ -206,9 +216,16 @@ function layerSignature(g: OpGraph, layer: number): string {
       return n && n.layer === layer ? `L.${n.role}` : x;
     };
     const strip = (v: unknown) => (Array.isArray(v) ? v.map(name) : name(v));
-    sig = JSON.stringify(g.ops.filter((o) => o.layer === layer).map((o) => Object.entries(o).filter(([k]) => k !== 'layer').map(([k, v]) => [k, strip(v)])));
+    sig = JSON.stringify(
+      g.ops
+        .filter((o) => o.layer === layer)
+        .map((o) =>
+          Object.entries(o)
+            .filter(([k]) => k !== 'layer')
+            .map(([k, v]) => [k, strip(v)]),
+        ),
+    );
     cache.set(layer, sig);
   }
   return sig;
 }
-

@@ -40,7 +40,14 @@ export function levelTable(type: LowBitType): Float64Array {
 }
 
 /** Quantize W [N, K] (row-major, nn.Linear layout) group-wise along K. */
-export function quantizeGroupwise(w: ArrayLike<number>, n: number, k: number, type: LowBitType, group: number, scaleDtype: FloatDType = 'bf16'): QuantizedMatrix {
+export function quantizeGroupwise(
+  w: ArrayLike<number>,
+  n: number,
+  k: number,
+  type: LowBitType,
+  group: number,
+  scaleDtype: FloatDType = 'bf16',
+): QuantizedMatrix {
   const qmax = quantMax(type);
   if (!(qmax > 0)) throw new RangeError(`${type.name} has no positive level to quantize onto`);
   const groups = Math.ceil(k / group);

@@ -43,12 +43,15 @@ describe('weight types', () => {
 
 /** Error bound of group-wise quantization: half a level, plus what rounding the scale can push past the top level. */
 function bound(t: LowBitType, s: number, w: number, amax: number): number {
-  const half = t.kind === 'float' ? Math.max(Math.abs(w) * 2 ** -(t.format.mantissaBits + 1), (s * 2 ** (1 - t.format.bias - t.format.mantissaBits)) / 2) : s / 2;
+  const half =
+    t.kind === 'float' ? Math.max(Math.abs(w) * 2 ** -(t.format.mantissaBits + 1), (s * 2 ** (1 - t.format.bias - t.format.mantissaBits)) / 2) : s / 2;
   return half + amax * 2 ** -8 + 1e-12;
 }
 
 describe('group-wise symmetric quantization', () => {
-  const types = ['i2', 'i3', 'i4', 'i6', 'i8', 'u2', 'u4', 'u5', 'u8', 'f3e1m1', 'f4e2m1', 'f5e2m2', 'f6e3m2', 'f6e2m3', 'f8e4m3', 'f8e5m2'].map((n) => parseLowBitType(n));
+  const types = ['i2', 'i3', 'i4', 'i6', 'i8', 'u2', 'u4', 'u5', 'u8', 'f3e1m1', 'f4e2m1', 'f5e2m2', 'f6e3m2', 'f6e2m3', 'f8e4m3', 'f8e5m2'].map((n) =>
+    parseLowBitType(n),
+  );
   const rng = new Rng(21);
   const n = 24;
   const k = 256;
@@ -136,16 +139,29 @@ describe('weight pre-layout', () => {
     const kb = 2;
     const nb = 1;
     const tile = unpackCodes(laid.subarray((kb * 2 + nb) * tileBytes), 4, 64 * 64);
-    for (const [kk, nn] of [[0, 0], [5, 63], [63, 17]] as const) expect(tile[kk * 64 + nn]).toBe(codes[(nb * 64 + nn) * k + kb * 64 + kk]);
+    for (const [kk, nn] of [
+      [0, 0],
+      [5, 63],
+      [63, 17],
+    ] as const)
+      expect(tile[kk * 64 + nn]).toBe(codes[(nb * 64 + nn) * k + kb * 64 + kk]);
   });
 });
 
 describe('what weight types cost', () => {
   it('counts packed weights plus scales', () => {
     expect(linearWeightBytes(parseWeightType('bf16'), 4096, 4096)).toEqual({ weights: 4096 * 4096 * 2, scales: 0, total: 4096 * 4096 * 2 });
-    expect(linearWeightBytes(parseWeightType('u4g128'), 4096, 4096)).toEqual({ weights: 4096 * 2048, scales: 32 * 4096 * 2, total: 4096 * 2048 + 32 * 4096 * 2 });
+    expect(linearWeightBytes(parseWeightType('u4g128'), 4096, 4096)).toEqual({
+      weights: 4096 * 2048,
+      scales: 32 * 4096 * 2,
+      total: 4096 * 2048 + 32 * 4096 * 2,
+    });
     expect(linearWeightBytes(parseWeightType('i6g64'), 4096, 4096).weights).toBe((4096 * 4096 * 6) / 8);
-    expect(weightSliceBytes(parseWeightType('f6e3m2g128'), 64, 4096)).toEqual({ weights: (64 * 4096 * 6) / 8, scales: 32 * 64 * 2, total: (64 * 4096 * 6) / 8 + 32 * 64 * 2 });
+    expect(weightSliceBytes(parseWeightType('f6e3m2g128'), 64, 4096)).toEqual({
+      weights: (64 * 4096 * 6) / 8,
+      scales: 32 * 64 * 2,
+      total: (64 * 4096 * 6) / 8 + 32 * 64 * 2,
+    });
   });
 
   it('makes a Qwen3-8B decode step read a quarter of the bf16 linear-weight bytes, plus scales, with u4g128', () => {
@@ -174,7 +190,10 @@ describe('linear tile weight regions under a weight type', () => {
   it('dense: the same regions the decomposition reads today', () => {
     const pol = { weight: 'streaming' as const, store: 'default' as const };
     const bf16 = parseWeightType('bf16');
-    for (const [k0, kLen] of [[0, 12288], [4096, 4096]] as const) {
+    for (const [k0, kLen] of [
+      [0, 12288],
+      [4096, 4096],
+    ] as const) {
       const t = linearTile(op, { x: 0, w: 1, y: 2 }, pol, 0, 128, 64, k0, kLen);
       expect(linearWeightRegions(bf16, op, { w: 1 }, 128, 64, k0, kLen, 'streaming')).toEqual([t.reads[0]]);
     }
@@ -218,6 +237,6 @@ describe('narrow tiles over quantized weights', () => {
     const op = { n: 256, k: 512 };
     const [codes] = linearWeightRegions(wt, op, { w: 0, scales: 1 }, 40, 48, 0, 512, 'default');
     // Columns 40..87 touch blocks 0 and 1 of 64 columns: two tiles per K step, 8 steps.
-    expect([codes!.bytes, codes!.rows]).toEqual([2 * (64 * 64 * 4) / 8, 8]);
+    expect([codes!.bytes, codes!.rows]).toEqual([(2 * (64 * 64 * 4)) / 8, 8]);
   });
 });

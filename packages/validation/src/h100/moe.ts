@@ -49,23 +49,56 @@ export function h100MoeValidation(backend: Backend, opts: H100ValidationOptions 
   const launches = new Map<number, number>();
   for (const m of rows(quick)) {
     tick(`qwen3-30b-a3b b${m.batch}`);
-    const p = predictDecode(backend, spec, { policy: 'kernel-per-op-graph', batch: m.batch, prompt: m.kvLen - 1, decode: 1, positions: 1 }) as { tpotMs: number; launchesPerToken?: number };
+    const p = predictDecode(backend, spec, { policy: 'kernel-per-op-graph', batch: m.batch, prompt: m.kvLen - 1, decode: 1, positions: 1 }) as {
+      tpotMs: number;
+      launchesPerToken?: number;
+    };
     launches.set(m.batch, p.launchesPerToken ?? NaN);
     out.push(row(`Qwen3-30B-A3B decode TPOT, one CUDA graph, batch ${m.batch}, KV ${m.kvLen}`, 'measurement', m.tpotMs, p.tpotMs, 'ms', 20, SRC));
   }
   for (const pr of profiles(quick)) {
     tick(`grouped gemm b${pr.batch}`);
     const k = pr.kernels.find((x) => x.name.includes(GROUPED))!;
-    out.push(row(`torch._grouped_mm (CUTLASS 64×128×128, 132 CTAs) mean of gate+up and down, batch ${pr.batch}`, 'measurement', k.us, groupedGemmUs(backend, pr.batch), 'µs', 25, SRC));
+    out.push(
+      row(
+        `torch._grouped_mm (CUTLASS 64×128×128, 132 CTAs) mean of gate+up and down, batch ${pr.batch}`,
+        'measurement',
+        k.us,
+        groupedGemmUs(backend, pr.batch),
+        'µs',
+        25,
+        SRC,
+      ),
+    );
     if (launches.has(pr.batch)) {
-      out.push(row(`kernels per decode step, batch ${pr.batch} (profile: every kernel of one replay)`, 'measurement', pr.kernelsPerStep, launches.get(pr.batch)!, 'kernels', 5, SRC));
+      out.push(
+        row(
+          `kernels per decode step, batch ${pr.batch} (profile: every kernel of one replay)`,
+          'measurement',
+          pr.kernelsPerStep,
+          launches.get(pr.batch)!,
+          'kernels',
+          5,
+          SRC,
+        ),
+      );
     }
     tick(`active experts b${pr.batch}`);
     const g = buildDecodeGraph(spec, { batch: pr.batch, contextLen: 0 });
     const op = g.ops.find((o) => o.id === 'L0.experts_gate_up');
     const measured = moe.rows.find((r) => r.batch === pr.batch)!.activeExpertsLayer0;
     // The expectation E·(1 − (1 − k/E)^batch) against one draw of the random router.
-    out.push(row(`distinct experts reached in layer 0, batch ${pr.batch} (expected under uniform routing vs one measured step)`, 'measurement', measured, op && op.kind === 'grouped-linear' ? op.groups.length : 0, 'experts', 10, SRC));
+    out.push(
+      row(
+        `distinct experts reached in layer 0, batch ${pr.batch} (expected under uniform routing vs one measured step)`,
+        'measurement',
+        measured,
+        op && op.kind === 'grouped-linear' ? op.groups.length : 0,
+        'experts',
+        10,
+        SRC,
+      ),
+    );
   }
   return out.map((r) => ({ ...r, suite: 'h100-moe' }));
 }

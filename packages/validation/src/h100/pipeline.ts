@@ -33,11 +33,19 @@ function int4Rows(quick: boolean) {
 }
 
 function gemmRows(quick: boolean) {
-  return sweep.gemm.rows.filter((r) => (quick ? r.op === 'qkv_proj' && [16, 64, 256].includes(r.m) : QWEN3_SHAPES.has(r.op) ? r.m <= 256 || [1024, 8192].includes(r.m) : [1, 64, 256, 8192].includes(r.m)));
+  return sweep.gemm.rows.filter((r) =>
+    quick
+      ? r.op === 'qkv_proj' && [16, 64, 256].includes(r.m)
+      : QWEN3_SHAPES.has(r.op)
+        ? r.m <= 256 || [1024, 8192].includes(r.m)
+        : [1, 64, 256, 8192].includes(r.m),
+  );
 }
 
 function sdpaRows(quick: boolean) {
-  return sweep.sdpa.rows.filter((r) => (quick ? r.batch === 1 && r.kvLen === 8192 : [1, 8, 32, 128].includes(r.batch) && [1024, 8192, 32768].includes(r.kvLen)));
+  return sweep.sdpa.rows.filter((r) =>
+    quick ? r.batch === 1 && r.kvLen === 8192 : [1, 8, 32, 128].includes(r.batch) && [1024, 8192, 32768].includes(r.kvLen),
+  );
 }
 
 function decodeRows(quick: boolean) {
@@ -56,19 +64,49 @@ export function h100PipelineValidation(backend: Backend, opts: H100ValidationOpt
     const chosen = backend.kernelLibrary?.gemm({ m: m.m, n: m.n, k: m.k, weightBytes: 2 }).name ?? 'default';
     const measuredKernel = m.kernels[0]!.name.replace(/_v_bz|_h_bz|_TN[TN]$/g, '');
     const cal = m.op === 'qkv_proj' && m.m === 1;
-    rows.push(row(`GEMM bf16 M=${m.m} ${m.op} N=${m.n} K=${m.k} (picked ${chosen}; cuBLAS ${measuredKernel})`, cal ? 'calibration' : 'measurement', m.us, p.us, 'µs', m.m <= 256 ? 15 : 20, SRC));
+    rows.push(
+      row(
+        `GEMM bf16 M=${m.m} ${m.op} N=${m.n} K=${m.k} (picked ${chosen}; cuBLAS ${measuredKernel})`,
+        cal ? 'calibration' : 'measurement',
+        m.us,
+        p.us,
+        'µs',
+        m.m <= 256 ? 15 : 20,
+        SRC,
+      ),
+    );
   }
   for (const q of int4Rows(quick)) {
     tick(`int4 ${q.op} m${q.m}`);
     const p = linearOpUs(backend, q.m, q.n, q.k, 'u4g128');
     const cal = q.op === 'o_proj' && q.m === 1;
-    rows.push(row(`W4A16 g128 M=${q.m} ${q.op} N=${q.n} K=${q.k} (tinygemm, torch._weight_int4pack_mm)`, cal ? 'calibration' : 'measurement', q.us, p.us, 'µs', 15, SRC));
+    rows.push(
+      row(
+        `W4A16 g128 M=${q.m} ${q.op} N=${q.n} K=${q.k} (tinygemm, torch._weight_int4pack_mm)`,
+        cal ? 'calibration' : 'measurement',
+        q.us,
+        p.us,
+        'µs',
+        15,
+        SRC,
+      ),
+    );
   }
   for (const a of sdpaRows(quick)) {
     tick(`sdpa b${a.batch} kv${a.kvLen}`);
     const p = attentionUs(backend, a.heads, a.kvHeads, a.batch, a.kvLen);
     const cal = a.heads !== a.kvHeads && a.batch === 1 && a.kvLen === 32768;
-    rows.push(row(`SDPA decode ${a.heads}/${a.kvHeads} heads, batch ${a.batch}, KV ${a.kvLen} (kernel + graph gap)`, cal ? 'calibration' : 'measurement', a.us, p, 'µs', 20, SRC));
+    rows.push(
+      row(
+        `SDPA decode ${a.heads}/${a.kvHeads} heads, batch ${a.batch}, KV ${a.kvLen} (kernel + graph gap)`,
+        cal ? 'calibration' : 'measurement',
+        a.us,
+        p,
+        'µs',
+        20,
+        SRC,
+      ),
+    );
   }
   for (const d of decodeRows(quick)) {
     tick(`decode ${d.model} b${d.batch} kv${d.kvLen}`);

@@ -45,7 +45,17 @@ export function h100PrefillValidation(backend: Backend, opts: H100ValidationOpti
     tick(`attention ${a.layout} b${a.batch} S${a.promptLen}`);
     const p = prefillAttentionUs(backend, a.heads, a.kvHeads, a.batch, a.promptLen);
     const cal = a.heads !== a.kvHeads && a.batch === 1 && a.promptLen === 512;
-    rows.push(row(`causal SDPA ${a.heads}/${a.kvHeads} heads, batch ${a.batch}, prompt ${a.promptLen} (kernel + graph gap)`, cal ? 'calibration' : 'measurement', a.us, p, 'µs', 20, SRC));
+    rows.push(
+      row(
+        `causal SDPA ${a.heads}/${a.kvHeads} heads, batch ${a.batch}, prompt ${a.promptLen} (kernel + graph gap)`,
+        cal ? 'calibration' : 'measurement',
+        a.us,
+        p,
+        'µs',
+        20,
+        SRC,
+      ),
+    );
   }
   for (const t of ttftRows(quick)) {
     tick(`prefill ${t.model} b${t.batch} S${t.promptLen}`);

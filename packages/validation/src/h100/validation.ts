@@ -12,19 +12,22 @@ import {
   simulateGraph,
   zeroCounters,
   type Backend,
-  type CollectiveModel,
   type ModelSpec,
-  type KernelLibrary,
-  type KernelGranularity,
-  type OpGraph,
   type SimEvent,
-  type TaskGraph,
-  type Topology,
   type ValidationRow,
 } from '@fleet/core';
 import * as ops from '@fleet/ops';
 import measured from './measured/h100-e2e-ours.json' with { type: 'json' };
-import { CLUSTER_DOMAINS, CLUSTERFUSION_BENCH, CLUSTERFUSION_CTAS_PER_SM, OURS, PRIOR, clusterFusionBenchKernel, dsmem, maxActiveClusters } from '@fleet/family-hopper';
+import {
+  CLUSTER_DOMAINS,
+  CLUSTERFUSION_BENCH,
+  CLUSTERFUSION_CTAS_PER_SM,
+  OURS,
+  PRIOR,
+  clusterFusionBenchKernel,
+  dsmem,
+  maxActiveClusters,
+} from '@fleet/family-hopper';
 import reference from './measured/clusterfusion-table1.json' with { type: 'json' };
 
 export interface H100ValidationOptions {
@@ -70,7 +73,12 @@ export function row(
 export function linearOpUs(backend: Backend, m: number, n: number, k: number, weights = 'bf16'): { us: number; l2HitRate: number } {
   const def = ops.KERNEL_PER_OP_GRAPH;
   const wt = ops.parseWeightType(weights);
-  const graph = def.compile(ops.linearOpGraph(m, n, k), backend, def.schedule, { layers: [0], library: backend.kernelLibrary, kernels: backend.tuning.kernels, weights: wt });
+  const graph = def.compile(ops.linearOpGraph(m, n, k), backend, def.schedule, {
+    layers: [0],
+    library: backend.kernelLibrary,
+    kernels: backend.tuning.kernels,
+    weights: wt,
+  });
   const r = simulateGraph(backend, graph, { launchMode: 'graph' });
   const c = zeroCounters();
   for (const b of r.counters) addCounters(c, b);
@@ -146,7 +154,9 @@ export function h100Validation(backend: Backend, opts: H100ValidationOptions = {
   for (const m of q.rows.filter((r) => !quick || r.batch === 1 || r.batch === 64)) {
     tick(`qwen3-8b b${m.batch}`);
     const p = ops.predictDecode(backend, qwen, { policy: 'kernel-per-op-graph', batch: m.batch, prompt: q.promptTokens, decode: q.decodeTokens, positions });
-    rows.push(row(`Qwen3-8B bf16 decode TPOT, kernel-per-op-graph, batch ${m.batch} (64 prompt + 1024 decode)`, 'measurement', m.tpotMs, p.tpotMs, 'ms', 10, OURS_E2E));
+    rows.push(
+      row(`Qwen3-8B bf16 decode TPOT, kernel-per-op-graph, batch ${m.batch} (64 prompt + 1024 decode)`, 'measurement', m.tpotMs, p.tpotMs, 'ms', 10, OURS_E2E),
+    );
   }
   // 1b. The same steps launched eagerly (PyTorch, no graph): kernel-per-op.
   for (const m of measured.qwen3DecodeRepeat.rows.filter((r) => !quick || r.batch === 1)) {
@@ -174,7 +184,10 @@ export function h100Validation(backend: Backend, opts: H100ValidationOptions = {
     tick(`gemv ${op}`);
     const [n, k] = SHAPES[op]!;
     const p = linearOpUs(backend, 1, n, k);
-    const src = op === 'lm_head' ? 'ours: bench/h100/e2e.py, F.linear in a CUDA graph (calibration/h100-microbench-ours.json gemvM1)' : 'prior: /work/shared/reference/h100-microbench.json gemvBf16ColdUs (back-to-back F.linear)';
+    const src =
+      op === 'lm_head'
+        ? 'ours: bench/h100/e2e.py, F.linear in a CUDA graph (calibration/h100-microbench-ours.json gemvM1)'
+        : 'prior: /work/shared/reference/h100-microbench.json gemvBf16ColdUs (back-to-back F.linear)';
     rows.push(row(`GEMV bf16 M=1 ${op} N=${n} K=${k}, kernel-per-op-graph`, 'calibration', us, p.us, 'µs', 15, src));
   }
   for (const m of measured.linear.rows.filter((r) => r.op !== 'lm_head' && (r.m === 8 || r.m === 64) && (!quick || r.op === 'qkv_proj'))) {
@@ -190,11 +203,31 @@ export function h100Validation(backend: Backend, opts: H100ValidationOptions = {
     if (!c) continue;
     // the measured on-chip reduce ends with one more cluster barrier after its last round
     const extra = m.op === 'reduce' && m.onChip ? dsmem.barrierNs(m.cluster) : 0;
-    rows.push(row(`Cluster${m.op === 'reduce' ? 'Reduce' : 'Gather'} ${m.bytes / 1024} KB per CTA, cluster ${m.cluster}, ${m.onChip ? 'on chip (DSMEM)' : 'off chip (global memory)'}`, 'measurement', m.collectiveUs, (c.latencyNs(m.bytes, m.cluster) + extra) / 1000, 'µs', 20, OURS_MB));
+    rows.push(
+      row(
+        `Cluster${m.op === 'reduce' ? 'Reduce' : 'Gather'} ${m.bytes / 1024} KB per CTA, cluster ${m.cluster}, ${m.onChip ? 'on chip (DSMEM)' : 'off chip (global memory)'}`,
+        'measurement',
+        m.collectiveUs,
+        (c.latencyNs(m.bytes, m.cluster) + extra) / 1000,
+        'µs',
+        20,
+        OURS_MB,
+      ),
+    );
   }
   // 6. Cluster placement: clusters of 1 CTA per SM that fit, from the GPC sizes, vs cudaOccupancyMaxActiveClusters.
   for (const n of [2, 4, 8, 16]) {
-    rows.push(row(`max active clusters of ${n} (1 CTA per SM), derived from the GPC placement domains`, 'calibration', OURS.occupancy.oneCtaPerSm[n - 1]!, maxActiveClusters(n), 'clusters', 0, 'ours: cudaOccupancyMaxActiveClusters (calibration/h100-microbench-ours.json)'));
+    rows.push(
+      row(
+        `max active clusters of ${n} (1 CTA per SM), derived from the GPC placement domains`,
+        'calibration',
+        OURS.occupancy.oneCtaPerSm[n - 1]!,
+        maxActiveClusters(n),
+        'clusters',
+        0,
+        'ours: cudaOccupancyMaxActiveClusters (calibration/h100-microbench-ours.json)',
+      ),
+    );
   }
   // 7. ClusterFusion's cluster-size trend of the fused kernel (batch 1, context 4K).
   const ctx = 4096;
@@ -207,16 +240,38 @@ export function h100Validation(backend: Backend, opts: H100ValidationOptions = {
     }
     const best = [2, 4, 8, 16].reduce((a, b) => (t[b]! < t[a]! ? b : a));
     const claimed = heads === 128 ? 2 : 4;
-    rows.push(row(`ClusterFusion: best cluster size for ${heads} heads (fused attention kernel, batch 1, context ${ctx})`, 'claim', claimed, best, 'CTAs', 0, CF));
+    rows.push(
+      row(`ClusterFusion: best cluster size for ${heads} heads (fused attention kernel, batch 1, context ${ctx})`, 'claim', claimed, best, 'CTAs', 0, CF),
+    );
     if (heads === 32) {
       for (const n of [8, 16]) {
-        rows.push(row(`ClusterFusion: cluster ${n} slower than 4 for 32 heads (time ratio, fused kernel, context ${ctx})`, 'claim', [1, 100], t[n]! / t[4]!, 'ratio', 0, CF));
+        rows.push(
+          row(
+            `ClusterFusion: cluster ${n} slower than 4 for 32 heads (time ratio, fused kernel, context ${ctx})`,
+            'claim',
+            [1, 100],
+            t[n]! / t[4]!,
+            'ratio',
+            0,
+            CF,
+          ),
+        );
       }
       // DSMEM disabled: the same dataflow exchanging through global memory
       tick('clusterfusion off chip');
       const on = clusterFusionTpotMs(backend, llama, 1, ctx, 4, false);
       const off = clusterFusionTpotMs(backend, llama, 1, ctx, 4, true);
-      rows.push(row(`ClusterFusion: disabling DSMEM raises TPOT by up to 33% (Llama2-7B, cluster 4, context ${ctx}; TPOT ratio)`, 'claim', 1.33, off / on, 'ratio', 20, CF));
+      rows.push(
+        row(
+          `ClusterFusion: disabling DSMEM raises TPOT by up to 33% (Llama2-7B, cluster 4, context ${ctx}; TPOT ratio)`,
+          'claim',
+          1.33,
+          off / on,
+          'ratio',
+          20,
+          CF,
+        ),
+      );
     }
   }
   return rows;
@@ -249,9 +304,29 @@ export function clusterFusionTableValidation(): ValidationRow[] {
       for (const [kb, pair] of Object.entries(table[op])) {
         const k = clusterFusionBenchKernel(op, Number(kb) * 1024, onChip);
         us[kb] = k.kernelUs;
-        rows.push(row(`ClusterFusion Table 1: ${Op} ${kb} KB, ${medium} (kernel incl. launch; ${clusters} clusters of ${clusterSize}, ${k.perCtaBytes} B per CTA)`, 'claim', pair[col]!, k.kernelUs, 'µs', tol, CF));
+        rows.push(
+          row(
+            `ClusterFusion Table 1: ${Op} ${kb} KB, ${medium} (kernel incl. launch; ${clusters} clusters of ${clusterSize}, ${k.perCtaBytes} B per CTA)`,
+            'claim',
+            pair[col]!,
+            k.kernelUs,
+            'µs',
+            tol,
+            CF,
+          ),
+        );
       }
-      rows.push(row(`ClusterFusion Table 1: ${Op} ${medium}, latency at 256 KB over 32 KB (trend)`, 'claim', table[op]['256'][col]! / table[op]['32'][col]!, us['256']! / us['32']!, 'ratio', TABLE1_TOLERANCE.trend, CF));
+      rows.push(
+        row(
+          `ClusterFusion Table 1: ${Op} ${medium}, latency at 256 KB over 32 KB (trend)`,
+          'claim',
+          table[op]['256'][col]! / table[op]['32'][col]!,
+          us['256']! / us['32']!,
+          'ratio',
+          TABLE1_TOLERANCE.trend,
+          CF,
+        ),
+      );
     }
   }
   return rows.map((r) => ({ ...r, suite: 'clusterfusion' }));

@@ -16,7 +16,9 @@ const SRC_PREFILL = 'ours: bench/h100/phases.py on an H200, 2026-11-24 (packages
 const QWEN3_SHAPES = new Set(['qkv_proj', 'o_proj', 'gate_up_proj', 'down_proj']);
 
 function gemmRows(quick: boolean) {
-  return sweep.gemm.rows.filter((r) => (quick ? r.op === 'qkv_proj' && [16, 256].includes(r.m) : QWEN3_SHAPES.has(r.op) && [1, 16, 64, 256, 1024, 8192].includes(r.m)));
+  return sweep.gemm.rows.filter((r) =>
+    quick ? r.op === 'qkv_proj' && [16, 256].includes(r.m) : QWEN3_SHAPES.has(r.op) && [1, 16, 64, 256, 1024, 8192].includes(r.m),
+  );
 }
 
 function decodeRows(quick: boolean) {
@@ -48,7 +50,17 @@ export function h200PipelineValidation(backend: Backend, opts: H100ValidationOpt
   for (const m of gemmRows(quick)) {
     tick(`gemm ${m.op} m${m.m}`);
     const p = linearOpUs(backend, m.m, m.n, m.k);
-    rows.push(row(`GEMM bf16 M=${m.m} ${m.op} N=${m.n} K=${m.k} (cuBLAS ${m.kernels[0]!.name.replace(/_v_bz|_h_bz|_TN[TN]$/g, '')})`, 'measurement', m.us, p.us, 'µs', m.m <= 256 ? 15 : 20, SRC));
+    rows.push(
+      row(
+        `GEMM bf16 M=${m.m} ${m.op} N=${m.n} K=${m.k} (cuBLAS ${m.kernels[0]!.name.replace(/_v_bz|_h_bz|_TN[TN]$/g, '')})`,
+        'measurement',
+        m.us,
+        p.us,
+        'µs',
+        m.m <= 256 ? 15 : 20,
+        SRC,
+      ),
+    );
   }
   for (const d of decodeRows(quick)) {
     tick(`decode ${d.model} b${d.batch} kv${d.kvLen}`);
@@ -65,7 +77,9 @@ export function h200PrefillValidation(backend: Backend, opts: H100ValidationOpti
   for (const t of ttftRows(opts.quick ?? false)) {
     tick(`prefill ${t.model} b${t.batch} S${t.promptLen}`);
     const r = ops.predictPrefill(backend, loadModel(t.model), { policy: 'kernel-per-op-graph', batch: t.batch, prompt: t.promptLen });
-    rows.push(row(`${t.model} prefill TTFT, one CUDA graph, batch ${t.batch}, prompt ${t.promptLen}`, 'measurement', t.ttftMs, r.ttftMs, 'ms', 15, SRC_PREFILL));
+    rows.push(
+      row(`${t.model} prefill TTFT, one CUDA graph, batch ${t.batch}, prompt ${t.promptLen}`, 'measurement', t.ttftMs, r.ttftMs, 'ms', 15, SRC_PREFILL),
+    );
   }
   return rows.map((r) => ({ ...r, suite: 'h200-prefill' }));
 }

@@ -33,30 +33,94 @@ export function fleetMi350Validation(backend: Backend, tick: (label: string) => 
   };
 
   for (const p of POLICIES) {
-    row({ experiment: `TPOT ${p}, batch 1`, kind: 'calibration', published: d.calibration.tpotMsBatch1[p], predicted: at(p, 1).tpotMs, unit: 'ms', errorUnit: '%', tolerance: TOL_PCT });
+    row({
+      experiment: `TPOT ${p}, batch 1`,
+      kind: 'calibration',
+      published: d.calibration.tpotMsBatch1[p],
+      predicted: at(p, 1).tpotMs,
+      unit: 'ms',
+      errorUnit: '%',
+      tolerance: TOL_PCT,
+    });
   }
   for (const p of ['mirage', 'fleet-mtile', 'fleet-msplit'] as const) {
-    row({ experiment: `L2 hit rate ${p}, batch 1`, kind: 'calibration', published: d.calibration.l2HitRateBatch1[p], predicted: at(p, 1).l2HitRate, unit: 'rate', errorUnit: 'pt', tolerance: TOL_PT });
+    row({
+      experiment: `L2 hit rate ${p}, batch 1`,
+      kind: 'calibration',
+      published: d.calibration.l2HitRateBatch1[p],
+      predicted: at(p, 1).l2HitRate,
+      unit: 'rate',
+      errorUnit: 'pt',
+      tolerance: TOL_PT,
+    });
   }
-  row({ experiment: 'tasks per layer, CU-task decomposition (mirage), batch 1', kind: 'calibration', published: d.calibration.tasksPerLayerBatch1.standardCuTasks, predicted: at('mirage', 1).tasksPerLayer, unit: 'tasks', errorUnit: '%', tolerance: TOL_PCT });
-  row({ experiment: 'tasks per layer, chiplet-tasks (fleet-mtile), batch 1', kind: 'calibration', published: d.calibration.tasksPerLayerBatch1.fleet, predicted: at('fleet-mtile', 1).tasksPerLayer, unit: 'tasks', errorUnit: '%', tolerance: TOL_PCT });
+  row({
+    experiment: 'tasks per layer, CU-task decomposition (mirage), batch 1',
+    kind: 'calibration',
+    published: d.calibration.tasksPerLayerBatch1.standardCuTasks,
+    predicted: at('mirage', 1).tasksPerLayer,
+    unit: 'tasks',
+    errorUnit: '%',
+    tolerance: TOL_PCT,
+  });
+  row({
+    experiment: 'tasks per layer, chiplet-tasks (fleet-mtile), batch 1',
+    kind: 'calibration',
+    published: d.calibration.tasksPerLayerBatch1.fleet,
+    predicted: at('fleet-mtile', 1).tasksPerLayer,
+    unit: 'tasks',
+    errorUnit: '%',
+    tolerance: TOL_PCT,
+  });
 
   const c = d.claims;
   for (const b of c.speedupOverKernelPerOp.batches) {
     for (const p of ['fleet-mtile', 'fleet-msplit'] as const) {
-      row({ experiment: `speedup ${p} over kernel-per-op, batch ${b}`, kind: 'claim', published: c.speedupOverKernelPerOp.range, predicted: at('kernel-per-op', b).tpotMs / at(p, b).tpotMs, unit: '×', errorUnit: '%', tolerance: TOL_PCT });
+      row({
+        experiment: `speedup ${p} over kernel-per-op, batch ${b}`,
+        kind: 'claim',
+        published: c.speedupOverKernelPerOp.range,
+        predicted: at('kernel-per-op', b).tpotMs / at(p, b).tpotMs,
+        unit: '×',
+        errorUnit: '%',
+        tolerance: TOL_PCT,
+      });
     }
   }
   for (const b of c.speedupOverMirage.batches) {
     for (const p of ['fleet-mtile', 'fleet-msplit'] as const) {
-      row({ experiment: `speedup ${p} over mirage, batch ${b}`, kind: 'claim', published: c.speedupOverMirage.range, predicted: at('mirage', b).tpotMs / at(p, b).tpotMs, unit: '×', errorUnit: '%', tolerance: TOL_PCT });
+      row({
+        experiment: `speedup ${p} over mirage, batch ${b}`,
+        kind: 'claim',
+        published: c.speedupOverMirage.range,
+        predicted: at('mirage', b).tpotMs / at(p, b).tpotMs,
+        unit: '×',
+        errorUnit: '%',
+        tolerance: TOL_PCT,
+      });
     }
   }
   for (const { batch, value } of c.mtileOverMirage) {
-    row({ experiment: `speedup fleet-mtile over mirage, batch ${batch}`, kind: 'claim', published: value, predicted: at('mirage', batch).tpotMs / at('fleet-mtile', batch).tpotMs, unit: '×', errorUnit: '%', tolerance: TOL_PCT });
+    row({
+      experiment: `speedup fleet-mtile over mirage, batch ${batch}`,
+      kind: 'claim',
+      published: value,
+      predicted: at('mirage', batch).tpotMs / at('fleet-mtile', batch).tpotMs,
+      unit: '×',
+      errorUnit: '%',
+      tolerance: TOL_PCT,
+    });
   }
   for (const { batch, value } of c.msplitOverMirage) {
-    row({ experiment: `speedup fleet-msplit over mirage, batch ${batch}`, kind: 'claim', published: value, predicted: at('mirage', batch).tpotMs / at('fleet-msplit', batch).tpotMs, unit: '×', errorUnit: '%', tolerance: TOL_PCT });
+    row({
+      experiment: `speedup fleet-msplit over mirage, batch ${batch}`,
+      kind: 'claim',
+      published: value,
+      predicted: at('mirage', batch).tpotMs / at('fleet-msplit', batch).tpotMs,
+      unit: '×',
+      errorUnit: '%',
+      tolerance: TOL_PCT,
+    });
   }
   {
     // The paper's "HBM read" comes from rocprof's L2 counters, which count the L2s' reads from
@@ -76,16 +140,40 @@ export function fleetMi350Validation(backend: Backend, tick: (label: string) => 
     });
   }
   for (const { batch, policy, value } of c.l2HitRate) {
-    row({ experiment: `L2 hit rate ${policy}, batch ${batch}`, kind: 'claim', published: value, predicted: at(policy, batch).l2HitRate, unit: 'rate', errorUnit: 'pt', tolerance: TOL_PT });
+    row({
+      experiment: `L2 hit rate ${policy}, batch ${batch}`,
+      kind: 'claim',
+      published: value,
+      predicted: at(policy, batch).l2HitRate,
+      unit: 'rate',
+      errorUnit: 'pt',
+      tolerance: TOL_PT,
+    });
   }
   for (const b of c.kernelPerOpPlateauMs.batches) {
-    row({ experiment: `TPOT kernel-per-op plateau, batch ${b}`, kind: 'claim', published: c.kernelPerOpPlateauMs.range, predicted: at('kernel-per-op', b).tpotMs, unit: 'ms', errorUnit: '%', tolerance: TOL_PCT });
+    row({
+      experiment: `TPOT kernel-per-op plateau, batch ${b}`,
+      kind: 'claim',
+      published: c.kernelPerOpPlateauMs.range,
+      predicted: at('kernel-per-op', b).tpotMs,
+      unit: 'ms',
+      errorUnit: '%',
+      tolerance: TOL_PCT,
+    });
   }
   {
     const kpo = at('kernel-per-op', 64).tpotMs;
     const best = Math.min(at('mirage', 64).tpotMs, at('fleet-mtile', 64).tpotMs, at('fleet-msplit', 64).tpotMs);
     // Published: kernel-per-op is faster (ratio > 1) than the best megakernel at batch 64.
-    row({ experiment: 'best megakernel TPOT / kernel-per-op TPOT, batch 64 (> 1: kernel-per-op wins)', kind: 'claim', published: [1, Infinity], predicted: best / kpo, unit: '×', errorUnit: '%', tolerance: 0 });
+    row({
+      experiment: 'best megakernel TPOT / kernel-per-op TPOT, batch 64 (> 1: kernel-per-op wins)',
+      kind: 'claim',
+      published: [1, Infinity],
+      predicted: best / kpo,
+      unit: '×',
+      errorUnit: '%',
+      tolerance: 0,
+    });
   }
   return rows;
 }
