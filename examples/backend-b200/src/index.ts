@@ -4,7 +4,7 @@ import { module } from './module.js';
 
 export { topology, B200_CLOCK_GHZ, B200_LATENCY_NS, SMS_PER_DIE } from './topology.js';
 export { params } from './cost-params.js';
-export { tuning, MIRAGE_WORKERS_PER_DIE, MIRAGE_SCHEDULERS, FLEET_WORKERS_PER_DIE } from './policies.js';
+export { tuning, MIRAGE_WORKERS_PER_DIE, MIRAGE_SCHEDULERS, FLEET_WORKERS_PER_DIE } from './tuning.js';
 export { module } from './module.js';
 
 /**

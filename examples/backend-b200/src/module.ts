@@ -1,7 +1,7 @@
 /** The B200 bindings: one topology, one cost model, its tuning. */
 import { ContainerModule, RooflineCostModel, TOKENS } from '@fleet/core';
 import { params } from './cost-params.js';
-import { tuning } from './policies.js';
+import { tuning } from './tuning.js';
 import { topology } from './topology.js';
 
 export const module = new ContainerModule(({ bind }) => {

@@ -49,7 +49,7 @@ describe('docs/writing-a-backend.md', () => {
       'tsconfig.json',
       'src/topology.ts',
       'src/cost-params.ts',
-      'src/policies.ts',
+      'src/tuning.ts',
       'src/module.ts',
       'src/index.ts',
       'test/conformance.test.ts',

@@ -5,7 +5,7 @@
  * efficiency for those tiles only. Megakernel and default tiles keep the default.
  */
 import { RooflineCostModel, type RooflineParams, type Tile, type Topology } from '@fleet/core';
-import type { CdnaTilePipeline } from './kernel-library.js';
+import type { CdnaTilePipeline } from './cdna-libraries.js';
 
 export class CdnaCostModel extends RooflineCostModel {
   private readonly matrixPeak: number;

@@ -9,7 +9,7 @@ export { MI300X_MEASURED_CLOCK_GHZ, MI300X_L2_BYTES_PER_NS_PER_XCD, MI300X_L2_BY
 export { GRAPH_GAP_NS, BARRIER_NS, VLLM_EAGER_LAUNCH_NS, TILE_OVERHEAD_NS } from './launch.js';
 export { cdnaCoherenceScopes, cdnaCoherenceSources, type CdnaCoherenceParams } from './coherence.js';
 export { cdnaLevels, cdnaLevelSources } from './levels.js';
-export { cdnaTuning } from './policies.js';
+export { cdnaTuning } from './cdna-tuning.js';
 export { cdnaRuntimeCosts, type CdnaRuntimeCosts } from './runtime-costs.js';
 export {
   CDNA3_CU,
@@ -42,4 +42,4 @@ export {
   selectCdnaPrefillAttention,
   type CdnaLibrarySpec,
   type CdnaTilePipeline,
-} from './kernel-library.js';
+} from './cdna-libraries.js';

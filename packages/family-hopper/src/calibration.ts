@@ -7,7 +7,7 @@
 import type { CollectiveModel, KernelLibrary, RooflineParams } from '@fleet/core';
 import { collectives } from './collectives.js';
 import { params } from './cost-params.js';
-import { kernelLibrary } from './kernel-library.js';
+import { kernelLibrary } from './hopper-libraries.js';
 
 export interface HopperCalibration {
   /** The part the measurements were taken on, for provenance (a device that borrows them says so). */

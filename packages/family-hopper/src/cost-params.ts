@@ -72,7 +72,7 @@ export const params: RooflineParams = {
   // UNC/DS: the block scheduler places each CTA on the next SM with room, anywhere on the die
   // (no partition round-robin is documented for Hopper).
   hardwareDispatch: 'greedy',
-  // Tiles of library kernels carry their own pipeline (kernel-library.ts). The rest:
+  // Tiles of library kernels carry their own pipeline (hopper-libraries.ts). The rest:
   // DER from CAL (see BYTES_IN_FLIGHT_PER_SM) for PyTorch's elementwise kernels. UNC persistent:
   // MPK's 256-thread workers (2 warps per sub-partition) keep as much in flight as a cuBLAS GEMV
   // CTA and double-buffer their loads (cp.async), so 4 contexts overlap compute with memory.

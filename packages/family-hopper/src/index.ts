@@ -11,7 +11,7 @@
 export { H100_SXM5, H100_CLOCK_GHZ, H100_LATENCY_CYCLES } from './reference/topology.js';
 export { OURS, PRIOR, PIPELINE, LOADED_LATENCY, dsmemLatencyCycles, clusterBarrierCycles } from './reference/calibration.js';
 export { params, BYTES_IN_FLIGHT_PER_SM, WGMMA_EFFICIENCY, GRAPH_GAP_NS, BARRIER_NS, TILE_OVERHEAD_NS, VECTOR_EFFICIENCY } from './cost-params.js';
-export { tuning, MIRAGE_WORKERS_PER_GPC, MIRAGE_SCHEDULERS, CLUSTERFUSION_DEFAULT_CLUSTER, PYTORCH_KERNELS } from './policies.js';
+export { tuning, MIRAGE_WORKERS_PER_GPC, MIRAGE_SCHEDULERS, CLUSTERFUSION_DEFAULT_CLUSTER, PYTORCH_KERNELS } from './hopper-tuning.js';
 export { CLUSTER_DOMAINS, MAX_CLUSTER_SIZE, CLUSTERFUSION_CTAS_PER_SM, maxActiveClusters, activeSms, dsmem, type DsmemSpec } from './clusters.js';
 export {
   collectives,
@@ -42,7 +42,7 @@ export {
   NVJET_DRAM_IN_FLIGHT,
   CUDNN_FLASH_DRAM_BYTES_PER_NS,
   CUDNN_FLASH_TILE_FIXED_NS,
-} from './kernel-library.js';
+} from './hopper-libraries.js';
 export { ncclHopper, NVLINK4_LINKS, NVLINK4_LINK_GBPS, NCCL_SM90_NVLINK_GBPS, HGX_NVLINK4_INTERCONNECT, HGX_NVLINK4_SOURCES } from './nvlink.js';
 export { H100_CALIBRATION, type HopperCalibration } from './calibration.js';
 export { hopperBackend, hopperModule, type HopperDevice } from './backend.js';
