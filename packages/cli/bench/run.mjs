@@ -11,7 +11,7 @@
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { buildDecodeGraph, loadModel, simulateGraph } from '@fleet/core';
-import { compilePolicy, POLICIES, predictDecode } from '@fleet/ops';
+import { BUILTIN_POLICIES, compilePolicy, FLEET_MTILE, predictDecode, unsupportedReason } from '@fleet/ops';
 import { loadBackends } from '../dist/backends.js';
 import { benchSweep } from './sweep.mjs';
 
@@ -46,27 +46,22 @@ let worst = 0;
 for (const name of quick ? ['mi350', 'h100'] : ['mi350', 'mi300x', 'h100', 'h200']) {
   const b = registry.get(name);
   if (!b) continue;
-  for (const p of b.policies.filter((x) => !x.unsupportedReason)) {
+  for (const p of BUILTIN_POLICIES.filter((x) => unsupportedReason(b, x) === null)) {
     const row = cells.map((c) => {
       const { ms } = time(
-        () => predictDecode(b, model, { policy: p.policy, batch: c.batch, prompt: c.kv - 1, decode: 1, positions: 1, layers: model.numLayers }),
+        () => predictDecode(b, model, { policy: p, batch: c.batch, prompt: c.kv - 1, decode: 1, positions: 1, layers: model.numLayers }),
         1,
       );
       worst = Math.max(worst, ms);
       return sec(ms);
     });
-    console.log(`  ${name.padEnd(7)} ${p.policy.padEnd(20)} ${row.join(' ')}`);
+    console.log(`  ${name.padEnd(7)} ${p.name.padEnd(20)} ${row.join(' ')}`);
   }
 }
 console.log(`  slowest: ${sec(worst).trim()}`);
 
 const mi350 = registry.get('mi350');
-const graph = compilePolicy(
-  buildDecodeGraph(model, { batch: 64, contextLen: 576 }),
-  POLICIES.find((p) => p.name === 'fleet-mtile'),
-  mi350.topology,
-  { layers: [0, 1, 2] },
-);
+const graph = compilePolicy(buildDecodeGraph(model, { batch: 64, contextLen: 576 }), FLEET_MTILE, mi350, { layers: [0, 1, 2] });
 const persistent = { workersPerPartition: 31, chipletAware: true, schedulers: 8, twoLevelCounting: true };
 const sim = time(() => simulateGraph(mi350, graph, { persistent }));
 console.log(`\nengine: ${sim.out.engineEvents} events in ${sim.ms.toFixed(0)} ms = ${(((sim.out.engineEvents / sim.ms) * 1000) / 1e6).toFixed(2)} M events/s`);

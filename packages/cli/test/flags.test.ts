@@ -33,12 +33,13 @@ describe('library option fields as CLI flags', () => {
     for (const flag of Object.values(FLAG_OF_FIELD)) expect(flags, flag).toContain(flag);
   });
 
-  it('every option field that a core or ops message quotes has a flag', () => {
+  it('every option field that a library message quotes has a flag', () => {
     const quoted = new Set<string>();
-    for (const pkg of ['core', 'ops']) {
+    for (const pkg of ['core', 'ops', 'numerics', 'functional', 'attention-study']) {
       for (const file of sources(join(__dirname, '..', '..', pkg, 'src'))) {
         for (const line of readFileSync(file, 'utf8').split('\n')) {
-          if (!/Error\(|tooLarge|field = /.test(line)) continue;
+          // Messages are template literals (a quoted field is an escaped backtick pair) or a default label.
+          if (!/\\`|field = /.test(line)) continue;
           // \`tp\` inside a template literal, or '`weights`' as a default label
           for (const m of line.matchAll(/\\`([A-Za-z][A-Za-z0-9]*)\\`|'`([A-Za-z][A-Za-z0-9]*)`'/g)) quoted.add((m[1] ?? m[2])!);
         }

@@ -1,7 +1,9 @@
 import * as fs from 'node:fs';
 import { readBoundedText } from './files.js';
 import { lineError, oneLine, showValue } from './messages.js';
-import type { ModelSpec } from './model-spec.js';
+import type { MlaSpec, ModelSpec, MoeSpec } from './model-spec.js';
+
+export type { MlaSpec, MoeSpec } from './model-spec.js';
 
 /**
  * Mixture-of-Experts and multi-head latent attention: the parts of a `ModelSpec` that change
@@ -9,47 +11,6 @@ import type { ModelSpec } from './model-spec.js';
  * is an input (it depends on the data, not the model): uniform by default, Zipf-skewed, or a
  * measured per-expert histogram. Everything here is deterministic.
  */
-
-/** A Mixture-of-Experts FFN (Qwen2/3-MoE, Mixtral, DeepSeek-V2/V3). */
-export interface MoeSpec {
-  /** Routed experts per MoE layer. */
-  numExperts: number;
-  /** Experts each token is routed to (top-k). */
-  expertsPerToken: number;
-  /** FFN width of one routed expert (`moe_intermediate_size`; Mixtral: `intermediate_size`). */
-  expertIntermediateSize: number;
-  /**
-   * Total FFN width of the always-active shared experts: DeepSeek `n_shared_experts` ×
-   * `moe_intermediate_size`, Qwen2-MoE `shared_expert_intermediate_size`; 0 = none.
-   */
-  sharedIntermediateSize: number;
-  /** Qwen2-MoE scales the shared expert by sigmoid(Linear(hidden → 1)). */
-  sharedExpertGate: boolean;
-  /** Layers whose FFN is dense (`intermediate_size`): `first_k_dense_replace`, `decoder_sparse_step`, `mlp_only_layers`. */
-  denseLayers: number[];
-  /** Top-k weights renormalised to sum to 1. */
-  normTopkProb: boolean;
-  /** Routed experts' output scale (DeepSeek `routed_scaling_factor`; 1 elsewhere). */
-  routedScalingFactor: number;
-  /** Router score function: softmax (Qwen, Mixtral, DeepSeek-V2) or sigmoid (DeepSeek-V3). */
-  scoring: 'softmax' | 'sigmoid';
-  /** Checkpoint module holding the router and experts: `mlp` (Qwen, DeepSeek) or `block_sparse_moe` (Mixtral, experts' w1/w3/w2). */
-  module: 'mlp' | 'block_sparse_moe';
-}
-
-/** DeepSeek's multi-head latent attention: a compressed KV cache shared by all heads. */
-export interface MlaSpec {
-  /** Low-rank query compression (`q_lora_rank`); null = a plain q projection (DeepSeek-V2-Lite). */
-  qLoraRank: number | null;
-  /** Latent width cached per token (`kv_lora_rank`). */
-  kvLoraRank: number;
-  /** Rotary part of q/k per head, and of the cached token (`qk_rope_head_dim`). */
-  ropeDim: number;
-  /** Non-rotary part of q/k per head (`qk_nope_head_dim`). */
-  nopeDim: number;
-  /** Value width per head (`v_head_dim`). */
-  vDim: number;
-}
 
 /** At most this many routed experts: more is a corrupt file (DeepSeek-V3 has 256). */
 export const MAX_EXPERTS = 4096;
