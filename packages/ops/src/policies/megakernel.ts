@@ -1,8 +1,8 @@
 /**
  * Persistent megakernels: one kernel for the whole step, workers fed by schedulers, stages
  * chained by event counters (Mirage MPK). MPK decomposes linears into CU-tasks; FLEET
- * (chiplet-tasks) gives each partition one task per linear that its workers share, in one
- * of three tile orders, and needs a partition-private L2 for that sharing to pay.
+ * (chiplet-tasks) gives each partition one task per linear that its workers share through the
+ * partition's L2, in one of three tile orders; it runs where the chiplet level is the partition.
  */
 import type { Backend, EventCounterSpec, OpGraph, OpNode, PersistentOptions, Task, TaskGraph, Tile } from '@fleet/core';
 import type { BufferTable } from '../decompose/buffers.js';
