@@ -20,14 +20,12 @@ const SCALE = Number(process.env.FLEET_FUZZ_RUNS ?? 1);
 const fuzz = (numRuns: number) => ({ numRuns: Math.max(1, Math.round(numRuns * SCALE)), seed: SEED, endOnFailure: true });
 vi.setConfig({ testTimeout: 60_000 * Math.max(1, SCALE) });
 
-const CASE_LIMIT_MS = 1000;
 const CASE_MEMORY_BYTES = 256 * 2 ** 20;
 
 interface Run {
   code: number;
   out: string;
   err: string;
-  ms: number;
 }
 
 /** An empty directory: no fleet.config.json, no installed plugins besides the built-in backends. */
@@ -39,17 +37,15 @@ async function run(args: string[]): Promise<Run> {
   let err = '';
   const io: Io = { out: (s) => (out += s), err: (s) => (err += s), errIsTty: false, cwd };
   const rss0 = process.memoryUsage.rss();
-  const t0 = performance.now();
   const code = await main(args, io);
-  const ms = performance.now() - t0;
   expect(process.memoryUsage.rss() - rss0, `${JSON.stringify(args)}: resident memory growth`).toBeLessThan(CASE_MEMORY_BYTES);
-  return { code, out, err, ms };
+  return { code, out, err };
 }
 
 /** Commander writes "(Did you mean --json?)" on a second line; see the known-bug examples below. */
 const SUGGESTION = /^\(Did you mean .*\?\)$/;
 
-/** Bad input: exit 2, nothing on stdout, one line on stderr (plus commander's suggestion), no stack trace, fast. */
+/** Bad input: exit 2, nothing on stdout, one line on stderr (plus commander's suggestion), no stack trace. */
 function expectRejected(r: Run, args: string[], ...mentions: string[]): string {
   const what = JSON.stringify(args);
   expect(r.code, `${what}: exit code (stderr: ${r.err})`).toBe(2);
@@ -59,7 +55,6 @@ function expectRejected(r: Run, args: string[], ...mentions: string[]): string {
   for (const extra of lines.slice(1)) expect(extra, `${what}: second stderr line`).toMatch(SUGGESTION);
   expect(r.err, `${what}: stack trace`).not.toMatch(/\bat .*:\d+:\d+|internal error/);
   for (const m of mentions) expect(lines[0], `${what}: names ${m}`).toContain(m);
-  expect(r.ms, `${what}: took ${r.ms.toFixed(0)} ms`).toBeLessThan(CASE_LIMIT_MS);
   return lines[0]!;
 }
 

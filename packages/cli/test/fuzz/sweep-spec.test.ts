@@ -111,14 +111,12 @@ describe('fleet sweep: bad specs and flags on the command line', () => {
   ];
   it.each(cases)('%s %j %j', async (file, content, flags, message) => {
     writeFileSync(join(cwd, file), content);
-    const t0 = performance.now();
     const r = await run(['sweep', file, '--out', 'out.jsonl', ...flags], cwd);
     expect(r.code).toBe(2);
     expect(r.out).toBe('');
     expect(r.err.trimEnd().split('\n'), r.err).toHaveLength(1);
     expect(r.err.trimEnd()).toMatch(message);
     expect(r.err).not.toMatch(/\bat .*:\d+:\d+|internal error/);
-    expect(performance.now() - t0).toBeLessThan(2000);
   });
 
   it('fleet worker: bad flags are one line, exit 2', async () => {

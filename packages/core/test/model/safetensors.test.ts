@@ -148,11 +148,9 @@ describe('safetensors headers', () => {
   it('does not read the data section', () => {
     const f = file();
     const { header } = layout(tinyTensors());
-    // Claim a data section far larger than is worth reading: only the header is touched.
+    // A sparse 64 GiB data section: reading it would exhaust memory, so only the header can be touched.
     writeRaw(f, header, 0);
-    fs.truncateSync(f, fs.statSync(f).size + 64 * 1024 * 1024);
-    const t0 = performance.now();
+    fs.truncateSync(f, fs.statSync(f).size + 2 ** 36);
     expect(readSafetensorsHeader(f).tensors.length).toBe(tinyTensors().length);
-    expect(performance.now() - t0).toBeLessThan(200);
   });
 });
