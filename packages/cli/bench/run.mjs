@@ -48,10 +48,7 @@ for (const name of quick ? ['mi350', 'h100'] : ['mi350', 'mi300x', 'h100', 'h200
   if (!b) continue;
   for (const p of BUILTIN_POLICIES.filter((x) => unsupportedReason(b, x) === null)) {
     const row = cells.map((c) => {
-      const { ms } = time(
-        () => predictDecode(b, model, { policy: p, batch: c.batch, prompt: c.kv - 1, decode: 1, positions: 1, layers: model.numLayers }),
-        1,
-      );
+      const { ms } = time(() => predictDecode(b, model, { policy: p, batch: c.batch, prompt: c.kv - 1, decode: 1, positions: 1, layers: model.numLayers }), 1);
       worst = Math.max(worst, ms);
       return sec(ms);
     });

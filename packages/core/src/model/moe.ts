@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import { readBoundedText } from './files.js';
 import { lineError, oneLine, showValue } from './messages.js';
-import type { MlaSpec, ModelSpec, MoeSpec } from './model-spec.js';
+import type { ModelSpec, MoeSpec } from './model-spec.js';
 
 export type { MlaSpec, MoeSpec } from './model-spec.js';
 

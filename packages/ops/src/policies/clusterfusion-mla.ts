@@ -33,7 +33,7 @@ import {
   type Topology,
 } from '@fleet/core';
 import { KV_CHUNK } from '../decompose/attention.js';
-import { clustersFromPartitions, collectiveNs, type ClusterFusionOptions, type ClusterMessages } from './clusterfusion.js';
+import { clustersFromPartitions, collectiveNs, type ClusterFusionOptions, type ClusterMessages } from './cluster-dataflow.js';
 
 /** Ops of an MLA layer the fused kernel replaces. */
 export const MLA_FUSED = ['q_proj', 'q_a_proj', 'q_a_norm', 'q_b_proj', 'kv_a_proj', 'kv_a_norm', 'q_absorb', 'v_absorb'];

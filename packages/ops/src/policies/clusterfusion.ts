@@ -28,14 +28,9 @@
  * `global-*` with `offChip`), which the backend's cost model charges as the tile's time.
  */
 import {
-  collectiveRounds,
   type Backend,
-  coherenceScope,
   inputError,
-  scheduleLatencyNs,
   type AttentionOp,
-  type ClusterCollectiveKind,
-  type CollectiveModel,
   type KernelSpec,
   type LinearOp,
   type OpGraph,
@@ -50,22 +45,9 @@ import { lowerGraph, type CompileOptions } from '../compile/lowering.js';
 import { kernelPerOpLowering, kernelSchedule, KERNEL_PER_OP_GRAPH } from './kernel-per-op.js';
 import type { Policy } from './policy.js';
 import { MLA_FUSED, mlaFusedTasks } from './clusterfusion-mla.js';
+import { clusterMessages, clustersFromPartitions, collectiveNs, type ClusterDataflow, type ClusterFusionOptions } from './cluster-dataflow.js';
 
-export type ClusterDataflow = 'split-token' | 'split-head';
-
-export interface ClusterFusionOptions extends CompileOptions {
-  /** CTAs per cluster: 1, 2, 4, 8 or 16 (default 4, ClusterFusion's). */
-  clusterSize?: number;
-  dataflow?: ClusterDataflow;
-  /** The backend's collective models; without them rounds are priced from the chiplet coherence scope. */
-  collectives?: readonly CollectiveModel[];
-  /** Exchange through global memory instead of DSMEM (the "DSMEM disabled" ablation). */
-  offChip?: boolean;
-  /** Clusters per KV-head group, each serving a contiguous share of the requests (default: as many as the co-resident clusters allow, at most one per request). */
-  requestSplit?: number;
-  /** Clusters of a size that can be co-resident (default: Σ ⌊GPC SMs / size⌋ over the topology's partitions, one CTA per SM). */
-  maxActiveClusters?: (clusterSize: number) => number;
-}
+export * from './cluster-dataflow.js';
 
 /** The kernels outside the fused block and the graph replay: kernel-per-op-graph's decompositions. */
 const BASE_SCHEDULE = kernelSchedule('graph');
@@ -73,48 +55,6 @@ const BASE_SCHEDULE = kernelSchedule('graph');
 /** Ops of a layer the fused kernel replaces (the norm before it stays fused with the residual add). */
 const FUSED = ['qkv_proj', 'qk_norm', 'rope', 'kv_append', 'attention', 'o_proj', ...MLA_FUSED];
 const EL = 2;
-const FP32 = 4;
-
-/** Per-CTA message sizes of one unit's collectives, bytes (a unit serves one KV group for one or more requests). */
-export interface ClusterMessages {
-  gather: number;
-  reduces: number[];
-}
-
-/** The collectives one KV-group unit serving `requests` requests runs for a dataflow: each request's messages, side by side. */
-export function clusterMessages(op: AttentionOp, clusterSize: number, dataflow: ClusterDataflow, requests = op.batch): ClusterMessages {
-  const g = op.heads / op.kvHeads;
-  const d = op.headDim;
-  const B = requests;
-  if (dataflow === 'split-head') return { gather: 0, reduces: [B * g * op.kvLen * FP32, B * g * d * EL] };
-  return { gather: (B * (g + 2) * d * EL) / clusterSize, reduces: [B * g * FP32, B * g * FP32, B * g * d * EL] };
-}
-
-/** DSMEM bytes one unit moves: Σ collective traffic (seeds §3: Reduce(size, N) = size·log2 N·N, …). */
-export function clusterTrafficBytes(op: AttentionOp, clusterSize: number, dataflow: ClusterDataflow): number {
-  const m = clusterMessages(op, clusterSize, dataflow);
-  const traffic = (kind: ClusterCollectiveKind, bytes: number) => collectiveRounds(kind, bytes, clusterSize).reduce((s, r) => s + r.sendBytes * clusterSize, 0);
-  return (m.gather > 0 ? traffic('gather', m.gather) : 0) + m.reduces.reduce((s, b) => s + traffic('reduce', b), 0);
-}
-
-export function collectiveNs(kind: ClusterCollectiveKind, bytes: number, n: number, topology: Topology, opts: ClusterFusionOptions): number {
-  if (n === 1 || bytes === 0) return 0;
-  const name = `${opts.offChip ? 'global' : 'cluster'}-${kind}`;
-  const model = opts.collectives?.find((c) => c.name === name);
-  if (model) return model.latencyNs(bytes, n);
-  // No model: a round costs the chiplet scope's release and two atomic latencies, bytes at L1 rate.
-  const scope = coherenceScope(topology, opts.offChip ? 'device' : 'chiplet');
-  return scheduleLatencyNs(collectiveRounds(kind, bytes, n), {
-    fixedNs: scope.release.fixedNs + 2 * scope.atomicLatencyNs,
-    sendBytesPerNs: topology.computeUnit.l1.bandwidthBytesPerNs,
-    combineBytesPerNs: topology.computeUnit.l1.bandwidthBytesPerNs,
-  });
-}
-
-/** Clusters of `size` CTAs that fit at once, one CTA per SM, from the topology's partitions. */
-export function clustersFromPartitions(topology: Topology, size: number): number {
-  return topology.partitions.computeUnits.reduce((s, n) => s + Math.floor(n / size), 0);
-}
 
 /**
  * Compile a decode step under ClusterFusion. The FFN and everything outside the fused block are
