@@ -11,7 +11,7 @@ import { KERNEL_PER_OP_GRAPH, predictDecode } from '@fleet/ops';
 import moe from './measured/h100-moe-ours.json' with { type: 'json' };
 import { row, type H100ValidationOptions } from './validation.js';
 
-const SRC = 'ours: bench/h100/phases.py MoeModel on an H100 80GB HBM3 (packages/backend-h100/src/measured/h100-moe-ours.json)';
+const SRC = 'ours: bench/h100/phases.py MoeModel on an H100 80GB HBM3 (packages/validation/src/h100/measured/h100-moe-ours.json)';
 const GROUPED = 'GemmUniversal';
 
 function rows(quick: boolean) {

@@ -10,7 +10,7 @@ import * as ops from '@fleet/ops';
 import sweep from './measured/h100-pipeline-ours.json' with { type: 'json' };
 import { linearOpUs, row, type H100ValidationOptions } from './validation.js';
 
-const SRC = 'ours: bench/h100/pipeline.py on an H100 80GB HBM3, 2026-11-24 (packages/backend-h100/src/measured/h100-pipeline-ours.json)';
+const SRC = 'ours: bench/h100/pipeline.py on an H100 80GB HBM3, 2026-11-24 (packages/validation/src/h100/measured/h100-pipeline-ours.json)';
 const QWEN3_SHAPES = new Set(['qkv_proj', 'o_proj', 'gate_up_proj', 'down_proj']);
 
 /** Decode-attention kernel time alone (layer 0's attention kernels), µs. */

@@ -10,7 +10,7 @@ import * as ops from '@fleet/ops';
 import data from './measured/h100-prefill-ours.json' with { type: 'json' };
 import { row, type H100ValidationOptions } from './validation.js';
 
-const SRC = 'ours: bench/h100/phases.py on an H100 80GB HBM3, 2026-11-24 (packages/backend-h100/src/measured/h100-prefill-ours.json)';
+const SRC = 'ours: bench/h100/phases.py on an H100 80GB HBM3, 2026-11-24 (packages/validation/src/h100/measured/h100-prefill-ours.json)';
 
 function attentionRows(quick: boolean) {
   return data.attention.rows.filter((r) => !quick || (r.layout === 'gqa32x8' && r.batch === 1 && r.promptLen === 8192));

@@ -39,7 +39,7 @@ export interface H100ValidationOptions {
   positions?: number;
 }
 
-const OURS_E2E = 'ours: bench/h100/e2e.py on an H100 80GB HBM3, 2026-11-21 (packages/backend-h100/src/measured/h100-e2e-ours.json)';
+const OURS_E2E = 'ours: bench/h100/e2e.py on an H100 80GB HBM3, 2026-11-21 (packages/validation/src/h100/measured/h100-e2e-ours.json)';
 const OURS_MB = 'ours: bench/h100/microbench.cu on an H100 80GB HBM3, 2026-11-21 (measured/h100-e2e-ours.json collectives)';
 const CF = 'ClusterFusion (arXiv 2508.18850), /work/shared/reference/clusterfusion-h100.json';
 

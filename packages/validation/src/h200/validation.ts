@@ -11,8 +11,8 @@ import { linearOpUs, row, type H100ValidationOptions } from '../h100/validation.
 import sweep from './measured/h200-pipeline-ours.json' with { type: 'json' };
 import phases from './measured/h200-prefill-ours.json' with { type: 'json' };
 
-const SRC = 'ours: bench/h100/pipeline.py on an H200, 2026-11-24 (packages/backend-h200/src/measured/h200-pipeline-ours.json)';
-const SRC_PREFILL = 'ours: bench/h100/phases.py on an H200, 2026-11-24 (packages/backend-h200/src/measured/h200-prefill-ours.json)';
+const SRC = 'ours: bench/h100/pipeline.py on an H200, 2026-11-24 (packages/validation/src/h200/measured/h200-pipeline-ours.json)';
+const SRC_PREFILL = 'ours: bench/h100/phases.py on an H200, 2026-11-24 (packages/validation/src/h200/measured/h200-prefill-ours.json)';
 const QWEN3_SHAPES = new Set(['qkv_proj', 'o_proj', 'gate_up_proj', 'down_proj']);
 
 function gemmRows(quick: boolean) {
