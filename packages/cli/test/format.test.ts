@@ -1,14 +1,7 @@
+import { run } from './helpers.js';
 import { describe, expect, it } from 'vitest';
 import { COMPARE_FORMATS, csvField, formatCsv, formatMarkdown, formatTable, RAW_FIELDS } from '../src/format/index.js';
-import { main, type CompareRow, type Io } from '../src/index.js';
-
-async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const io: Io = { out: (s) => (out += s), err: (s) => (err += s), errIsTty: false };
-  const code = await main(args, io);
-  return { code, out, err };
-}
+import type { CompareRow } from '../src/index.js';
 
 const rows: CompareRow[] = [
   {
