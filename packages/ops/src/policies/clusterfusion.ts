@@ -73,6 +73,26 @@ const BASE_SCHEDULE = kernelSchedule('graph');
 /** Ops of a layer the fused kernel replaces (the norm before it stays fused with the residual add). */
 const FUSED = ['qkv_proj', 'qk_norm', 'rope', 'kv_append', 'attention', 'o_proj', ...MLA_FUSED];
 const EL = 2;
+
+/** `bytes` at `offset` of `rows` consecutive request rows `strideBytes` apart (one plain range for one row). */
+export function batchRows(buffer: number, offset: number, bytes: number, rows: number, strideBytes: number): Region {
+  return rows > 1 ? { buffer, offset, bytes, rows, strideBytes, policy: 'default' } : { buffer, offset, bytes, policy: 'default' };
+}
+
+/** The fused attention task of CTA `cta` of cluster `cluster` in `layer`: its tiles, no waits, no signal. */
+export function ctaTask(layer: number, cluster: number, cta: number, tiles: Tile[]): Omit<Task, 'id' | 'kernel'> {
+  return {
+    name: `L${layer}.cluster${cluster}.cta${cta}`,
+    opId: `L${layer}.attention`,
+    kind: 'attention',
+    layer,
+    level: 'cu',
+    partition: null,
+    tiles,
+    waits: [],
+    signal: null,
+  };
+}
 const FP32 = 4;
 
 /** Per-CTA message sizes of one unit's collectives, bytes (a unit serves one KV group for one or more requests). */
@@ -203,9 +223,6 @@ function fusedTasks(
     };
   };
   const rowsPer = d / N;
-  /** `bytes` at `offset` of `rows` consecutive request rows of an activation [batch, hidden] (one plain range for one row). */
-  const batchRows = (buffer: number, offset: number, bytes: number, rows: number): Region =>
-    rows > 1 ? { buffer, offset, bytes, rows, strideBytes: hidden * EL, policy: 'default' } : { buffer, offset, bytes, policy: 'default' };
   const out: Omit<Task, 'id' | 'kernel'>[] = [];
   for (let c = 0; c < C; c++) {
     for (let j = 0; j < N; j++) {
@@ -221,7 +238,7 @@ function fusedTasks(
         const wRows = (row0: number, rows: number): Region => ({ buffer: b.wqkv, offset: row0 * hidden * EL, bytes: rows * hidden * EL, policy: 'default' });
         tiles.push({
           reads: [
-            batchRows(b.x, r0 * hidden * EL, hidden * EL, nb),
+            batchRows(b.x, r0 * hidden * EL, hidden * EL, nb, hidden * EL),
             wRows(g * G * d + (j * G * d) / N, (G * d) / N),
             wRows(heads * d + g * d + j * rowsPer, rowsPer),
             wRows((heads + kvHeads) * d + g * d + j * rowsPer, rowsPer),
@@ -265,22 +282,12 @@ function fusedTasks(
           reads: [
             { buffer: b.wo, offset: (j * oRows * heads * d + g * G * d) * EL, bytes: G * d * EL, rows: oRows, strideBytes: heads * d * EL, policy: 'default' },
           ],
-          writes: [batchRows(b.o, (r0 * hidden + j * oRows) * EL, oRows * EL, nb)],
+          writes: [batchRows(b.o, (r0 * hidden + j * oRows) * EL, oRows * EL, nb, hidden * EL)],
           flops: 2 * oRows * G * d * nb,
           unit: 'matrix',
         });
       }
-      out.push({
-        name: `L${layer}.cluster${c}.cta${j}`,
-        opId: `${p}attention`,
-        kind: 'attention',
-        layer,
-        level: 'cu',
-        partition: null,
-        tiles,
-        waits: [],
-        signal: null,
-      });
+      out.push(ctaTask(layer, c, j, tiles));
     }
   }
   return out;

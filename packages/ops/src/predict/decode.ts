@@ -16,7 +16,7 @@ import {
   kvElementsPerToken,
   tensorParallelProblem,
 } from '@fleet/core';
-import { PROOF_LAYERS, simulateStep, worseExtrapolation, type LayerExtrapolation, type StepOptions } from './step.js';
+import { NO_TRAFFIC, PROOF_LAYERS, simulateStep, stepSimulation, trafficOf, worseExtrapolation, type LayerExtrapolation, type StepOptions } from './step.js';
 import { resolvePolicy } from '../policies/registry.js';
 import { STEP_K, TILE_M, TILE_N } from '../decompose/linear.js';
 import { KV_CHUNK } from '../decompose/attention.js';
@@ -163,10 +163,7 @@ export function predictDecode(backend: Backend, model: ModelSpec, opts: DecodeOp
     status: 'unsupported',
     reason,
     tpotMs: NaN,
-    l2HitRate: NaN,
-    hbmReadBytes: NaN,
-    hbmWriteBytes: NaN,
-    fabricReadBytes: NaN,
+    ...NO_TRAFFIC,
     tasksPerLayer: NaN,
     sampling,
     fencesPerToken: NaN,
@@ -222,13 +219,7 @@ export function predictDecode(backend: Backend, model: ModelSpec, opts: DecodeOp
           'maxSimSteps',
         );
       }
-      const r = simulateStep(backend, resolved, g, {
-        layers,
-        weights: opts.weights,
-        granularityBytes: opts.granularityBytes,
-        observers: opts.observers,
-        isMoeLayer: (l) => isMoeLayer(model, l),
-      });
+      const r = simulateStep(backend, resolved, g, stepSimulation(model, opts, layers));
       acc.tasksPerLayer = r.tasksPerLayer;
       acc.timeNs += r.timeNs;
       addCounters(acc.total, r.counters, 1 / nPos);
@@ -250,10 +241,7 @@ export function predictDecode(backend: Backend, model: ModelSpec, opts: DecodeOp
   return {
     status: 'ok',
     tpotMs: timeNs / nPos / 1e6,
-    l2HitRate: l2HitRate(total),
-    hbmReadBytes: total.hbmReadBytes,
-    hbmWriteBytes: total.hbmWriteBytes,
-    fabricReadBytes: total.fabricReadBytes,
+    ...trafficOf(total),
     tasksPerLayer,
     sampling,
     fencesPerToken: fences,

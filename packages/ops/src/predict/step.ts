@@ -4,12 +4,15 @@ import {
   DTYPE_BYTES,
   groupBytesPerNs,
   inputError,
+  isMoeLayer,
+  l2HitRate,
   parseLayerName,
   simulateGraph,
   zeroCounters,
   type Backend,
   type BackendMetric,
   type MemoryCounters,
+  type ModelSpec,
   type OpGraph,
   type Routing,
   type SimEvent,
@@ -47,6 +50,25 @@ export interface StepOptions {
 }
 
 /** How one forward step is simulated: which layers, in what detail. */
+/** The traffic columns of a prediction, from the step's memory counters. */
+export function trafficOf(c: MemoryCounters): { l2HitRate: number; hbmReadBytes: number; hbmWriteBytes: number; fabricReadBytes: number } {
+  return { l2HitRate: l2HitRate(c), hbmReadBytes: c.hbmReadBytes, hbmWriteBytes: c.hbmWriteBytes, fabricReadBytes: c.fabricReadBytes };
+}
+
+/** Those columns of a prediction that did not run. */
+export const NO_TRAFFIC = { l2HitRate: NaN, hbmReadBytes: NaN, hbmWriteBytes: NaN, fabricReadBytes: NaN } as const;
+
+/** What a prediction's options set for each step it simulates: weights, cache granularity, observers, the model's MoE layers. */
+export function stepSimulation(model: ModelSpec, opts: StepOptions, layers: number[]): StepSimulation {
+  return {
+    layers,
+    weights: opts.weights,
+    granularityBytes: opts.granularityBytes,
+    observers: opts.observers,
+    isMoeLayer: (l) => isMoeLayer(model, l),
+  };
+}
+
 export interface StepSimulation {
   /** Decoder layers simulated (0..S-1); the others repeat the steady-state layer. */
   layers: number[];
