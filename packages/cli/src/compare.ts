@@ -1,5 +1,15 @@
 import { inputError, type Backend, type ModelSpec, type Routing } from '@fleet/core';
-import { PolicyRegistry, predictDecode, predictMixed, predictPrefill, type DecodePrediction, type PolicyOverrides, type WeightType } from '@fleet/ops';
+import {
+  PolicyRegistry,
+  predictDecode,
+  predictMixed,
+  predictPrefill,
+  type DecodePrediction,
+  type MixedPrediction,
+  type PolicyOverrides,
+  type PrefillPrediction,
+  type WeightType,
+} from '@fleet/ops';
 
 /** What a comparison predicts: decode TPOT, prefill TTFT, or one mixed serving step. */
 export const PHASES = ['decode', 'prefill', 'mixed'] as const;
@@ -201,14 +211,7 @@ export function runJob(model: ModelSpec, job: CompareJob, o: CompareOptions): Co
 }
 
 /** The columns prefill and mixed rows share, in their order. */
-function throughputFields(r: {
-  tokensPerSecond: number;
-  l2HitRate: number;
-  hbmReadBytes: number;
-  hbmWriteBytes: number;
-  fabricReadBytes: number;
-  tasksPerLayer: number;
-}) {
+function throughputFields(r: PrefillPrediction | MixedPrediction) {
   return {
     tokensPerSecond: Math.round(r.tokensPerSecond),
     l2HitRate: round(r.l2HitRate, 4),

@@ -2,7 +2,6 @@ import {
   addCounters,
   buildDecodeGraph,
   inputError,
-  l2HitRate,
   zeroCounters,
   type Backend,
   type BackendMetric,
@@ -16,7 +15,8 @@ import {
   kvElementsPerToken,
   tensorParallelProblem,
 } from '@fleet/core';
-import { NO_TRAFFIC, PROOF_LAYERS, simulateStep, stepSimulation, trafficOf, worseExtrapolation, type LayerExtrapolation, type StepOptions } from './step.js';
+import { PROOF_LAYERS, simulateStep, stepSimulation, worseExtrapolation, type LayerExtrapolation, type StepOptions } from './step.js';
+import { NO_TRAFFIC, trafficOf, type StepTraffic } from './traffic.js';
 import { resolvePolicy } from '../policies/registry.js';
 import { STEP_K, TILE_M, TILE_N } from '../decompose/linear.js';
 import { KV_CHUNK } from '../decompose/attention.js';
@@ -77,15 +77,10 @@ export function parallelismOf(opts: { tp?: number; ep?: number }): Parallelism {
   return { tp, ep, devices: tp * ep };
 }
 
-export interface DecodePrediction {
+export interface DecodePrediction extends StepTraffic {
   status: 'ok' | 'unsupported';
   reason?: string;
   tpotMs: number;
-  l2HitRate: number;
-  hbmReadBytes: number;
-  hbmWriteBytes: number;
-  /** Bytes read past the L2 per token (LLC or HBM): what L2-to-fabric counters measure. */
-  fabricReadBytes: number;
   tasksPerLayer: number;
   /** What was simulated rather than extrapolated. */
   /**

@@ -1,7 +1,8 @@
 import { buildMixedGraph, inputError, type Backend, type ModelSpec } from '@fleet/core';
 import { DEFAULT_MAX_SIM_STEPS, doesNotFit, residentBytes } from './decode.js';
 import { resolvePolicy } from '../policies/registry.js';
-import { NO_TRAFFIC, simulateStep, stepSimulation, trafficOf, type StepOptions } from './step.js';
+import { simulateStep, stepSimulation, type StepOptions } from './step.js';
+import { NO_TRAFFIC, trafficOf, type StepTraffic } from './traffic.js';
 
 export interface MixedOptions extends StepOptions {
   /** Tokens each decode request (`batch` of them) has cached. */
@@ -12,17 +13,13 @@ export interface MixedOptions extends StepOptions {
   chunkContext?: number;
 }
 
-export interface MixedPrediction {
+export interface MixedPrediction extends StepTraffic {
   status: 'ok' | 'unsupported';
   reason?: string;
   /** Time of the step: every decode request's next token and the chunk's forward. */
   stepMs: number;
   /** Tokens the step processes per second (decode tokens + chunk tokens). */
   tokensPerSecond: number;
-  l2HitRate: number;
-  hbmReadBytes: number;
-  hbmWriteBytes: number;
-  fabricReadBytes: number;
   tasksPerLayer: number;
 }
 

@@ -1,7 +1,8 @@
-import { addCounters, buildPrefillGraph, inputError, isMoeLayer, l2HitRate, zeroCounters, type Backend, type ModelSpec } from '@fleet/core';
+import { addCounters, buildPrefillGraph, inputError, zeroCounters, type Backend, type ModelSpec } from '@fleet/core';
 import { DEFAULT_MAX_SIM_STEPS, doesNotFit, parallelismOf, parallelismProblem, residentBytes } from './decode.js';
 import { resolvePolicy } from '../policies/registry.js';
-import { NO_TRAFFIC, simulateStep, stepSimulation, trafficOf, worseExtrapolation, type LayerExtrapolation, type StepOptions, type StepResult } from './step.js';
+import { simulateStep, stepSimulation, worseExtrapolation, type LayerExtrapolation, type StepOptions, type StepResult } from './step.js';
+import { NO_TRAFFIC, trafficOf, type StepTraffic } from './traffic.js';
 
 export interface PrefillOptions extends StepOptions {
   /** Prompt tokens per request. */
@@ -16,17 +17,13 @@ export interface PrefillOptions extends StepOptions {
   ep?: number;
 }
 
-export interface PrefillPrediction {
+export interface PrefillPrediction extends StepTraffic {
   status: 'ok' | 'unsupported';
   reason?: string;
   /** Time to first token: every chunk of the prompt through the model, the LM head on the last token. */
   ttftMs: number;
   /** Prompt tokens processed per second (batch × prompt / TTFT). */
   tokensPerSecond: number;
-  l2HitRate: number;
-  hbmReadBytes: number;
-  hbmWriteBytes: number;
-  fabricReadBytes: number;
   tasksPerLayer: number;
   launches: number;
   /** What was simulated; `layersExtrapolated` says how the other layers were filled in. */

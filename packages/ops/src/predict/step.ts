@@ -4,19 +4,17 @@ import {
   DTYPE_BYTES,
   groupBytesPerNs,
   inputError,
-  isMoeLayer,
-  l2HitRate,
   parseLayerName,
   simulateGraph,
   zeroCounters,
   type Backend,
   type BackendMetric,
   type MemoryCounters,
-  type ModelSpec,
   type OpGraph,
   type Routing,
   type SimEvent,
 } from '@fleet/core';
+import { isMoeLayer, type ModelSpec } from '@fleet/core';
 import type { CompileOptions } from '../compile/lowering.js';
 import type { PolicyOverrides } from '../compile/schedule.js';
 import type { Policy } from '../policies/policy.js';
@@ -50,14 +48,6 @@ export interface StepOptions {
 }
 
 /** How one forward step is simulated: which layers, in what detail. */
-/** The traffic columns of a prediction, from the step's memory counters. */
-export function trafficOf(c: MemoryCounters): { l2HitRate: number; hbmReadBytes: number; hbmWriteBytes: number; fabricReadBytes: number } {
-  return { l2HitRate: l2HitRate(c), hbmReadBytes: c.hbmReadBytes, hbmWriteBytes: c.hbmWriteBytes, fabricReadBytes: c.fabricReadBytes };
-}
-
-/** Those columns of a prediction that did not run. */
-export const NO_TRAFFIC = { l2HitRate: NaN, hbmReadBytes: NaN, hbmWriteBytes: NaN, fabricReadBytes: NaN } as const;
-
 /** What a prediction's options set for each step it simulates: weights, cache granularity, observers, the model's MoE layers. */
 export function stepSimulation(model: ModelSpec, opts: StepOptions, layers: number[]): StepSimulation {
   return {
