@@ -47,22 +47,13 @@ export function fleetMi350Validation(backend: Backend, tick: (label: string) => 
   for (const p of ['mirage', 'fleet-mtile', 'fleet-msplit'] as const) {
     judged(`L2 hit rate ${p}, batch 1`, 'calibration', d.calibration.l2HitRateBatch1[p], at(p, 1).l2HitRate, 'rate', 'pt');
   }
-  judged(
-    'tasks per layer, CU-task decomposition (mirage), batch 1',
-    'calibration',
-    d.calibration.tasksPerLayerBatch1.standardCuTasks,
-    at('mirage', 1).tasksPerLayer,
-    'tasks',
-    '%',
-  );
-  judged(
-    'tasks per layer, chiplet-tasks (fleet-mtile), batch 1',
-    'calibration',
-    d.calibration.tasksPerLayerBatch1.fleet,
-    at('fleet-mtile', 1).tasksPerLayer,
-    'tasks',
-    '%',
-  );
+  const tasks = d.calibration.tasksPerLayerBatch1;
+  for (const [decomposition, policy, published] of [
+    ['CU-task decomposition', 'mirage', tasks.standardCuTasks],
+    ['chiplet-tasks', 'fleet-mtile', tasks.fleet],
+  ] as const) {
+    judged(`tasks per layer, ${decomposition} (${policy}), batch 1`, 'calibration', published, at(policy, 1).tasksPerLayer, 'tasks', '%');
+  }
 
   const c = d.claims;
   for (const b of c.speedupOverKernelPerOp.batches) {
