@@ -136,15 +136,7 @@ export class KernelRuntime {
     this.current[slot] = id;
     this.nextTile[slot] = 0;
     const task = this.graph.tasks[id]!;
-    this.m.bus.emit({
-      type: 'task-start',
-      t: this.m.engine.now,
-      task: id,
-      kind: task.kind,
-      worker: slot,
-      partition: this.m.partitionOf[slot]!,
-      layer: task.layer,
-    });
+    this.m.bus.emit({ type: 'task-start', ...this.m.taskEvent(task, slot) });
     this.runNext(slot);
   }
 
@@ -157,16 +149,7 @@ export class KernelRuntime {
       return;
     }
     const now = this.m.engine.now;
-    this.m.bus.emit({
-      type: 'task-end',
-      t: now,
-      task: task.id,
-      kind: task.kind,
-      worker: slot,
-      partition: this.m.partitionOf[slot]!,
-      layer: task.layer,
-      tiles: task.tiles.length,
-    });
+    this.m.bus.emit({ type: 'task-end', ...this.m.taskEvent(task, slot), tiles: task.tiles.length });
     this.finished++;
     this.completedFlags[task.id] = 1;
     this.layerEnd[task.layer + 1] = now;

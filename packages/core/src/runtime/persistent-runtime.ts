@@ -250,15 +250,7 @@ export class PersistentRuntime {
     const task = this.graph.tasks[id]!;
     switch (this.phase[w]) {
       case FETCH: {
-        this.m.bus.emit({
-          type: 'task-start',
-          t: this.m.engine.now,
-          task: id,
-          kind: task.kind,
-          worker: w,
-          partition: this.m.partitionOf[w]!,
-          layer: task.layer,
-        });
+        this.m.bus.emit({ type: 'task-start', ...this.m.taskEvent(task, w) });
         this.nextTile[w] = task.partition !== null ? this.rank[w]! : 0;
         this.phase[w] = TILE;
         this.nextTileOrSignal(w, task);
@@ -336,16 +328,7 @@ export class PersistentRuntime {
 
   private taskEnd(w: number, task: Task, complete: boolean): void {
     const now = this.m.engine.now;
-    this.m.bus.emit({
-      type: 'task-end',
-      t: now,
-      task: task.id,
-      kind: task.kind,
-      worker: w,
-      partition: this.m.partitionOf[w]!,
-      layer: task.layer,
-      tiles: task.tiles.length,
-    });
+    this.m.bus.emit({ type: 'task-end', ...this.m.taskEvent(task, w), tiles: task.tiles.length });
     if (complete) {
       this.finished++;
       this.completedFlags[task.id] = 1;
