@@ -76,20 +76,32 @@ function blocks(s: AttentionShape): { bm: number; bn: number } {
 }
 
 /**
+ * What both FA2 passes share: their blocks, and the launch (one workgroup per batch, head and
+ * BLOCK_M rows) with the tile sizes, in `AttentionKernel`'s field order; `steps` BLOCK_N tiles
+ * cover the sequence.
+ */
+function kernelFrame(s: AttentionShape, pass: AttentionKernel['pass']) {
+  const { bm, bn } = blocks(s);
+  const d = s.headDim;
+  const frame = {
+    pass,
+    grid: { batch: s.batch, heads: s.heads, kvHeads: s.kvHeads, blocks: Math.ceil(s.seq / bm) },
+    blockM: bm,
+    blockN: bn,
+    headDim: d,
+  };
+  return { bm, bn, d, steps: Math.ceil(s.seq / bn), frame };
+}
+
+/**
  * FA2 forward: one workgroup per (batch, head, BLOCK_M query rows). It loads its Q block
  * once, streams every K and V tile of its KV head (BLOCK_N rows per step: S = QKᵀ, online
  * softmax, O += PV) and writes its O block and log-sum-exp.
  */
 export function fa2Forward(s: AttentionShape): AttentionKernel {
-  const { bm, bn } = blocks(s);
-  const d = s.headDim;
-  const steps = Math.ceil(s.seq / bn);
+  const { bm, bn, d, steps, frame } = kernelFrame(s, 'fwd');
   return {
-    pass: 'fwd',
-    grid: { batch: s.batch, heads: s.heads, kvHeads: s.kvHeads, blocks: Math.ceil(s.seq / bm) },
-    blockM: bm,
-    blockN: bn,
-    headDim: d,
+    ...frame,
     phases: [
       {
         name: 'QKᵀ·softmax·PV',
@@ -121,15 +133,9 @@ export function fa2Forward(s: AttentionShape): AttentionKernel {
  * afterwards, not modelled).
  */
 export function fa2Backward(s: AttentionShape): AttentionKernel {
-  const { bm, bn } = blocks(s);
-  const d = s.headDim;
-  const steps = Math.ceil(s.seq / bn);
+  const { bm, bn, d, steps, frame } = kernelFrame(s, 'bwd');
   return {
-    pass: 'bwd',
-    grid: { batch: s.batch, heads: s.heads, kvHeads: s.kvHeads, blocks: Math.ceil(s.seq / bm) },
-    blockM: bm,
-    blockN: bn,
-    headDim: d,
+    ...frame,
     phases: [
       {
         name: 'dK·dV',

@@ -11,85 +11,37 @@ import {
   MI300X_LATENCY_CYCLES as LAT,
   MI300X_L2_BYTES_PER_NS_PER_XCD,
   MI300X_MALL_BYTES_PER_NS,
-  cdnaCoherenceScopes,
-  cdnaCoherenceSources,
-  cdnaLevelSources,
-  cdnaLevels,
-  cyclesToNs,
+  type CdnaCoherenceParams,
+  cdnaTopology,
 } from '@fleet/family-cdna';
 
 /** Peak engine clock, GHz (S2; XCDs run 3–10% apart under load, S3). */
 export const MI300X_CLOCK_GHZ = 2.1;
 const CLK = MI300X_CLOCK_GHZ;
-const ns = (cycles: number) => cyclesToNs(cycles, CLK);
-const KiB = 1024;
-const MiB = 1024 * KiB;
-const GiB = 1024 * MiB;
 
 const XCDS = 8;
 const CUS_PER_XCD = 38;
 /** Aggregate vL1D bandwidth measured by gpu-benches (S7), TB/s. */
 const L1_AGGREGATE_TBPS = 38.8;
 
-const coherenceParams = {
+const coherenceParams: CdnaCoherenceParams = {
   clockGHz: CLK,
   latencyCycles: LAT,
   latencyOrigin: `cycles MEAS on MI300X (S7/S6) at ${CLK} GHz`,
 };
 
-export const topology: Topology = {
+export const topology: Topology = cdnaTopology({
   name: 'mi300x',
   description: 'AMD Instinct MI300X (CDNA3): 8 XCDs × 38 CUs, 4 MiB private L2 per XCD, 256 MiB memory-side Infinity Cache (MALL), 192 GB HBM3',
-  clockGHz: CLK,
-  partitions: { kind: 'xcd', computeUnits: Array.from({ length: XCDS }, () => CUS_PER_XCD) },
-  computeUnit: {
-    simdWidth: 64,
-    simdsPerUnit: 4,
-    registerFileBytes: 512 * KiB,
-    sharedMemoryBytes: 64 * KiB,
-    l1: {
-      capacityBytes: 32 * KiB,
-      lineBytes: 128,
-      associativity: 64,
-      bandwidthBytesPerNs: Math.round((L1_AGGREGATE_TBPS * 1000 * 10) / (XCDS * CUS_PER_XCD)) / 10,
-      latencyNs: ns(LAT.l1),
-      writePolicy: 'write-through',
-      replacement: 'lru',
-    },
-    matrixFlopsPerNs: { bf16: 2048 * CLK, fp16: 2048 * CLK, fp8: 4096 * CLK },
-    vectorFlopsPerNs: 256 * CLK,
-    maxBandwidthBytesPerNs: 64 * CLK,
-  },
-  memory: {
-    l2: {
-      organisation: 'per-partition',
-      capacityBytes: 4 * MiB,
-      lineBytes: 128,
-      associativity: 16,
-      bandwidthBytesPerNs: MI300X_L2_BYTES_PER_NS_PER_XCD,
-      latencyNs: ns(LAT.l2),
-      writePolicy: 'write-back',
-      replacement: 'lru',
-    },
-    llc: {
-      memorySide: true,
-      capacityBytes: 256 * MiB,
-      lineBytes: 64,
-      associativity: 16,
-      bandwidthBytesPerNs: MI300X_MALL_BYTES_PER_NS,
-      latencyNs: ns(LAT.mall),
-      writePolicy: 'write-back',
-      replacement: 'lru',
-    },
-    hbm: {
-      capacityBytes: 192 * GiB,
-      peakBandwidthBytesPerNs: 5300,
-      achievableBandwidthBytesPerNs: 4200,
-      latencyNs: ns(LAT.hbm),
-    },
-  },
-  coherence: cdnaCoherenceScopes(coherenceParams),
-  levels: cdnaLevels(),
+  xcds: XCDS,
+  cusPerXcd: CUS_PER_XCD,
+  ldsKiB: 64,
+  l1BandwidthBytesPerNs: Math.round((L1_AGGREGATE_TBPS * 1000 * 10) / (XCDS * CUS_PER_XCD)) / 10,
+  matrixFlopsPerClk: { bf16: 2048, fp16: 2048, fp8: 4096 },
+  l2BandwidthBytesPerNs: MI300X_L2_BYTES_PER_NS_PER_XCD,
+  llcBandwidthBytesPerNs: MI300X_MALL_BYTES_PER_NS,
+  hbm: { capacityGiB: 192, peakBandwidthBytesPerNs: 5300, achievableBandwidthBytesPerNs: 4200 },
+  coherence: coherenceParams,
   sources: {
     '/clockGHz': 'DS S2: 2100 MHz peak engine clock (implied by the peak table); XCDs differ 3–10% under load (S3), not modelled',
     '/partitions/computeUnits': 'DS S1/S2: 304 CUs = 8 XCDs × 38 active (40 physical, 2 fused off)',
@@ -126,7 +78,5 @@ export const topology: Topology = {
     '/memory/hbm/peakBandwidthBytesPerNs': 'DS S2: 5.3 TB/s',
     '/memory/hbm/achievableBandwidthBytesPerNs': 'MEAS S7 gpu-stream mi300x: 4.2 TB/s read (79%); S10 ROCm roofline also 4.2 TB/s',
     '/memory/hbm/latencyNs': `MEAS S7: ${LAT.hbm} cycles (880–905 at ≥ 400 MiB, TLB misses included) at ${CLK} GHz`,
-    ...cdnaCoherenceSources(coherenceParams),
-    ...cdnaLevelSources(),
   },
-};
+});

@@ -9,11 +9,7 @@
 import type { Topology } from '@fleet/core';
 import {
   MI300X_LATENCY_CYCLES as LAT,
-  cdnaCoherenceScopes,
-  cdnaCoherenceSources,
-  cdnaLevelSources,
-  cdnaLevels,
-  cyclesToNs,
+  cdnaTopology,
   MI300X_L2_BYTES_PER_CLK_PER_XCD,
   MI300X_MALL_BYTES_PER_NS,
   type CdnaCoherenceParams,
@@ -22,10 +18,6 @@ import {
 /** MI350X peak engine clock, GHz (S26/S29; MI355X runs 2.4). */
 export const MI350X_CLOCK_GHZ = 2.2;
 const CLK = MI350X_CLOCK_GHZ;
-const ns = (cycles: number) => cyclesToNs(cycles, CLK);
-const KiB = 1024;
-const MiB = 1024 * KiB;
-const GiB = 1024 * MiB;
 
 const XCDS = 8;
 const CUS_PER_XCD = 32;
@@ -46,59 +38,18 @@ const coherenceParams: CdnaCoherenceParams = {
   },
 };
 
-export const topology: Topology = {
+export const topology: Topology = cdnaTopology({
   name: 'mi350',
   description: 'AMD Instinct MI350X (CDNA4): 8 XCDs × 32 CUs, 4 MiB private L2 per XCD, 256 MiB memory-side Infinity Cache (MALL), 288 GB HBM3E',
-  clockGHz: CLK,
-  partitions: { kind: 'xcd', computeUnits: Array.from({ length: XCDS }, () => CUS_PER_XCD) },
-  computeUnit: {
-    simdWidth: 64,
-    simdsPerUnit: 4,
-    registerFileBytes: 512 * KiB,
-    sharedMemoryBytes: 160 * KiB,
-    l1: {
-      capacityBytes: 32 * KiB,
-      lineBytes: 128,
-      associativity: 64,
-      bandwidthBytesPerNs: 64 * CLK,
-      latencyNs: ns(LAT.l1),
-      writePolicy: 'write-through',
-      replacement: 'lru',
-    },
-    matrixFlopsPerNs: { bf16: 4096 * CLK, fp16: 4096 * CLK, fp8: 8192 * CLK },
-    vectorFlopsPerNs: 256 * CLK,
-    maxBandwidthBytesPerNs: 64 * CLK,
-  },
-  memory: {
-    l2: {
-      organisation: 'per-partition',
-      capacityBytes: 4 * MiB,
-      lineBytes: 128,
-      associativity: 16,
-      bandwidthBytesPerNs: Math.round(L2_BYTES_PER_CLK * CLK),
-      latencyNs: ns(LAT.l2),
-      writePolicy: 'write-back',
-      replacement: 'lru',
-    },
-    llc: {
-      memorySide: true,
-      capacityBytes: 256 * MiB,
-      lineBytes: 64,
-      associativity: 16,
-      bandwidthBytesPerNs: MI300X_MALL_BYTES_PER_NS,
-      latencyNs: ns(LAT.mall),
-      writePolicy: 'write-back',
-      replacement: 'lru',
-    },
-    hbm: {
-      capacityBytes: 288 * GiB,
-      peakBandwidthBytesPerNs: 8000,
-      achievableBandwidthBytesPerNs: 5300,
-      latencyNs: ns(LAT.hbm),
-    },
-  },
-  coherence: cdnaCoherenceScopes(coherenceParams),
-  levels: cdnaLevels(),
+  xcds: XCDS,
+  cusPerXcd: CUS_PER_XCD,
+  ldsKiB: 160,
+  l1BandwidthBytesPerNs: 64 * CLK,
+  matrixFlopsPerClk: { bf16: 4096, fp16: 4096, fp8: 8192 },
+  l2BandwidthBytesPerNs: Math.round(L2_BYTES_PER_CLK * CLK),
+  llcBandwidthBytesPerNs: MI300X_MALL_BYTES_PER_NS,
+  hbm: { capacityGiB: 288, peakBandwidthBytesPerNs: 8000, achievableBandwidthBytesPerNs: 5300 },
+  coherence: coherenceParams,
   sources: {
     '/clockGHz': 'DS S26/S29: MI350X peak engine clock 2200 MHz (1000 W, air cooled); MI355X is 2400 MHz',
     '/partitions/computeUnits': 'DS S1b/S28: 256 CUs = 8 XCDs × 32 active (36 physical); CAL fleet-mi350-qwen3-8b.json calibration.hardware: 8 XCDs × 32 CUs',
@@ -134,7 +85,5 @@ export const topology: Topology = {
     '/memory/hbm/achievableBandwidthBytesPerNs':
       'CAL fleet-mi350-qwen3-8b.json calibration.hardware.hbmTBps: 5.3 TB/s "as the FLEET paper states" (66% of peak); no public MI350 stream measurement',
     '/memory/hbm/latencyNs': `UNC ${LAT.hbm} cycles, ${latencyOrigin}`,
-    ...cdnaCoherenceSources(coherenceParams),
-    ...cdnaLevelSources(),
   },
-};
+});

@@ -1,5 +1,15 @@
 import { inputError, type Backend, type ModelSpec, type Routing } from '@fleet/core';
-import { PolicyRegistry, predictDecode, predictMixed, predictPrefill, type DecodePrediction, type PolicyOverrides, type WeightType } from '@fleet/ops';
+import {
+  PolicyRegistry,
+  predictDecode,
+  predictMixed,
+  predictPrefill,
+  type DecodePrediction,
+  type MixedPrediction,
+  type PolicyOverrides,
+  type PrefillPrediction,
+  type WeightType,
+} from '@fleet/ops';
 
 /** What a comparison predicts: decode TPOT, prefill TTFT, or one mixed serving step. */
 export const PHASES = ['decode', 'prefill', 'mixed'] as const;
@@ -129,22 +139,19 @@ export function runJob(model: ModelSpec, job: CompareJob, o: CompareOptions): Co
   const ep = o.ep ?? 1;
   const who = { backend: job.backend.name, policy: job.policy, tp, ep, devices: tp * ep };
   const weights = o.weights?.name ?? 'bf16';
+  // What every phase's prediction takes from the job and the options.
+  const shared = {
+    policy: job.policy,
+    policies: o.installed,
+    batch: job.batch,
+    layers: o.layers,
+    overrides: o.overrides,
+    weights: o.weights,
+    maxSimSteps: o.maxSimSteps,
+    routing: o.routing,
+  };
   if ((o.phase ?? 'decode') === 'prefill') {
-    const r = predictPrefill(job.backend, model, {
-      policy: job.policy,
-      policies: o.installed,
-      batch: job.batch,
-      prompt,
-      chunk: o.chunk,
-      chunksSimulated: o.positions,
-      layers: o.layers,
-      overrides: o.overrides,
-      weights: o.weights,
-      maxSimSteps: o.maxSimSteps,
-      routing: o.routing,
-      tp,
-      ep,
-    });
+    const r = predictPrefill(job.backend, model, { ...shared, prompt, chunk: o.chunk, chunksSimulated: o.positions, tp, ep });
     const base = {
       ...who,
       phase: 'prefill' as const,
@@ -159,58 +166,23 @@ export function runJob(model: ModelSpec, job: CompareJob, o: CompareOptions): Co
       ...base,
       status: 'ok',
       ttftMs: round(r.ttftMs, 4),
-      tokensPerSecond: Math.round(r.tokensPerSecond),
-      l2HitRate: round(r.l2HitRate, 4),
-      hbmReadBytes: Math.round(r.hbmReadBytes),
-      hbmWriteBytes: Math.round(r.hbmWriteBytes),
-      fabricReadBytes: Math.round(r.fabricReadBytes),
-      tasksPerLayer: r.tasksPerLayer,
+      ...throughputFields(r),
       layersExtrapolated: r.sampling.layersExtrapolated,
     };
   }
   if (o.phase === 'mixed') {
     const chunk = o.chunk ?? DEFAULT_MIXED_CHUNK;
-    const r = predictMixed(job.backend, model, {
-      policy: job.policy,
-      policies: o.installed,
-      batch: job.batch,
-      context: prompt,
-      chunk,
-      layers: o.layers,
-      overrides: o.overrides,
-      weights: o.weights,
-      maxSimSteps: o.maxSimSteps,
-      routing: o.routing,
-    });
+    const r = predictMixed(job.backend, model, { ...shared, context: prompt, chunk });
     const base = { ...who, phase: 'mixed' as const, batch: job.batch, promptTokens: prompt, chunkTokens: chunk, weights };
     if (r.status !== 'ok') return { ...base, status: 'unsupported', reason: r.reason };
     return {
       ...base,
       status: 'ok',
       stepMs: round(r.stepMs, 4),
-      tokensPerSecond: Math.round(r.tokensPerSecond),
-      l2HitRate: round(r.l2HitRate, 4),
-      hbmReadBytes: Math.round(r.hbmReadBytes),
-      hbmWriteBytes: Math.round(r.hbmWriteBytes),
-      fabricReadBytes: Math.round(r.fabricReadBytes),
-      tasksPerLayer: r.tasksPerLayer,
+      ...throughputFields(r),
     };
   }
-  const r: DecodePrediction = predictDecode(job.backend, model, {
-    policy: job.policy,
-    policies: o.installed,
-    batch: job.batch,
-    prompt,
-    decode: o.decode,
-    positions: o.positions,
-    layers: o.layers,
-    overrides: o.overrides,
-    weights: o.weights,
-    maxSimSteps: o.maxSimSteps,
-    routing: o.routing,
-    tp,
-    ep,
-  });
+  const r: DecodePrediction = predictDecode(job.backend, model, { ...shared, prompt, decode: o.decode, positions: o.positions, tp, ep });
   const base = {
     ...who,
     phase: 'decode' as const,
@@ -235,6 +207,18 @@ export function runJob(model: ModelSpec, job: CompareJob, o: CompareOptions): Co
     dispatchesPerToken: Math.round(r.dispatchesPerToken),
     launchesPerToken: Math.round(r.launchesPerToken),
     ...(r.activeExperts !== undefined ? { activeExperts: round(r.activeExperts, 2), experts: r.experts } : {}),
+  };
+}
+
+/** The columns prefill and mixed rows share, in their order. */
+function throughputFields(r: PrefillPrediction | MixedPrediction) {
+  return {
+    tokensPerSecond: Math.round(r.tokensPerSecond),
+    l2HitRate: round(r.l2HitRate, 4),
+    hbmReadBytes: Math.round(r.hbmReadBytes),
+    hbmWriteBytes: Math.round(r.hbmWriteBytes),
+    fabricReadBytes: Math.round(r.fabricReadBytes),
+    tasksPerLayer: r.tasksPerLayer,
   };
 }
 

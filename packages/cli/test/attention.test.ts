@@ -1,13 +1,5 @@
+import { itRejectsUsage, run } from './helpers.js';
 import { describe, expect, it } from 'vitest';
-import { main, type Io } from '../src/index.js';
-
-async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const io: Io = { out: (s) => (out += s), err: (s) => (err += s), errIsTty: false };
-  const code = await main(args, io);
-  return { code, out, err };
-}
 
 const small = ['--seq', '8192', '--heads', '16', '--batch', '1'];
 const CONTRACT = ['backend', 'mapping', 'heads', 'kvHeads', 'seq', 'batch', 'headDim', 'l2HitRate', 'timeMs'];
@@ -84,13 +76,5 @@ describe('fleet attention: bad input is one line on stderr, exit code 2', () => 
     ['unknown backend', ['attention', '--backend', 'tpu9'], /unknown backend 'tpu9'/],
     ['unknown pass', ['attention', '--pass', 'sideways'], /sideways/],
   ];
-  for (const [name, args, pattern] of cases) {
-    it(name, async () => {
-      const r = await run(args);
-      expect(r.code).toBe(2);
-      expect(r.err).toMatch(pattern);
-      expect(r.err.trim().split('\n')).toHaveLength(1);
-      expect(r.err).not.toMatch(/\bat .*\.js:\d+/);
-    });
-  }
+  itRejectsUsage(cases);
 });

@@ -1,16 +1,8 @@
+import { itRejectsUsage, run } from './helpers.js';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { main, type Io } from '../src/index.js';
-
-async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const io: Io = { out: (s) => (out += s), err: (s) => (err += s), errIsTty: false };
-  const code = await main(args, io);
-  return { code, out, err };
-}
 
 const quick = ['--sample-layers', '1', '--decode', '16'];
 
@@ -108,15 +100,7 @@ describe('bad input: one line on stderr, exit code 2', () => {
     ['zero jobs', ['compare', '--jobs', '0'], /--jobs: '0'/],
     ['malformed config path', ['compare', '--model', '/nonexistent/config.json'], /config\.json|nonexistent/],
   ];
-  for (const [name, args, pattern] of cases) {
-    it(name, async () => {
-      const r = await run(args);
-      expect(r.code).toBe(2);
-      expect(r.err).toMatch(pattern);
-      expect(r.err.trim().split('\n')).toHaveLength(1);
-      expect(r.err).not.toMatch(/\bat .*\.js:\d+/);
-    });
-  }
+  itRejectsUsage(cases);
 });
 
 describe('fleet backends / models', () => {

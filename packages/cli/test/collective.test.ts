@@ -1,15 +1,7 @@
+import { run } from './helpers.js';
 import { describe, expect, it } from 'vitest';
 import { gatherTrafficBytes, reduceTrafficBytes } from '@fleet/core';
-import { main, type Io } from '../src/index.js';
 import { parseBytes } from '../src/commands/collective.js';
-
-async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const io: Io = { out: (s) => (out += s), err: (s) => (err += s), errIsTty: false };
-  const code = await main(args, io);
-  return { code, out, err };
-}
 
 describe('fleet collective', () => {
   it('prints { latencyUs, onChip, … } with the seeds §3 traffic', async () => {

@@ -1,24 +1,15 @@
+import { run } from './helpers.js';
 import { describe, expect, it } from 'vitest';
 import { COMPARE_FORMATS, csvField, formatCsv, formatMarkdown, formatTable, RAW_FIELDS } from '../src/format/index.js';
-import { main, type CompareRow, type Io } from '../src/index.js';
+import type { CompareRow } from '../src/index.js';
 
-async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const io: Io = { out: (s) => (out += s), err: (s) => (err += s), errIsTty: false };
-  const code = await main(args, io);
-  return { code, out, err };
-}
+/** The job columns of both rows: fleet-mtile decoding 16 tokens after 64 at batch 8. */
+const decodeJob = (backend: string) =>
+  ({ backend, policy: 'fleet-mtile', phase: 'decode', batch: 8, promptTokens: 64, decodeTokens: 16, weights: 'bf16' }) as const;
 
 const rows: CompareRow[] = [
   {
-    backend: 'mi350',
-    policy: 'fleet-mtile',
-    phase: 'decode',
-    batch: 8,
-    promptTokens: 64,
-    decodeTokens: 16,
-    weights: 'bf16',
+    ...decodeJob('mi350'),
     status: 'ok',
     tpotMs: 6.1234,
     l2HitRate: 0.3456,
@@ -31,13 +22,7 @@ const rows: CompareRow[] = [
     launchesPerToken: 36,
   },
   {
-    backend: 'h100',
-    policy: 'fleet-mtile',
-    phase: 'decode',
-    batch: 8,
-    promptTokens: 64,
-    decodeTokens: 16,
-    weights: 'bf16',
+    ...decodeJob('h100'),
     status: 'unsupported',
     reason: 'needs a "private" L2, per die | not a cluster\nsee docs',
   },

@@ -1,13 +1,5 @@
+import { run } from './helpers.js';
 import { describe, expect, it } from 'vitest';
-import { main, type Io } from '../src/index.js';
-
-async function run(args: string[]) {
-  let out = '';
-  let err = '';
-  const io: Io = { out: (s) => (out += s), err: (s) => (err += s), errIsTty: false };
-  const code = await main(args, io);
-  return { code, out, err };
-}
 
 describe('fleet collective over a node', () => {
   it('reports the library, algorithm, protocol and bus bandwidth; latency grows with bytes', async () => {

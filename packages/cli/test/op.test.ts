@@ -1,13 +1,5 @@
+import { run } from './helpers.js';
 import { describe, expect, it } from 'vitest';
-import { main, type Io } from '../src/index.js';
-
-async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const io: Io = { out: (s) => (out += s), err: (s) => (err += s), errIsTty: false };
-  const code = await main(args, io);
-  return { code, out, err };
-}
 
 const gemv = ['--m', '1', '--n', '4096', '--k', '4096'];
 // wide enough that no backend splits K (every backend has ≤ 384 compute units)

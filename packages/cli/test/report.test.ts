@@ -1,19 +1,12 @@
+import { run } from './helpers.js';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { main, type CompareRow, type Io } from '../src/index.js';
+import type { CompareRow } from '../src/index.js';
 import { OP_CLASSES } from '../src/report/index.js';
-
-async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const io: Io = { out: (s) => (out += s), err: (s) => (err += s), errIsTty: false };
-  const code = await main(args, io);
-  return { code, out, err };
-}
 
 const CHROMIUM = process.env.FLEET_CHROMIUM ?? '/usr/bin/chromium';
 const CHROMIUM_ARGS = [

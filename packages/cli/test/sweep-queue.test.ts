@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { run, writeTinyModel } from './sweep-helpers.js';
+import { run, writeTinyModel } from './helpers.js';
 
 const REDIS = spawnSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' }).stdout.trim();
 const FLEET = fileURLToPath(new URL('../bin/fleet.js', import.meta.url));

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadBackends } from '../src/backends.js';
 import { expandSweep, jobId, SWEEP_AXES, sweepCsvColumns } from '../src/index.js';
-import { run, sortedLines, writeTinyModel } from './sweep-helpers.js';
+import { run, sortedLines, writeTinyModel } from './helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'fleet-sweep-'));
 const model = writeTinyModel(dir);

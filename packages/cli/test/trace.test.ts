@@ -1,18 +1,10 @@
+import { run } from './helpers.js';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { validateTrace, type ChromeTrace, type TraceEvent } from '@fleet/core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { main, type Io } from '../src/index.js';
-
-async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const io: Io = { out: (s) => (out += s), err: (s) => (err += s), errIsTty: false };
-  const code = await main(args, io);
-  return { code, out, err };
-}
 
 const dir = mkdtempSync(join(tmpdir(), 'fleet-trace-'));
 const load = (file: string): ChromeTrace => JSON.parse(file.endsWith('.gz') ? gunzipSync(readFileSync(file)).toString() : readFileSync(file, 'utf8'));

@@ -1,18 +1,10 @@
+import { run } from './helpers.js';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadModel } from '@fleet/core';
 import { checkpointTensorsOf, randomWeights, writeSafetensors } from '@fleet/functional';
-import { main, type Io } from '../src/index.js';
-
-async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const io: Io = { out: (s) => (out += s), err: (s) => (err += s), errIsTty: false };
-  const code = await main(args, io);
-  return { code, out, err };
-}
 
 const dirs: string[] = [];
 afterAll(() => {

@@ -38,35 +38,29 @@ function scopeSpecs(p: CdnaCoherenceParams): ScopeSpec[] {
   const ns = (cycles: number) => cyclesToNs(cycles, p.clockGHz);
   const at = `; ${p.latencyOrigin}`;
   const chipletAtomicNs = p.chipletAtomic?.ns ?? ns(c.l2);
+  // Wave and workgroup scopes stay inside one CU: atomics resolve in its vL1D, release and
+  // acquire cost nothing.
+  const cuScope = (scope: 'wave' | 'group', releaseFixedNs: string, acquireFixedNs: string): ScopeSpec => ({
+    scope: {
+      scope,
+      atomicResolvesAt: 'l1',
+      atomicLatencyNs: ns(c.l1),
+      release: { fixedNs: 0, writeBackDirty: false },
+      acquire: { fixedNs: 0, invalidates: false },
+    },
+    sources: {
+      atomicLatencyNs: `UNC one vL1D hit (${c.l1} cycles)${at}; no atomic timing exists (hardware.md §7.1)`,
+      releaseFixedNs,
+      acquireFixedNs,
+    },
+  });
   return [
-    {
-      scope: {
-        scope: 'wave',
-        atomicResolvesAt: 'l1',
-        atomicLatencyNs: ns(c.l1),
-        release: { fixedNs: 0, writeBackDirty: false },
-        acquire: { fixedNs: 0, invalidates: false },
-      },
-      sources: {
-        atomicLatencyNs: `UNC one vL1D hit (${c.l1} cycles)${at}; no atomic timing exists (hardware.md §7.1)`,
-        releaseFixedNs: 'DS S14 AMDGPUUsage GFX942: wavefront-scope release emits no code',
-        acquireFixedNs: 'DS S14 AMDGPUUsage GFX942: wavefront-scope acquire emits no code',
-      },
-    },
-    {
-      scope: {
-        scope: 'group',
-        atomicResolvesAt: 'l1',
-        atomicLatencyNs: ns(c.l1),
-        release: { fixedNs: 0, writeBackDirty: false },
-        acquire: { fixedNs: 0, invalidates: false },
-      },
-      sources: {
-        atomicLatencyNs: `UNC one vL1D hit (${c.l1} cycles)${at}; no atomic timing exists (hardware.md §7.1)`,
-        releaseFixedNs: 'UNC S14: a workgroup (one CU, not tgsplit) release is only s_waitcnt; its wait overlaps other work, counted as 0',
-        acquireFixedNs: 'UNC S14: a workgroup acquire on one CU needs no invalidate (not tgsplit), counted as 0',
-      },
-    },
+    cuScope('wave', 'DS S14 AMDGPUUsage GFX942: wavefront-scope release emits no code', 'DS S14 AMDGPUUsage GFX942: wavefront-scope acquire emits no code'),
+    cuScope(
+      'group',
+      'UNC S14: a workgroup (one CU, not tgsplit) release is only s_waitcnt; its wait overlaps other work, counted as 0',
+      'UNC S14: a workgroup acquire on one CU needs no invalidate (not tgsplit), counted as 0',
+    ),
     {
       // chiplet = one XCD ("agent" in CPX mode): every CU of it shares the XCD's L2.
       scope: {

@@ -7,6 +7,9 @@
 export { MI300X_LATENCY_CYCLES, cyclesToNs, type CdnaLatencyCycles } from './latency.js';
 export { MI300X_MEASURED_CLOCK_GHZ, MI300X_L2_BYTES_PER_NS_PER_XCD, MI300X_L2_BYTES_PER_CLK_PER_XCD, MI300X_MALL_BYTES_PER_NS } from './bandwidth.js';
 export { GRAPH_GAP_NS, BARRIER_NS, VLLM_EAGER_LAUNCH_NS, TILE_OVERHEAD_NS } from './launch.js';
+export { cdnaTopology, type CdnaTopologySpec } from './topology.js';
+export { cdnaOamNode, type CdnaOamNodeSpec } from './oam-node.js';
+export { cdnaRooflineParams, type CdnaRooflineSpec } from './roofline-params.js';
 export { cdnaCoherenceScopes, cdnaCoherenceSources, type CdnaCoherenceParams } from './coherence.js';
 export { cdnaLevels, cdnaLevelSources } from './levels.js';
 export { cdnaTuning } from './cdna-tuning.js';

@@ -9,7 +9,7 @@ import { buildDecodeGraph, inputError, tensorParallelProblem, tensorParallelShap
 import { Rng, rounder } from '@fleet/numerics';
 import { DecodeOps, DEFAULT_SEMANTICS, type DecodeSemantics } from './decode-ops.js';
 import { allocateState, referenceStep, tensorsOf, type DecodeState } from './reference.js';
-import { checkRunnable, defaultTolerance, type VerifyResult, type VerifyStep } from './verify.js';
+import { checkRunnable, defaultTolerance, type VerifyOptions, type VerifyResult, type VerifyStep } from './verify.js';
 import { modelFloatDType, randomWeights, type ModelWeights } from './weights.js';
 
 /** Rows [r0, r1) of a row-major [rows, cols] matrix (rows past the end are zeros: a padded vocabulary shard). */
@@ -166,15 +166,9 @@ export function tensorParallelStep(
   }
 }
 
-export interface TensorParallelVerifyOptions {
+/** `verify`'s run options (batch, context, steps, seed, weights, semantics, tolerance) over `tp` ranks. */
+export interface TensorParallelVerifyOptions extends Pick<VerifyOptions, 'batch' | 'contextLen' | 'steps' | 'seed' | 'weights' | 'semantics' | 'tolerance'> {
   tp: number;
-  batch?: number;
-  contextLen?: number;
-  steps?: number;
-  seed?: number;
-  weights?: ModelWeights;
-  semantics?: Partial<DecodeSemantics>;
-  tolerance?: number;
 }
 
 /**

@@ -58,6 +58,7 @@ export {
   type StepResult,
   type StepSimulation,
 } from './predict/step.js';
+export type { StepTraffic } from './predict/traffic.js';
 export { linearOpGraph } from './predict/single-op.js';
 export * from './quant/weight-type.js';
 export * from './quant/groupwise.js';

@@ -97,17 +97,19 @@ export function registerTrace(program: Command, io: Io): void {
       });
       const runtime = def.runtime(backend, resolved.schedule);
       const persistent = runtime.persistent;
+      // What step the trace shows: in its metadata and in the summary.
+      const stepFields = {
+        model: model.name,
+        phase,
+        batch,
+        context,
+        ...(phase === 'prefill' ? { prompt } : phase === 'mixed' ? { chunk } : {}),
+        layers: `${layers[0]}-${layers[layers.length - 1]}`,
+      };
       const recorder = new TraceRecorder({
         graph,
         backend,
-        metadata: {
-          model: model.name,
-          phase,
-          batch,
-          context,
-          ...(phase === 'prefill' ? { prompt } : phase === 'mixed' ? { chunk } : {}),
-          layers: `${layers[0]}-${layers[layers.length - 1]}`,
-        },
+        metadata: stepFields,
       });
       // Progress: task slices started, out of those the step will run.
       const expected = graph.tasks.reduce((n, t) => n + (t.partition !== null && persistent ? persistent.workersPerPartition : 1), 0);
@@ -148,12 +150,7 @@ export function registerTrace(program: Command, io: Io): void {
         gzipped,
         backend: backend.name,
         policy,
-        model: model.name,
-        phase,
-        batch,
-        context,
-        ...(phase === 'prefill' ? { prompt } : phase === 'mixed' ? { chunk } : {}),
-        layers: `${layers[0]}-${layers[layers.length - 1]}`,
+        ...stepFields,
         tp,
         stepNs: Math.round(step.timeNs),
         events: trace.traceEvents.length,

@@ -57,13 +57,7 @@ function prefillCharts(ok: ReportData['rows']): ChartSpec[] {
     title: 'backend · policy · batch',
     scale: { domain: [...new Set(points.map((p) => p.series))], scheme: 'tableau20' },
   };
-  const promptAxis = {
-    field: 'prompt',
-    type: 'quantitative' as const,
-    title: 'prompt tokens',
-    scale: { type: 'log' as const, base: 2 },
-    axis: { values: prompts, format: 'd' },
-  };
+  const promptAxis = log2Axis('prompt', 'prompt tokens', prompts);
   const chart = (id: string, title: string, caption: string, field: string, axisTitle: string): ChartSpec =>
     lineChart(id, title, caption, points, promptAxis, { field, type: 'quantitative', title: axisTitle, scale: { zero: true } }, color);
   return [
@@ -76,6 +70,17 @@ function prefillCharts(ok: ReportData['rows']): ChartSpec[] {
     ),
     chart('prefill-throughput', 'Prefill throughput vs prompt', 'Prompt tokens processed per second; higher is better.', 'tokensPerSecond', 'tokens / s'),
   ];
+}
+
+/** A quantitative axis on a base-2 log scale, ticked at exactly `values`. */
+function log2Axis(field: string, title: string, values: number[]) {
+  return {
+    field,
+    type: 'quantitative' as const,
+    title,
+    scale: { type: 'log' as const, base: 2 },
+    axis: { values, format: 'd' },
+  };
 }
 
 /** The report's charts, built from the comparison (only rows that ran). */
@@ -96,13 +101,7 @@ function decodeCharts(data: ReportData, ok: ReportData['rows'], kind: 'decode' |
   const series = [...new Set(ok.map((r) => r.series))];
   const batches = [...new Set(ok.map((r) => r.row.batch))].sort((a, b) => a - b);
   const color = { field: 'series', type: 'nominal' as const, title: 'backend · policy', scale: { domain: series, scheme: 'tableau20' } };
-  const batchAxis = {
-    field: 'batch',
-    type: 'quantitative' as const,
-    title: 'batch size',
-    scale: { type: 'log' as const, base: 2 },
-    axis: { values: batches, format: 'd' },
-  };
+  const batchAxis = log2Axis('batch', 'batch size', batches);
   const points = ok.map((r) => ({
     series: r.series,
     backend: r.row.backend,

@@ -6,13 +6,14 @@
  * Valid input (kept cheap: a tiny model, one backend, one policy) must give exactly what
  * was asked for.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { policyNames } from '@fleet/ops';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { buildProgram, main, type Io } from '../../src/index.js';
+import { cheapCompare, writeTinyModel } from '../helpers.js';
 
 const SEED = process.env.FLEET_FUZZ_SEED === undefined ? 0x5eed : Number(process.env.FLEET_FUZZ_SEED);
 const SCALE = Number(process.env.FLEET_FUZZ_RUNS ?? 1);
@@ -58,21 +59,9 @@ function expectRejected(r: Run, args: string[], ...mentions: string[]): string {
   return lines[0]!;
 }
 
-const tinyConfig = join(cwd, 'tiny.json');
-writeFileSync(
-  tinyConfig,
-  JSON.stringify({
-    model_type: 'llama',
-    hidden_size: 256,
-    num_hidden_layers: 2,
-    num_attention_heads: 8,
-    num_key_value_heads: 2,
-    intermediate_size: 512,
-    vocab_size: 1000,
-  }),
-);
+const tinyConfig = join(cwd, writeTinyModel(cwd));
 /** A comparison that costs milliseconds when it is valid. */
-const CHEAP = ['--model', tinyConfig, '--backends', 'h100', '--policies', 'kernel-per-op', '--sample-layers', '1', '--decode', '8', '--batch', '1'];
+const CHEAP = cheapCompare(tinyConfig);
 
 const program = buildProgram({ out: () => {}, err: () => {}, errIsTty: false });
 const COMMAND_NAMES = program.commands.flatMap((c) => [c.name(), ...c.aliases()]);

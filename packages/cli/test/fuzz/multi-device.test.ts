@@ -3,12 +3,12 @@
  * (collective), `--tp` (verify, trace). Bad values exit 2 with one stderr line naming the
  * flag; valid ones give exactly the rows asked for.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { main, type Io } from '../../src/index.js';
+import { cheapCompare, run as runFleet, writeTinyModel } from '../helpers.js';
 
 const SEED = process.env.FLEET_FUZZ_SEED === undefined ? 0x5eed : Number(process.env.FLEET_FUZZ_SEED);
 const fuzz = (numRuns: number) => ({ numRuns, seed: SEED, endOnFailure: true });
@@ -17,13 +17,7 @@ vi.setConfig({ testTimeout: 120_000 });
 const cwd = mkdtempSync(join(tmpdir(), 'fleet-tp-fuzz-'));
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
 
-async function run(args: string[]) {
-  let out = '';
-  let err = '';
-  const io: Io = { out: (s) => (out += s), err: (s) => (err += s), errIsTty: false, cwd };
-  const code = await main(args, io);
-  return { code, out, err };
-}
+const run = (args: string[]) => runFleet(args, cwd);
 
 function expectRejected(r: { code: number; out: string; err: string }, args: string[], flag: string): void {
   const what = JSON.stringify(args);
@@ -35,20 +29,8 @@ function expectRejected(r: { code: number; out: string; err: string }, args: str
   expect(r.err).not.toMatch(/\bat .*:\d+:\d+/);
 }
 
-const tinyConfig = join(cwd, 'tiny.json');
-writeFileSync(
-  tinyConfig,
-  JSON.stringify({
-    model_type: 'llama',
-    hidden_size: 256,
-    num_hidden_layers: 2,
-    num_attention_heads: 8,
-    num_key_value_heads: 2,
-    intermediate_size: 512,
-    vocab_size: 1000,
-  }),
-);
-const CHEAP = ['--model', tinyConfig, '--backends', 'h100', '--policies', 'kernel-per-op', '--sample-layers', '1', '--decode', '8', '--batch', '1'];
+const tinyConfig = join(cwd, writeTinyModel(cwd));
+const CHEAP = cheapCompare(tinyConfig);
 const bad = fc.oneof(
   fc.constantFrom('0', '-1', '1.5', 'NaN', 'Infinity', '', 'two', '3', '6', '128', '1e3', '2,2'),
   fc.integer({ min: 65, max: 2 ** 40 }).map(String),

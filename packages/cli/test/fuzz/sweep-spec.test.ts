@@ -11,7 +11,7 @@ import { FleetError, type BackendRegistry } from '@fleet/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadBackends } from '../../src/backends.js';
 import { expandSweep, SWEEP_AXES } from '../../src/index.js';
-import { run } from '../sweep-helpers.js';
+import { run } from '../helpers.js';
 
 // Keys with control characters are clipped in the message; the test wants them whole.
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the characters it looks for

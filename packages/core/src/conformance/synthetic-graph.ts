@@ -33,6 +33,18 @@ export function syntheticGraph(topology: Topology, style: ExecutionStyle): TaskG
     unit: 'vector',
   });
   const tasks: Task[] = [];
+  /** A one-tile workgroup task of layer 0, the next id; `sync` says what it waits for and signals, or its kernel. */
+  const cuTask = (name: string, opId: string, kind: Task['kind'], tile: Tile, sync: Pick<Task, 'waits' | 'signal' | 'kernel'>): Task => ({
+    id: tasks.length,
+    name,
+    opId,
+    kind,
+    layer: 0,
+    level: 'cu',
+    partition: null,
+    tiles: [tile],
+    ...sync,
+  });
   const tilesN = N / tileN;
   if (style === 'persistent') {
     const perPart = Math.ceil(tilesN / P);
@@ -42,18 +54,7 @@ export function syntheticGraph(topology: Topology, style: ExecutionStyle): TaskG
       tasks.push({ id: tasks.length, name: `gemv.x${p}`, opId: 'gemv', kind: 'linear', layer: 0, level: 'chiplet', partition: p, tiles, waits: [], signal: 0 });
     }
     for (let i = 0; i < P; i++) {
-      tasks.push({
-        id: tasks.length,
-        name: `ew.${i}`,
-        opId: 'ew',
-        kind: 'residual',
-        layer: 0,
-        level: 'cu',
-        partition: null,
-        tiles: [ewTile(i, P)],
-        waits: [0],
-        signal: 1,
-      });
+      tasks.push(cuTask(`ew.${i}`, 'ew', 'residual', ewTile(i, P), { waits: [0], signal: 1 }));
     }
     return {
       policy: 'synthetic',
@@ -69,34 +70,10 @@ export function syntheticGraph(topology: Topology, style: ExecutionStyle): TaskG
     };
   }
   for (let t = 0; t < tilesN; t++) {
-    tasks.push({
-      id: tasks.length,
-      name: `gemv.wg${t}`,
-      opId: 'gemv',
-      kind: 'linear',
-      layer: 0,
-      level: 'cu',
-      partition: null,
-      tiles: [gemvTile(t * tileN)],
-      waits: [],
-      signal: null,
-      kernel: 0,
-    });
+    tasks.push(cuTask(`gemv.wg${t}`, 'gemv', 'linear', gemvTile(t * tileN), { waits: [], signal: null, kernel: 0 }));
   }
   for (let i = 0; i < P; i++) {
-    tasks.push({
-      id: tasks.length,
-      name: `ew.wg${i}`,
-      opId: 'ew',
-      kind: 'residual',
-      layer: 0,
-      level: 'cu',
-      partition: null,
-      tiles: [ewTile(i, P)],
-      waits: [],
-      signal: null,
-      kernel: 1,
-    });
+    tasks.push(cuTask(`ew.wg${i}`, 'ew', 'residual', ewTile(i, P), { waits: [], signal: null, kernel: 1 }));
   }
   return {
     policy: 'synthetic',

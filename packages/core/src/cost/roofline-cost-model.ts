@@ -4,21 +4,17 @@ import type { CostModel, HardwareDispatch } from '../plugin/contract.js';
 import type { TilePipeline } from '../compute/tile-pipeline.js';
 import type { Topology } from '../topology/topology.js';
 
-/** Parameters of the first-order cost model; backends supply them with their provenance. */
-export interface RooflineParams {
+/**
+ * Parameters of the first-order cost model; backends supply them with their provenance. The
+ * runtime costs, dispatch and pipelines are `CostModel`'s own fields, passed through.
+ */
+export interface RooflineParams extends Pick<CostModel, 'dispatchNs' | 'fetchNs' | 'launch' | 'endOfKernel' | 'hardwareDispatch' | 'pipelines'> {
   /** Fraction of the per-CU matrix peak a GEMV/GEMM tile reaches, 0..1. */
   matrixEfficiency: number;
   /** Fraction of the per-CU vector peak an elementwise tile reaches, 0..1. */
   vectorEfficiency: number;
   /** Fixed per-tile cost (pipeline fill, epilogue), ns; `default` for kinds not listed. */
   tileOverheadNs: Partial<Record<OpKind, number>> & { default: number };
-  dispatchNs: number;
-  fetchNs: number;
-  launch: { eagerNs: number; graphNodeNs: number };
-  endOfKernel: { barrierNs: number; writeBackL2: boolean };
-  hardwareDispatch: HardwareDispatch;
-  /** Default pipelines by execution style (see `CostModel.pipelines`). */
-  pipelines?: { persistent: TilePipeline; kernel: TilePipeline };
 }
 
 /**

@@ -44,8 +44,7 @@ export function openRegularFile(path: string): number {
 export function readBoundedText(path: string, maxBytes: number, what: string): string {
   const stat = statRegularFile(path);
   if (stat.size > maxBytes) throw lineError(`${path}: ${stat.size} bytes is too large for ${what} (at most ${maxBytes})`);
-  const fd = openRegularFile(path);
-  try {
+  return readOpenFile(path, (fd) => {
     const chunk = Buffer.alloc(65536);
     const chunks: Buffer[] = [];
     let total = 0;
@@ -57,6 +56,17 @@ export function readBoundedText(path: string, maxBytes: number, what: string): s
       chunks.push(Buffer.from(chunk.subarray(0, n)));
     }
     return Buffer.concat(chunks, total).toString('utf8');
+  });
+}
+
+/**
+ * Open the regular file `path`, hand its descriptor to `read` and close it in every case; an
+ * error that is not already a one-line `FleetError` becomes "cannot read".
+ */
+export function readOpenFile<T>(path: string, read: (fd: number) => T): T {
+  const fd = openRegularFile(path);
+  try {
+    return read(fd);
   } catch (e) {
     if (e instanceof FleetError) throw e;
     throw lineError(`${path}: cannot read: ${oneLine(e)}`);
@@ -64,7 +74,7 @@ export function readBoundedText(path: string, maxBytes: number, what: string): s
     try {
       fs.closeSync(fd);
     } catch {
-      // The text is read, or a better error is on its way.
+      // What was read is read, or a better error is on its way.
     }
   }
 }

@@ -51,39 +51,24 @@ export function moeFfnOps(spec: ModelSpec, c: LayerContext, routing: Routing): O
   c.tensor('x_sorted', 'activation', [slots, h]);
   ops.push({ id: `${p}dispatch`, kind: 'moe-dispatch', layer: l, rows: slots, cols: h, topK: k, inputs: ['x', 'topk'], outputs: ['x_sorted'] });
   const groups = expertLoads(routing, moe, b, l).map((g) => ({ group: g.expert, rows: g.tokens }));
+  // The gated activation of an FFN's gate-up output, `rows` × `cols` (the output's shape).
+  const actMul = (id: string, input: string, output: string, rows: number, cols: number): OpNode => {
+    c.tensor(output, 'activation', [rows, cols]);
+    return { id: p + id, kind: 'act-mul', layer: l, rows, cols, activation: spec.activation, inputs: [input], outputs: [output] };
+  };
   const grouped = (id: string, input: string, weight: string, n: number, kk: number, output: string): GroupedLinearOp => {
     const w = c.tensor(p + weight, 'weight', [E, n, kk]);
     c.tensor(output, 'activation', [slots, n]);
     return { id: p + id, kind: 'grouped-linear', role: 'experts', layer: l, numGroups: E, groups, n, k: kk, weight: w, inputs: [input, w], outputs: [output] };
   };
   ops.push({ ...grouped('experts_gate_up', 'x_sorted', 'w_experts_gate_up', 2 * inter, h, 'e_gate_up'), gatedActivation: spec.activation });
-  c.tensor('e_act', 'activation', [slots, inter]);
-  ops.push({
-    id: `${p}experts_act_mul`,
-    kind: 'act-mul',
-    layer: l,
-    rows: slots,
-    cols: inter,
-    activation: spec.activation,
-    inputs: ['e_gate_up'],
-    outputs: ['e_act'],
-  });
+  ops.push(actMul('experts_act_mul', 'e_gate_up', 'e_act', slots, inter));
   ops.push(grouped('experts_down', 'e_act', 'w_experts_down', h, inter, 'e_down'));
   const combineInputs = ['e_down', 'topk'];
   if (moe.sharedIntermediateSize > 0) {
     const si = moe.sharedIntermediateSize;
     ops.push({ ...linear(c, 'shared_gate_up', 'x', 'w_shared_gate_up', 2 * si, h, 'shared_gate_up'), gatedActivation: spec.activation });
-    c.tensor('shared_act', 'activation', [b, si]);
-    ops.push({
-      id: `${p}shared_act_mul`,
-      kind: 'act-mul',
-      layer: l,
-      rows: b,
-      cols: si,
-      activation: spec.activation,
-      inputs: ['shared_gate_up'],
-      outputs: ['shared_act'],
-    });
+    ops.push(actMul('shared_act_mul', 'shared_gate_up', 'shared_act', b, si));
     ops.push(linear(c, 'shared_down', 'shared_act', 'w_shared_down', h, si, 'shared_down'));
     combineInputs.push('shared_down');
     if (moe.sharedExpertGate) {

@@ -1,6 +1,5 @@
 import * as fs from 'node:fs';
-import { FleetError } from '../errors/fleet-error.js';
-import { openRegularFile } from './files.js';
+import { readOpenFile } from './files.js';
 import { lineError, oneLine, showValue } from './messages.js';
 
 /**
@@ -61,8 +60,7 @@ function readFully(fd: number, buf: Buffer, position: number, path: string): voi
 
 /** Read the raw JSON header text and the file layout, closing the file in every case. */
 function readHeaderText(path: string): { text: string; headerBytes: number; dataBytes: number } {
-  const fd = openRegularFile(path);
-  try {
+  return readOpenFile(path, (fd) => {
     let size: number;
     try {
       size = fs.fstatSync(fd).size;
@@ -91,16 +89,7 @@ function readHeaderText(path: string): { text: string; headerBytes: number; data
       throw lineError(`${path}: header is not valid UTF-8`);
     }
     return { text, headerBytes, dataBytes: size - 8 - headerBytes };
-  } catch (e) {
-    if (e instanceof FleetError) throw e;
-    throw lineError(`${path}: cannot read: ${oneLine(e)}`);
-  } finally {
-    try {
-      fs.closeSync(fd);
-    } catch {
-      // Nothing useful to report: the header was read, or a better error is on its way.
-    }
-  }
+  });
 }
 
 function isNonNegativeInteger(v: unknown): v is number {

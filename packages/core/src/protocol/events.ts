@@ -46,8 +46,8 @@ export interface DispatchEvent {
   scheduler: number;
 }
 
-export interface TaskStartEvent {
-  type: 'task-start';
+/** Which task a task event is about, where it runs, and when. */
+export interface TaskEventFields {
   t: number;
   task: number;
   kind: OpKind;
@@ -56,14 +56,12 @@ export interface TaskStartEvent {
   layer: number;
 }
 
-export interface TaskEndEvent {
+export interface TaskStartEvent extends TaskEventFields {
+  type: 'task-start';
+}
+
+export interface TaskEndEvent extends TaskEventFields {
   type: 'task-end';
-  t: number;
-  task: number;
-  kind: OpKind;
-  worker: number;
-  partition: number;
-  layer: number;
   tiles: number;
 }
 

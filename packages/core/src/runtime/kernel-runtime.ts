@@ -1,4 +1,5 @@
 import type { TaskGraph } from '../graph/task-graph.js';
+import { TaskProgress } from './task-progress.js';
 import type { Machine } from './machine.js';
 import { SteadyStateProbe } from './steady-state.js';
 
@@ -24,7 +25,7 @@ export interface KernelRuntimeOptions {
  * partitions, or greedily on any free unit) and run their tiles; at kernel end comes a
  * device-wide barrier and the backend's end-of-kernel cache effect (CDNA writes back L2).
  */
-export class KernelRuntime {
+export class KernelRuntime extends TaskProgress {
   private kernel = -1;
   private readonly busy: Uint8Array;
   private readonly current: Int32Array;
@@ -37,8 +38,6 @@ export class KernelRuntime {
   private readonly nextKind: number;
   private readonly writeBackSlot: Int32Array;
   private writeBackBytes = 0;
-  private finished = 0;
-  private readonly completedFlags: Uint8Array;
   launches = 0;
   readonly layerEnd: number[] = [];
   /** When the last kernel (and its barrier) completed, ns. */
@@ -54,29 +53,16 @@ export class KernelRuntime {
 
   constructor(
     private readonly m: Machine,
-    private readonly graph: TaskGraph,
+    graph: TaskGraph,
     private readonly opts: KernelRuntimeOptions,
   ) {
+    super(graph);
     this.busy = new Uint8Array(m.slots);
-    this.completedFlags = new Uint8Array(graph.tasks.length);
     this.current = new Int32Array(m.slots).fill(-1);
     this.nextTile = new Int32Array(m.slots);
     this.launchKind = m.engine.register('kernel-start', () => this.startKernel());
     this.nextKind = m.engine.register('kernel-next', () => this.launchNext());
     this.writeBackSlot = new Int32Array(m.memory.l2.length).fill(-1);
-  }
-
-  get done(): boolean {
-    return this.finished === this.graph.tasks.length;
-  }
-
-  /** 1 for each task that has completed. */
-  get completed(): Uint8Array {
-    return this.completedFlags;
-  }
-
-  get finishedTasks(): number {
-    return this.finished;
   }
 
   start(): void {
@@ -136,15 +122,7 @@ export class KernelRuntime {
     this.current[slot] = id;
     this.nextTile[slot] = 0;
     const task = this.graph.tasks[id]!;
-    this.m.bus.emit({
-      type: 'task-start',
-      t: this.m.engine.now,
-      task: id,
-      kind: task.kind,
-      worker: slot,
-      partition: this.m.partitionOf[slot]!,
-      layer: task.layer,
-    });
+    this.m.bus.emit({ type: 'task-start', ...this.m.taskEvent(task, slot) });
     this.runNext(slot);
   }
 
@@ -157,16 +135,7 @@ export class KernelRuntime {
       return;
     }
     const now = this.m.engine.now;
-    this.m.bus.emit({
-      type: 'task-end',
-      t: now,
-      task: task.id,
-      kind: task.kind,
-      worker: slot,
-      partition: this.m.partitionOf[slot]!,
-      layer: task.layer,
-      tiles: task.tiles.length,
-    });
+    this.m.bus.emit({ type: 'task-end', ...this.m.taskEvent(task, slot), tiles: task.tiles.length });
     this.finished++;
     this.completedFlags[task.id] = 1;
     this.layerEnd[task.layer + 1] = now;

@@ -6,6 +6,7 @@ import { exposedStallNs, latencyBoundNs, type TilePipeline } from '../compute/ti
 import { dramLatencyAtInFlight } from '../memory/loaded-latency.js';
 import type { CostModel } from '../plugin/contract.js';
 import type { EventBus } from '../protocol/event-bus.js';
+import type { TaskEventFields } from '../protocol/events.js';
 import type { Topology } from '../topology/topology.js';
 
 /** Counter bucket of a layer: 0 before the layers, `layer + 1` for a layer (the head is `layers + 1`). */
@@ -102,6 +103,11 @@ export class Machine {
 
   get slots(): number {
     return this.partitionOf.length;
+  }
+
+  /** What a task-start or task-end event says of `task` running on `slot`, now. */
+  taskEvent(task: Task, slot: number): TaskEventFields {
+    return { t: this.engine.now, task: task.id, kind: task.kind, worker: slot, partition: this.partitionOf[slot]!, layer: task.layer };
   }
 
   /** Run one tile of `task` on `slot` (step by step if the tile streams in steps). */

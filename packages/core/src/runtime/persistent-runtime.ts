@@ -1,5 +1,6 @@
 import type { Task, TaskGraph } from '../graph/task-graph.js';
 import { coherenceScope, type CoherenceScope } from '../topology/topology.js';
+import { TaskProgress } from './task-progress.js';
 import type { Machine } from './machine.js';
 import { EventCounters } from './event-counters.js';
 import { SteadyStateProbe } from './steady-state.js';
@@ -36,7 +37,7 @@ const GLOBAL_SIGNAL = 5;
  * workers run tiles (a chiplet-task's tiles strided over the partition's workers) and
  * signal event counters; an event firing makes its waiting tasks ready.
  */
-export class PersistentRuntime {
+export class PersistentRuntime extends TaskProgress {
   private readonly queues: number[][];
   private readonly phase: Uint8Array;
   private readonly current: Int32Array;
@@ -59,20 +60,18 @@ export class PersistentRuntime {
   private readonly schedulerOf: Int32Array;
   private readonly device: CoherenceScope;
   private readonly chiplet: CoherenceScope;
-  private finished = 0;
-  private readonly completedFlags: Uint8Array;
   dispatches = 0;
   fences = 0;
 
   constructor(
     private readonly m: Machine,
-    private readonly graph: TaskGraph,
+    graph: TaskGraph,
     private readonly opts: PersistentOptions,
     /** Offer the state at quiescent layer boundaries to a `SteadyStateProbe` (`steadyFrom`). */
     private readonly checkSteadyState = false,
   ) {
+    super(graph);
     const W = m.slots;
-    this.completedFlags = new Uint8Array(graph.tasks.length);
     this.queues = Array.from({ length: W }, () => []);
     this.phase = new Uint8Array(W);
     this.current = new Int32Array(W).fill(-1);
@@ -108,19 +107,6 @@ export class PersistentRuntime {
   start(): void {
     this.m.bus.emit({ type: 'launch', t: 0, kernel: 0, name: `persistent:${this.graph.policy}`, mode: 'persistent', costNs: 0 });
     this.onReady(this.counters.initiallyReady());
-  }
-
-  get done(): boolean {
-    return this.finished === this.graph.tasks.length;
-  }
-
-  /** 1 for each task that has completed. */
-  get completed(): Uint8Array {
-    return this.completedFlags;
-  }
-
-  get finishedTasks(): number {
-    return this.finished;
   }
 
   /** The worker whose signal is firing events right now (-1 at launch). */
@@ -250,15 +236,7 @@ export class PersistentRuntime {
     const task = this.graph.tasks[id]!;
     switch (this.phase[w]) {
       case FETCH: {
-        this.m.bus.emit({
-          type: 'task-start',
-          t: this.m.engine.now,
-          task: id,
-          kind: task.kind,
-          worker: w,
-          partition: this.m.partitionOf[w]!,
-          layer: task.layer,
-        });
+        this.m.bus.emit({ type: 'task-start', ...this.m.taskEvent(task, w) });
         this.nextTile[w] = task.partition !== null ? this.rank[w]! : 0;
         this.phase[w] = TILE;
         this.nextTileOrSignal(w, task);
@@ -336,16 +314,7 @@ export class PersistentRuntime {
 
   private taskEnd(w: number, task: Task, complete: boolean): void {
     const now = this.m.engine.now;
-    this.m.bus.emit({
-      type: 'task-end',
-      t: now,
-      task: task.id,
-      kind: task.kind,
-      worker: w,
-      partition: this.m.partitionOf[w]!,
-      layer: task.layer,
-      tiles: task.tiles.length,
-    });
+    this.m.bus.emit({ type: 'task-end', ...this.m.taskEvent(task, w), tiles: task.tiles.length });
     if (complete) {
       this.finished++;
       this.completedFlags[task.id] = 1;

@@ -21,13 +21,20 @@ import {
   MAX_EXPERTS,
   type ModelSpec,
 } from '../../src/model/index.js';
-import { removeTempDirs, tempDir } from '../model/fixtures.js';
+import { removeTempDirs, tempDir, TINY_CONFIG } from '../model/fixtures.js';
 import { FUZZ_TIMEOUT_MS, fuzz, outcome, rejected, rejects } from './oracle.js';
 
 vi.setConfig({ testTimeout: FUZZ_TIMEOUT_MS });
 afterAll(removeTempDirs);
 
 const ORIGIN = 'fuzz/config.json';
+
+/** `TINY_CONFIG` without `architectures` (the fuzzed configs name only `model_type`). */
+function tinyConfigFields(): Record<string, unknown> {
+  const fields: Record<string, unknown> = { ...TINY_CONFIG };
+  delete fields.architectures;
+  return fields;
+}
 
 /** A valid config of each supported architecture (Gemma 2 reads `hidden_activation`). */
 const BASES: Record<string, Record<string, unknown>> = {
@@ -44,19 +51,8 @@ const BASES: Record<string, Record<string, unknown>> = {
     tie_word_embeddings: false,
     attention_bias: false,
   },
-  qwen3: {
-    model_type: 'qwen3',
-    hidden_size: 64,
-    num_hidden_layers: 2,
-    num_attention_heads: 4,
-    num_key_value_heads: 2,
-    head_dim: 16,
-    intermediate_size: 128,
-    vocab_size: 256,
-    hidden_act: 'silu',
-    torch_dtype: 'float16',
-    tie_word_embeddings: true,
-  },
+  // The fixtures' tiny Qwen3, in float16 with tied embeddings.
+  qwen3: { ...tinyConfigFields(), torch_dtype: 'float16', tie_word_embeddings: true },
   gemma2: {
     model_type: 'gemma2',
     hidden_size: 96,

@@ -1,4 +1,4 @@
-import type { AttentionOp, Tile } from '@fleet/core';
+import type { AttentionOp, PrefillAttentionKernel, Tile } from '@fleet/core';
 
 /** KV tokens one split-KV tile streams (flash-decoding chunk). */
 export const KV_CHUNK = 256;
@@ -66,16 +66,11 @@ export function streamChunks(chunks: readonly Tile[], pipeline: Tile['pipeline']
  */
 export const DEFAULT_SOFTMAX_FLOPS_PER_SCORE = 16;
 
-/** How a prefill attention kernel tiles the work (a library's, or the FlashAttention-2 default). */
-export interface PrefillTiling {
-  queryRows: number;
-  kvCols: number;
-  order: 'longest-first' | 'in-order' | 'l2-sections';
-  /** `l2-sections`: K/V bytes a section of heads may hold in the L2. */
-  l2SectionBytes?: number;
-  softmaxFlopsPerScore: number;
-  /** Per-tile time outside the KV loop (query load, pipeline fill, output store), ns. */
-  tileFixedNs?: number;
+/**
+ * How a prefill attention kernel tiles the work (a library's, or the FlashAttention-2 default):
+ * a `PrefillAttentionKernel`'s tiling, its pipeline optional.
+ */
+export interface PrefillTiling extends Omit<PrefillAttentionKernel, 'name' | 'pipeline'> {
   pipeline?: Tile['pipeline'];
 }
 

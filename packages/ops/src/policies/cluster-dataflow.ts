@@ -2,7 +2,8 @@
  * What a cluster block's dataflow exchanges and what that costs: the options of a ClusterFusion
  * compile, the per-CTA collective messages of SplitToken and SplitHead, their DSMEM traffic,
  * the price of a round (the backend's `cluster-*` models, else the chiplet coherence scope),
- * and how many clusters fit at once. Shared by the dense and the MLA cluster blocks.
+ * how many clusters fit at once, and the shapes of a CTA's task and request rows. Shared by the
+ * dense and the MLA cluster blocks.
  */
 import {
   collectiveRounds,
@@ -11,6 +12,9 @@ import {
   type AttentionOp,
   type ClusterCollectiveKind,
   type CollectiveModel,
+  type Region,
+  type Task,
+  type Tile,
   type Topology,
 } from '@fleet/core';
 import type { CompileOptions } from '../compile/lowering.js';
@@ -73,4 +77,24 @@ export function collectiveNs(kind: ClusterCollectiveKind, bytes: number, n: numb
 /** Clusters of `size` CTAs that fit at once, one CTA per SM, from the topology's partitions. */
 export function clustersFromPartitions(topology: Topology, size: number): number {
   return topology.partitions.computeUnits.reduce((s, n) => s + Math.floor(n / size), 0);
+}
+
+/** `bytes` at `offset` of `rows` consecutive request rows `strideBytes` apart (one plain range for one row). */
+export function batchRows(buffer: number, offset: number, bytes: number, rows: number, strideBytes: number): Region {
+  return rows > 1 ? { buffer, offset, bytes, rows, strideBytes, policy: 'default' } : { buffer, offset, bytes, policy: 'default' };
+}
+
+/** The fused attention task of CTA `cta` of cluster `cluster` in `layer`: its tiles, no waits, no signal. */
+export function ctaTask(layer: number, cluster: number, cta: number, tiles: Tile[]): Omit<Task, 'id' | 'kernel'> {
+  return {
+    name: `L${layer}.cluster${cluster}.cta${cta}`,
+    opId: `L${layer}.attention`,
+    kind: 'attention',
+    layer,
+    level: 'cu',
+    partition: null,
+    tiles,
+    waits: [],
+    signal: null,
+  };
 }

@@ -33,7 +33,7 @@ import {
   type Topology,
 } from '@fleet/core';
 import { KV_CHUNK } from '../decompose/attention.js';
-import { clustersFromPartitions, collectiveNs, type ClusterFusionOptions, type ClusterMessages } from './cluster-dataflow.js';
+import { batchRows, clustersFromPartitions, collectiveNs, ctaTask, type ClusterFusionOptions, type ClusterMessages } from './cluster-dataflow.js';
 
 /** Ops of an MLA layer the fused kernel replaces. */
 export const MLA_FUSED = ['q_proj', 'q_a_proj', 'q_a_norm', 'q_b_proj', 'kv_a_proj', 'kv_a_norm', 'q_absorb', 'v_absorb'];
@@ -106,8 +106,6 @@ export function mlaFusedTasks(
     bytes: rows * rowBytes,
     policy: 'default',
   });
-  const batchRows = (buffer: number, offset: number, bytes: number, rows: number, stride: number): Region =>
-    rows > 1 ? { buffer, offset, bytes, rows, strideBytes: stride, policy: 'default' } : { buffer, offset, bytes, policy: 'default' };
   const out: Omit<Task, 'id' | 'kernel'>[] = [];
   for (let c = 0; c < C; c++) {
     for (let j = 0; j < N; j++) {
@@ -188,17 +186,7 @@ export function mlaFusedTasks(
           unit: 'matrix',
         });
       }
-      out.push({
-        name: `L${layer}.cluster${c}.cta${j}`,
-        opId: `${p}attention`,
-        kind: 'attention',
-        layer,
-        level: 'cu',
-        partition: null,
-        tiles,
-        waits: [],
-        signal: null,
-      });
+      out.push(ctaTask(layer, c, j, tiles));
     }
   }
   return out;

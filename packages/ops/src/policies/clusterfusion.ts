@@ -45,7 +45,15 @@ import { lowerGraph, type CompileOptions } from '../compile/lowering.js';
 import { kernelPerOpLowering, kernelSchedule, KERNEL_PER_OP_GRAPH } from './kernel-per-op.js';
 import type { Policy } from './policy.js';
 import { MLA_FUSED, mlaFusedTasks } from './clusterfusion-mla.js';
-import { clusterMessages, clustersFromPartitions, collectiveNs, type ClusterDataflow, type ClusterFusionOptions } from './cluster-dataflow.js';
+import {
+  batchRows,
+  clusterMessages,
+  clustersFromPartitions,
+  collectiveNs,
+  ctaTask,
+  type ClusterDataflow,
+  type ClusterFusionOptions,
+} from './cluster-dataflow.js';
 
 export * from './cluster-dataflow.js';
 
@@ -143,9 +151,6 @@ function fusedTasks(
     };
   };
   const rowsPer = d / N;
-  /** `bytes` at `offset` of `rows` consecutive request rows of an activation [batch, hidden] (one plain range for one row). */
-  const batchRows = (buffer: number, offset: number, bytes: number, rows: number): Region =>
-    rows > 1 ? { buffer, offset, bytes, rows, strideBytes: hidden * EL, policy: 'default' } : { buffer, offset, bytes, policy: 'default' };
   const out: Omit<Task, 'id' | 'kernel'>[] = [];
   for (let c = 0; c < C; c++) {
     for (let j = 0; j < N; j++) {
@@ -161,7 +166,7 @@ function fusedTasks(
         const wRows = (row0: number, rows: number): Region => ({ buffer: b.wqkv, offset: row0 * hidden * EL, bytes: rows * hidden * EL, policy: 'default' });
         tiles.push({
           reads: [
-            batchRows(b.x, r0 * hidden * EL, hidden * EL, nb),
+            batchRows(b.x, r0 * hidden * EL, hidden * EL, nb, hidden * EL),
             wRows(g * G * d + (j * G * d) / N, (G * d) / N),
             wRows(heads * d + g * d + j * rowsPer, rowsPer),
             wRows((heads + kvHeads) * d + g * d + j * rowsPer, rowsPer),
@@ -205,22 +210,12 @@ function fusedTasks(
           reads: [
             { buffer: b.wo, offset: (j * oRows * heads * d + g * G * d) * EL, bytes: G * d * EL, rows: oRows, strideBytes: heads * d * EL, policy: 'default' },
           ],
-          writes: [batchRows(b.o, (r0 * hidden + j * oRows) * EL, oRows * EL, nb)],
+          writes: [batchRows(b.o, (r0 * hidden + j * oRows) * EL, oRows * EL, nb, hidden * EL)],
           flops: 2 * oRows * G * d * nb,
           unit: 'matrix',
         });
       }
-      out.push({
-        name: `L${layer}.cluster${c}.cta${j}`,
-        opId: `${p}attention`,
-        kind: 'attention',
-        layer,
-        level: 'cu',
-        partition: null,
-        tiles,
-        waits: [],
-        signal: null,
-      });
+      out.push(ctaTask(layer, c, j, tiles));
     }
   }
   return out;

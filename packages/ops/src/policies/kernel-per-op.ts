@@ -19,7 +19,7 @@ import type { BufferTable } from '../decompose/buffers.js';
 import { blasTileM, linearTile, mTiles, TILE_K, TILE_N } from '../decompose/linear.js';
 import { rowTiles } from '../decompose/row-ops.js';
 import { bookkeepingTile, cuGroupedDrafts, libraryGroupedDrafts } from '../decompose/moe.js';
-import { mainKind, type Draft, type Stage } from '../compile/drafts.js';
+import { mainKind, stageTask, type Draft, type Stage } from '../compile/drafts.js';
 import { colTiles, libraryPrelayout, lowerGraph, type CompileOptions, type Lowering } from '../compile/lowering.js';
 import type { Schedule } from '../compile/schedule.js';
 import { splitKBoundary } from '../quant/weight-regions.js';
@@ -116,19 +116,7 @@ function kernelGraph(policy: string, stages: Stage[], buffers: BufferTable, opts
     const k: KernelSpec = { id: kernels.length, name, opIds: s.ops.map((o) => o.id), layer: s.layer, tasks: [] };
     for (const d of drafts) {
       k.tasks.push(tasks.length);
-      tasks.push({
-        id: tasks.length,
-        name: d.name,
-        opId: s.ops[0]!.id,
-        kind: mainKind(s),
-        layer: s.layer,
-        level: 'cu',
-        partition: null,
-        tiles: d.tiles,
-        waits: [],
-        signal: null,
-        kernel: k.id,
-      });
+      tasks.push(stageTask(s, d, tasks.length, { level: 'cu', partition: null, waits: [], signal: null, kernel: k.id }));
     }
     kernels.push(k);
   };

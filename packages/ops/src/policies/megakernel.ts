@@ -8,7 +8,7 @@ import type { Backend, EventCounterSpec, OpGraph, OpNode, PersistentOptions, Tas
 import type { BufferTable } from '../decompose/buffers.js';
 import { linearTile } from '../decompose/linear.js';
 import { chipletGroupedDrafts, cuGroupedDrafts } from '../decompose/moe.js';
-import { mainKind, type Draft, type Stage } from '../compile/drafts.js';
+import { stageTask, type Draft, type Stage } from '../compile/drafts.js';
 import { colTiles, lowerGraph, splitCols, type CompileOptions, type LinearJob, type Lowering, type LoweringContext } from '../compile/lowering.js';
 import type { Schedule, Traversal } from '../compile/schedule.js';
 import type { Policy } from './policy.js';
@@ -120,18 +120,7 @@ function persistentGraph(policy: string, stages: Stage[], buffers: BufferTable, 
     const sliced = collective && prevTasks.length === s.drafts.length && prevTasks.length > 1;
     const first = tasks.length;
     for (const d of s.drafts) {
-      tasks.push({
-        id: tasks.length,
-        name: d.name,
-        opId: s.ops[0]!.id,
-        kind: mainKind(s),
-        layer: s.layer,
-        level: d.level,
-        partition: d.partition,
-        tiles: d.tiles,
-        waits: prevEvent === null ? [] : [prevEvent],
-        signal: ev,
-      });
+      tasks.push(stageTask(s, d, tasks.length, { level: d.level, partition: d.partition, waits: prevEvent === null ? [] : [prevEvent], signal: ev }));
     }
     if (sliced) {
       // The producer's stage event is replaced by one event per slice (the first reuses its id).

@@ -2,7 +2,6 @@ import {
   addCounters,
   buildDecodeGraph,
   inputError,
-  l2HitRate,
   zeroCounters,
   type Backend,
   type BackendMetric,
@@ -16,7 +15,8 @@ import {
   kvElementsPerToken,
   tensorParallelProblem,
 } from '@fleet/core';
-import { PROOF_LAYERS, simulateStep, worseExtrapolation, type LayerExtrapolation, type StepOptions } from './step.js';
+import { PROOF_LAYERS, simulateStep, stepSimulation, worseExtrapolation, type LayerExtrapolation, type StepOptions } from './step.js';
+import { NO_TRAFFIC, trafficOf, type StepTraffic } from './traffic.js';
 import { resolvePolicy } from '../policies/registry.js';
 import { STEP_K, TILE_M, TILE_N } from '../decompose/linear.js';
 import { KV_CHUNK } from '../decompose/attention.js';
@@ -77,15 +77,10 @@ export function parallelismOf(opts: { tp?: number; ep?: number }): Parallelism {
   return { tp, ep, devices: tp * ep };
 }
 
-export interface DecodePrediction {
+export interface DecodePrediction extends StepTraffic {
   status: 'ok' | 'unsupported';
   reason?: string;
   tpotMs: number;
-  l2HitRate: number;
-  hbmReadBytes: number;
-  hbmWriteBytes: number;
-  /** Bytes read past the L2 per token (LLC or HBM): what L2-to-fabric counters measure. */
-  fabricReadBytes: number;
   tasksPerLayer: number;
   /** What was simulated rather than extrapolated. */
   /**
@@ -163,10 +158,7 @@ export function predictDecode(backend: Backend, model: ModelSpec, opts: DecodeOp
     status: 'unsupported',
     reason,
     tpotMs: NaN,
-    l2HitRate: NaN,
-    hbmReadBytes: NaN,
-    hbmWriteBytes: NaN,
-    fabricReadBytes: NaN,
+    ...NO_TRAFFIC,
     tasksPerLayer: NaN,
     sampling,
     fencesPerToken: NaN,
@@ -222,13 +214,7 @@ export function predictDecode(backend: Backend, model: ModelSpec, opts: DecodeOp
           'maxSimSteps',
         );
       }
-      const r = simulateStep(backend, resolved, g, {
-        layers,
-        weights: opts.weights,
-        granularityBytes: opts.granularityBytes,
-        observers: opts.observers,
-        isMoeLayer: (l) => isMoeLayer(model, l),
-      });
+      const r = simulateStep(backend, resolved, g, stepSimulation(model, opts, layers));
       acc.tasksPerLayer = r.tasksPerLayer;
       acc.timeNs += r.timeNs;
       addCounters(acc.total, r.counters, 1 / nPos);
@@ -250,10 +236,7 @@ export function predictDecode(backend: Backend, model: ModelSpec, opts: DecodeOp
   return {
     status: 'ok',
     tpotMs: timeNs / nPos / 1e6,
-    l2HitRate: l2HitRate(total),
-    hbmReadBytes: total.hbmReadBytes,
-    hbmWriteBytes: total.hbmWriteBytes,
-    fabricReadBytes: total.fabricReadBytes,
+    ...trafficOf(total),
     tasksPerLayer,
     sampling,
     fencesPerToken: fences,

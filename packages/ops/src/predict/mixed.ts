@@ -1,7 +1,8 @@
-import { buildMixedGraph, inputError, isMoeLayer, l2HitRate, type Backend, type ModelSpec } from '@fleet/core';
+import { buildMixedGraph, inputError, type Backend, type ModelSpec } from '@fleet/core';
 import { DEFAULT_MAX_SIM_STEPS, doesNotFit, residentBytes } from './decode.js';
 import { resolvePolicy } from '../policies/registry.js';
-import { simulateStep, type StepOptions } from './step.js';
+import { simulateStep, stepSimulation, type StepOptions } from './step.js';
+import { NO_TRAFFIC, trafficOf, type StepTraffic } from './traffic.js';
 
 export interface MixedOptions extends StepOptions {
   /** Tokens each decode request (`batch` of them) has cached. */
@@ -12,17 +13,13 @@ export interface MixedOptions extends StepOptions {
   chunkContext?: number;
 }
 
-export interface MixedPrediction {
+export interface MixedPrediction extends StepTraffic {
   status: 'ok' | 'unsupported';
   reason?: string;
   /** Time of the step: every decode request's next token and the chunk's forward. */
   stepMs: number;
   /** Tokens the step processes per second (decode tokens + chunk tokens). */
   tokensPerSecond: number;
-  l2HitRate: number;
-  hbmReadBytes: number;
-  hbmWriteBytes: number;
-  fabricReadBytes: number;
   tasksPerLayer: number;
 }
 
@@ -37,10 +34,7 @@ export function predictMixed(backend: Backend, model: ModelSpec, opts: MixedOpti
     reason,
     stepMs: NaN,
     tokensPerSecond: NaN,
-    l2HitRate: NaN,
-    hbmReadBytes: NaN,
-    hbmWriteBytes: NaN,
-    fabricReadBytes: NaN,
+    ...NO_TRAFFIC,
     tasksPerLayer: NaN,
   });
   if (!Number.isInteger(opts.chunk) || opts.chunk < 1) throw inputError(`\`chunk\` must be a positive integer (got ${opts.chunk})`, 'chunk');
@@ -58,11 +52,11 @@ export function predictMixed(backend: Backend, model: ModelSpec, opts: MixedOpti
   const budget = opts.maxSimSteps ?? DEFAULT_MAX_SIM_STEPS;
   const g = buildMixedGraph(model, { batch: opts.batch, contextLen: opts.context, chunk: opts.chunk, chunkContext, routing: opts.routing });
   const r = simulateStep(backend, resolved, g, {
-    layers: Array.from({ length: S }, (_, i) => i),
-    weights: opts.weights,
-    granularityBytes: opts.granularityBytes,
-    observers: opts.observers,
-    isMoeLayer: (l) => isMoeLayer(model, l),
+    ...stepSimulation(
+      model,
+      opts,
+      Array.from({ length: S }, (_, i) => i),
+    ),
     maxSimSteps: budget,
     tooLarge: (steps) =>
       inputError(
@@ -74,10 +68,7 @@ export function predictMixed(backend: Backend, model: ModelSpec, opts: MixedOpti
     status: 'ok',
     stepMs: r.timeNs / 1e6,
     tokensPerSecond: (opts.batch + opts.chunk) / (r.timeNs * 1e-9),
-    l2HitRate: l2HitRate(r.counters),
-    hbmReadBytes: r.counters.hbmReadBytes,
-    hbmWriteBytes: r.counters.hbmWriteBytes,
-    fabricReadBytes: r.counters.fabricReadBytes,
+    ...trafficOf(r.counters),
     tasksPerLayer: r.tasksPerLayer,
   };
 }

@@ -1,7 +1,8 @@
-import { addCounters, buildPrefillGraph, inputError, isMoeLayer, l2HitRate, zeroCounters, type Backend, type ModelSpec } from '@fleet/core';
+import { addCounters, buildPrefillGraph, inputError, zeroCounters, type Backend, type ModelSpec } from '@fleet/core';
 import { DEFAULT_MAX_SIM_STEPS, doesNotFit, parallelismOf, parallelismProblem, residentBytes } from './decode.js';
 import { resolvePolicy } from '../policies/registry.js';
-import { simulateStep, worseExtrapolation, type LayerExtrapolation, type StepOptions, type StepResult } from './step.js';
+import { simulateStep, stepSimulation, worseExtrapolation, type LayerExtrapolation, type StepOptions, type StepResult } from './step.js';
+import { NO_TRAFFIC, trafficOf, type StepTraffic } from './traffic.js';
 
 export interface PrefillOptions extends StepOptions {
   /** Prompt tokens per request. */
@@ -16,17 +17,13 @@ export interface PrefillOptions extends StepOptions {
   ep?: number;
 }
 
-export interface PrefillPrediction {
+export interface PrefillPrediction extends StepTraffic {
   status: 'ok' | 'unsupported';
   reason?: string;
   /** Time to first token: every chunk of the prompt through the model, the LM head on the last token. */
   ttftMs: number;
   /** Prompt tokens processed per second (batch × prompt / TTFT). */
   tokensPerSecond: number;
-  l2HitRate: number;
-  hbmReadBytes: number;
-  hbmWriteBytes: number;
-  fabricReadBytes: number;
   tasksPerLayer: number;
   launches: number;
   /** What was simulated; `layersExtrapolated` says how the other layers were filled in. */
@@ -62,10 +59,7 @@ export function predictPrefill(backend: Backend, model: ModelSpec, opts: Prefill
     reason,
     ttftMs: NaN,
     tokensPerSecond: NaN,
-    l2HitRate: NaN,
-    hbmReadBytes: NaN,
-    hbmWriteBytes: NaN,
-    fabricReadBytes: NaN,
+    ...NO_TRAFFIC,
     tasksPerLayer: NaN,
     launches: NaN,
     sampling,
@@ -101,11 +95,7 @@ export function predictPrefill(backend: Backend, model: ModelSpec, opts: Prefill
       ...(par.tp > 1 ? { tp: par.tp } : {}),
     });
     const r = simulateStep(backend, resolved, g, {
-      layers,
-      weights: opts.weights,
-      granularityBytes: opts.granularityBytes,
-      observers: opts.observers,
-      isMoeLayer: (l) => isMoeLayer(model, l),
+      ...stepSimulation(model, opts, layers),
       maxSimSteps: budget,
       tooLarge: (steps) =>
         inputError(
@@ -139,10 +129,7 @@ export function predictPrefill(backend: Backend, model: ModelSpec, opts: Prefill
     status: 'ok',
     ttftMs: timeNs / 1e6,
     tokensPerSecond: (opts.batch * opts.prompt) / (timeNs * 1e-9),
-    l2HitRate: l2HitRate(total),
-    hbmReadBytes: total.hbmReadBytes,
-    hbmWriteBytes: total.hbmWriteBytes,
-    fabricReadBytes: total.fabricReadBytes,
+    ...trafficOf(total),
     tasksPerLayer: results[results.length - 1]!.r.tasksPerLayer,
     launches,
     sampling,

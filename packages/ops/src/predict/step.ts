@@ -14,6 +14,7 @@ import {
   type Routing,
   type SimEvent,
 } from '@fleet/core';
+import { isMoeLayer, type ModelSpec } from '@fleet/core';
 import type { CompileOptions } from '../compile/lowering.js';
 import type { PolicyOverrides } from '../compile/schedule.js';
 import type { Policy } from '../policies/policy.js';
@@ -47,6 +48,17 @@ export interface StepOptions {
 }
 
 /** How one forward step is simulated: which layers, in what detail. */
+/** What a prediction's options set for each step it simulates: weights, cache granularity, observers, the model's MoE layers. */
+export function stepSimulation(model: ModelSpec, opts: StepOptions, layers: number[]): StepSimulation {
+  return {
+    layers,
+    weights: opts.weights,
+    granularityBytes: opts.granularityBytes,
+    observers: opts.observers,
+    isMoeLayer: (l) => isMoeLayer(model, l),
+  };
+}
+
 export interface StepSimulation {
   /** Decoder layers simulated (0..S-1); the others repeat the steady-state layer. */
   layers: number[];

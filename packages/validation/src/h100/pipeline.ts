@@ -8,7 +8,7 @@
 import { buildDecodeGraph, loadModel, simulateGraph, type Backend, type ValidationRow } from '@fleet/core';
 import * as ops from '@fleet/ops';
 import sweep from './measured/h100-pipeline-ours.json' with { type: 'json' };
-import { linearOpUs, row, type H100ValidationOptions } from './validation.js';
+import { gemmRow, graphDecodeRow, linearOpUs, row, type H100ValidationOptions } from './validation.js';
 
 const SRC = 'ours: bench/h100/pipeline.py on an H100 80GB HBM3, 2026-11-24 (packages/validation/src/h100/measured/h100-pipeline-ours.json)';
 const QWEN3_SHAPES = new Set(['qkv_proj', 'o_proj', 'gate_up_proj', 'down_proj']);
@@ -60,21 +60,9 @@ export function h100PipelineValidation(backend: Backend, opts: H100ValidationOpt
   const rows: ValidationRow[] = [];
   for (const m of gemmRows(quick)) {
     tick(`gemm ${m.op} m${m.m}`);
-    const p = linearOpUs(backend, m.m, m.n, m.k);
     const chosen = backend.kernelLibrary?.gemm({ m: m.m, n: m.n, k: m.k, weightBytes: 2 }).name ?? 'default';
-    const measuredKernel = m.kernels[0]!.name.replace(/_v_bz|_h_bz|_TN[TN]$/g, '');
     const cal = m.op === 'qkv_proj' && m.m === 1;
-    rows.push(
-      row(
-        `GEMM bf16 M=${m.m} ${m.op} N=${m.n} K=${m.k} (picked ${chosen}; cuBLAS ${measuredKernel})`,
-        cal ? 'calibration' : 'measurement',
-        m.us,
-        p.us,
-        'µs',
-        m.m <= 256 ? 15 : 20,
-        SRC,
-      ),
-    );
+    rows.push(gemmRow(backend, m, cal ? 'calibration' : 'measurement', SRC, chosen));
   }
   for (const q of int4Rows(quick)) {
     tick(`int4 ${q.op} m${q.m}`);
@@ -110,8 +98,7 @@ export function h100PipelineValidation(backend: Backend, opts: H100ValidationOpt
   }
   for (const d of decodeRows(quick)) {
     tick(`decode ${d.model} b${d.batch} kv${d.kvLen}`);
-    const r = ops.predictDecode(backend, loadModel(d.model), { policy: 'kernel-per-op-graph', batch: d.batch, prompt: d.kvLen - 1, decode: 1, positions: 1 });
-    rows.push(row(`${d.model} decode TPOT, one CUDA graph, batch ${d.batch}, KV ${d.kvLen}`, 'measurement', d.tpotMs, r.tpotMs, 'ms', 12, SRC));
+    rows.push(graphDecodeRow(backend, d, 12, SRC));
   }
   return rows.map((r) => ({ ...r, suite: 'h100-pipeline' }));
 }

@@ -70,6 +70,34 @@ export function row(
 }
 
 /** One linear op launched on its own under kernel-per-op-graph, µs (launch and graph node included). */
+/**
+ * A measured cuBLAS bf16 GEMM (cold weights) beside the predicted linear op, µs, within 15% up to
+ * M = 256 and 20% above; `picked` names the kernel the backend's library chose, where shown.
+ */
+export function gemmRow(
+  backend: Backend,
+  m: { op: string; m: number; n: number; k: number; us: number; kernels: { name: string }[] },
+  kind: ValidationRow['kind'],
+  source: string,
+  picked?: string,
+): ValidationRow {
+  const p = linearOpUs(backend, m.m, m.n, m.k);
+  const cublas = `cuBLAS ${m.kernels[0]!.name.replace(/_v_bz|_h_bz|_TN[TN]$/g, '')}`;
+  const kernels = picked === undefined ? cublas : `picked ${picked}; ${cublas}`;
+  return row(`GEMM bf16 M=${m.m} ${m.op} N=${m.n} K=${m.k} (${kernels})`, kind, m.us, p.us, 'µs', m.m <= 256 ? 15 : 20, source);
+}
+
+/** One measured decode point (TPOT of one token at `kvLen`, one CUDA graph) beside its prediction. */
+export function graphDecodeRow(
+  backend: Backend,
+  d: { model: string; batch: number; kvLen: number; tpotMs: number },
+  tolerancePct: number,
+  source: string,
+): ValidationRow {
+  const r = ops.predictDecode(backend, loadModel(d.model), { policy: 'kernel-per-op-graph', batch: d.batch, prompt: d.kvLen - 1, decode: 1, positions: 1 });
+  return row(`${d.model} decode TPOT, one CUDA graph, batch ${d.batch}, KV ${d.kvLen}`, 'measurement', d.tpotMs, r.tpotMs, 'ms', tolerancePct, source);
+}
+
 export function linearOpUs(backend: Backend, m: number, n: number, k: number, weights = 'bf16'): { us: number; l2HitRate: number } {
   const def = ops.KERNEL_PER_OP_GRAPH;
   const wt = ops.parseWeightType(weights);

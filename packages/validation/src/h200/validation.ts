@@ -7,7 +7,7 @@
  */
 import { loadModel, type Backend, type ValidationRow } from '@fleet/core';
 import * as ops from '@fleet/ops';
-import { linearOpUs, row, type H100ValidationOptions } from '../h100/validation.js';
+import { gemmRow, graphDecodeRow, row, type H100ValidationOptions } from '../h100/validation.js';
 import sweep from './measured/h200-pipeline-ours.json' with { type: 'json' };
 import phases from './measured/h200-prefill-ours.json' with { type: 'json' };
 
@@ -49,23 +49,11 @@ export function h200PipelineValidation(backend: Backend, opts: H100ValidationOpt
   const rows: ValidationRow[] = [];
   for (const m of gemmRows(quick)) {
     tick(`gemm ${m.op} m${m.m}`);
-    const p = linearOpUs(backend, m.m, m.n, m.k);
-    rows.push(
-      row(
-        `GEMM bf16 M=${m.m} ${m.op} N=${m.n} K=${m.k} (cuBLAS ${m.kernels[0]!.name.replace(/_v_bz|_h_bz|_TN[TN]$/g, '')})`,
-        'measurement',
-        m.us,
-        p.us,
-        'µs',
-        m.m <= 256 ? 15 : 20,
-        SRC,
-      ),
-    );
+    rows.push(gemmRow(backend, m, 'measurement', SRC));
   }
   for (const d of decodeRows(quick)) {
     tick(`decode ${d.model} b${d.batch} kv${d.kvLen}`);
-    const r = ops.predictDecode(backend, loadModel(d.model), { policy: 'kernel-per-op-graph', batch: d.batch, prompt: d.kvLen - 1, decode: 1, positions: 1 });
-    rows.push(row(`${d.model} decode TPOT, one CUDA graph, batch ${d.batch}, KV ${d.kvLen}`, 'measurement', d.tpotMs, r.tpotMs, 'ms', 10, SRC));
+    rows.push(graphDecodeRow(backend, d, 10, SRC));
   }
   return rows.map((r) => ({ ...r, suite: 'h200-pipeline' }));
 }

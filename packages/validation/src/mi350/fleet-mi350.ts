@@ -31,96 +31,46 @@ export function fleetMi350Validation(backend: Backend, tick: (label: string) => 
     const error = r.errorUnit === '%' ? relativeError(r.predicted, r.published) : pointError(r.predicted, r.published);
     rows.push({ suite: 'fleet-mi350', ...r, error, ok: Math.abs(error) <= r.tolerance, source: d.source });
   };
+  /** A row judged at the targets above: in percent (TPOT, ratios, counts) or in points (rates, fractions). */
+  const judged = (
+    experiment: string,
+    kind: ValidationRow['kind'],
+    published: ValidationRow['published'],
+    predicted: number,
+    unit: ValidationRow['unit'],
+    errorUnit: '%' | 'pt',
+  ): void => row({ experiment, kind, published, predicted, unit, errorUnit, tolerance: errorUnit === '%' ? TOL_PCT : TOL_PT });
 
   for (const p of POLICIES) {
-    row({
-      experiment: `TPOT ${p}, batch 1`,
-      kind: 'calibration',
-      published: d.calibration.tpotMsBatch1[p],
-      predicted: at(p, 1).tpotMs,
-      unit: 'ms',
-      errorUnit: '%',
-      tolerance: TOL_PCT,
-    });
+    judged(`TPOT ${p}, batch 1`, 'calibration', d.calibration.tpotMsBatch1[p], at(p, 1).tpotMs, 'ms', '%');
   }
   for (const p of ['mirage', 'fleet-mtile', 'fleet-msplit'] as const) {
-    row({
-      experiment: `L2 hit rate ${p}, batch 1`,
-      kind: 'calibration',
-      published: d.calibration.l2HitRateBatch1[p],
-      predicted: at(p, 1).l2HitRate,
-      unit: 'rate',
-      errorUnit: 'pt',
-      tolerance: TOL_PT,
-    });
+    judged(`L2 hit rate ${p}, batch 1`, 'calibration', d.calibration.l2HitRateBatch1[p], at(p, 1).l2HitRate, 'rate', 'pt');
   }
-  row({
-    experiment: 'tasks per layer, CU-task decomposition (mirage), batch 1',
-    kind: 'calibration',
-    published: d.calibration.tasksPerLayerBatch1.standardCuTasks,
-    predicted: at('mirage', 1).tasksPerLayer,
-    unit: 'tasks',
-    errorUnit: '%',
-    tolerance: TOL_PCT,
-  });
-  row({
-    experiment: 'tasks per layer, chiplet-tasks (fleet-mtile), batch 1',
-    kind: 'calibration',
-    published: d.calibration.tasksPerLayerBatch1.fleet,
-    predicted: at('fleet-mtile', 1).tasksPerLayer,
-    unit: 'tasks',
-    errorUnit: '%',
-    tolerance: TOL_PCT,
-  });
+  const tasks = d.calibration.tasksPerLayerBatch1;
+  for (const [decomposition, policy, published] of [
+    ['CU-task decomposition', 'mirage', tasks.standardCuTasks],
+    ['chiplet-tasks', 'fleet-mtile', tasks.fleet],
+  ] as const) {
+    judged(`tasks per layer, ${decomposition} (${policy}), batch 1`, 'calibration', published, at(policy, 1).tasksPerLayer, 'tasks', '%');
+  }
 
   const c = d.claims;
   for (const b of c.speedupOverKernelPerOp.batches) {
     for (const p of ['fleet-mtile', 'fleet-msplit'] as const) {
-      row({
-        experiment: `speedup ${p} over kernel-per-op, batch ${b}`,
-        kind: 'claim',
-        published: c.speedupOverKernelPerOp.range,
-        predicted: at('kernel-per-op', b).tpotMs / at(p, b).tpotMs,
-        unit: '×',
-        errorUnit: '%',
-        tolerance: TOL_PCT,
-      });
+      judged(`speedup ${p} over kernel-per-op, batch ${b}`, 'claim', c.speedupOverKernelPerOp.range, at('kernel-per-op', b).tpotMs / at(p, b).tpotMs, '×', '%');
     }
   }
   for (const b of c.speedupOverMirage.batches) {
     for (const p of ['fleet-mtile', 'fleet-msplit'] as const) {
-      row({
-        experiment: `speedup ${p} over mirage, batch ${b}`,
-        kind: 'claim',
-        published: c.speedupOverMirage.range,
-        predicted: at('mirage', b).tpotMs / at(p, b).tpotMs,
-        unit: '×',
-        errorUnit: '%',
-        tolerance: TOL_PCT,
-      });
+      judged(`speedup ${p} over mirage, batch ${b}`, 'claim', c.speedupOverMirage.range, at('mirage', b).tpotMs / at(p, b).tpotMs, '×', '%');
     }
   }
   for (const { batch, value } of c.mtileOverMirage) {
-    row({
-      experiment: `speedup fleet-mtile over mirage, batch ${batch}`,
-      kind: 'claim',
-      published: value,
-      predicted: at('mirage', batch).tpotMs / at('fleet-mtile', batch).tpotMs,
-      unit: '×',
-      errorUnit: '%',
-      tolerance: TOL_PCT,
-    });
+    judged(`speedup fleet-mtile over mirage, batch ${batch}`, 'claim', value, at('mirage', batch).tpotMs / at('fleet-mtile', batch).tpotMs, '×', '%');
   }
   for (const { batch, value } of c.msplitOverMirage) {
-    row({
-      experiment: `speedup fleet-msplit over mirage, batch ${batch}`,
-      kind: 'claim',
-      published: value,
-      predicted: at('mirage', batch).tpotMs / at('fleet-msplit', batch).tpotMs,
-      unit: '×',
-      errorUnit: '%',
-      tolerance: TOL_PCT,
-    });
+    judged(`speedup fleet-msplit over mirage, batch ${batch}`, 'claim', value, at('mirage', batch).tpotMs / at('fleet-msplit', batch).tpotMs, '×', '%');
   }
   {
     // The paper's "HBM read" comes from rocprof's L2 counters, which count the L2s' reads from
@@ -129,37 +79,20 @@ export function fleetMi350Validation(backend: Backend, tick: (label: string) => 
     const { batch, value } = c.hbmReadReduction;
     const reduction = (f: (p: DecodePrediction) => number) => 1 - f(at('fleet-mtile', batch)) / f(at('mirage', batch));
     const dram = reduction((p) => p.hbmReadBytes);
-    row({
-      experiment: `HBM read reduction fleet-mtile vs mirage, batch ${batch}, as the paper's L2 counters count it (L2→fabric reads; DRAM after the MALL: ${(dram * 100).toFixed(1)}%)`,
-      kind: 'claim',
-      published: value,
-      predicted: reduction((p) => p.fabricReadBytes),
-      unit: 'fraction',
-      errorUnit: 'pt',
-      tolerance: TOL_PT,
-    });
+    judged(
+      `HBM read reduction fleet-mtile vs mirage, batch ${batch}, as the paper's L2 counters count it (L2→fabric reads; DRAM after the MALL: ${(dram * 100).toFixed(1)}%)`,
+      'claim',
+      value,
+      reduction((p) => p.fabricReadBytes),
+      'fraction',
+      'pt',
+    );
   }
   for (const { batch, policy, value } of c.l2HitRate) {
-    row({
-      experiment: `L2 hit rate ${policy}, batch ${batch}`,
-      kind: 'claim',
-      published: value,
-      predicted: at(policy, batch).l2HitRate,
-      unit: 'rate',
-      errorUnit: 'pt',
-      tolerance: TOL_PT,
-    });
+    judged(`L2 hit rate ${policy}, batch ${batch}`, 'claim', value, at(policy, batch).l2HitRate, 'rate', 'pt');
   }
   for (const b of c.kernelPerOpPlateauMs.batches) {
-    row({
-      experiment: `TPOT kernel-per-op plateau, batch ${b}`,
-      kind: 'claim',
-      published: c.kernelPerOpPlateauMs.range,
-      predicted: at('kernel-per-op', b).tpotMs,
-      unit: 'ms',
-      errorUnit: '%',
-      tolerance: TOL_PCT,
-    });
+    judged(`TPOT kernel-per-op plateau, batch ${b}`, 'claim', c.kernelPerOpPlateauMs.range, at('kernel-per-op', b).tpotMs, 'ms', '%');
   }
   {
     const kpo = at('kernel-per-op', 64).tpotMs;
