@@ -1,10 +1,10 @@
 import {
   inputError,
   type CollectiveModel,
-  type OpKind,
   type AttentionOp,
   type CollectiveOp,
   type GroupedLinearOp,
+  type KernelGranularity,
   type KernelLibrary,
   type LinearOp,
   type OpGraph,
@@ -37,7 +37,7 @@ export interface CompileOptions {
    * passes, e.g. RoPE as PyTorch runs it); `splitKReduce`: split-K GEMMs end with a separate
    * reduction kernel (cuBLAS).
    */
-  kernels?: { unfused?: boolean; perOp?: Partial<Record<OpKind, number>>; splitKReduce?: boolean };
+  kernels?: KernelGranularity;
   /** Cluster policies (`clusterfusion`): cluster size, dataflow, the backend's collectives. */
   cluster?: { size?: number; dataflow?: 'split-token' | 'split-head'; collectives?: readonly CollectiveModel[]; maxActiveClusters?: number };
   /**
