@@ -2,34 +2,32 @@ import type { Command } from 'commander';
 import { inputError, TOKENS, type BackendRegistry, type ValidationRow, type ValidationSuite } from '@fleet/core';
 import { SUITES } from '@fleet/validation';
 import { loadBackends } from '../backends.js';
+import { checkedContributions } from '../contributions.js';
 import type { Io } from '../io.js';
 import { progress } from '../progress.js';
 import { formatValidation } from '../validate/format.js';
+
+const SUITE_SCHEMA = {
+  type: 'object',
+  required: ['name', 'description', 'backends', 'points'],
+  properties: {
+    name: { type: 'string', pattern: '^[a-z0-9][a-z0-9.-]*$' },
+    description: { type: 'string' },
+    backends: { type: 'array', items: { type: 'string' } },
+    points: { type: 'integer', minimum: 0 },
+  },
+};
 
 /**
  * The installed suites: every `TOKENS.ValidationSuite` the loaded plugins bound (Fleet's own
  * come from @fleet/validation, a built-in extension), in load order, names unique.
  */
 export function installedSuites(registry: BackendRegistry): ValidationSuite[] {
-  const out: ValidationSuite[] = [];
-  for (const { value, origin } of registry.contributions(TOKENS.ValidationSuite)) {
-    const s = value as Partial<ValidationSuite>;
-    if (
-      typeof s.name !== 'string' ||
-      !/^[a-z0-9][a-z0-9.-]*$/.test(s.name) ||
-      typeof s.description !== 'string' ||
-      !Array.isArray(s.backends) ||
-      !(Number.isInteger(s.points) && s.points! >= 0) ||
-      typeof s.run !== 'function'
-    ) {
-      throw inputError(
-        `${origin}: a TOKENS.ValidationSuite must be {name: lower-case-dashed string, description: string, backends: string[], points: integer ≥ 0, run(registry, tick)}`,
-      );
-    }
-    if (out.some((x) => x.name === s.name)) throw inputError(`${origin}: validation suite '${s.name}' is installed twice`);
-    out.push(s as ValidationSuite);
-  }
-  return out;
+  return checkedContributions<ValidationSuite>(registry, TOKENS.ValidationSuite, 'TOKENS.ValidationSuite', {
+    schema: SUITE_SCHEMA,
+    methods: ['run'],
+    key: 'name',
+  });
 }
 
 /** `fleet validate`: run the published experiments and print predicted vs published. */

@@ -6,7 +6,14 @@
 import { inputError, TOKENS, type BackendRegistry, type ModelSpec } from '@fleet/core';
 import type { TopLevelSpec } from 'vega-lite';
 import type { CompareRow } from '../compare.js';
+import { checkedContributions } from '../contributions.js';
 import type { ChartSpec } from './charts.js';
+
+const SECTION_SCHEMA = {
+  type: 'object',
+  required: ['id', 'title', 'caption'],
+  properties: { id: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]*$' }, title: { type: 'string' }, caption: { type: 'string' } },
+};
 
 export interface ReportSection {
   /** Unique among the report's charts: lower case, digits and dashes. */
@@ -20,19 +27,7 @@ export interface ReportSection {
 
 /** The sections the loaded plugins contributed, their shape checked (a one-line error naming the plugin). */
 export function contributedSections(registry: BackendRegistry): ReportSection[] {
-  return registry.contributions(TOKENS.ReportSection).map(({ value, origin }) => {
-    const s = value as Partial<ReportSection>;
-    if (
-      typeof s.id !== 'string' ||
-      !/^[a-z0-9][a-z0-9-]*$/.test(s.id) ||
-      typeof s.title !== 'string' ||
-      typeof s.caption !== 'string' ||
-      typeof s.chart !== 'function'
-    ) {
-      throw inputError(`${origin}: a TOKENS.ReportSection must be {id: lower-case-dashed string, title: string, caption: string, chart(rows, model)}`);
-    }
-    return s as ReportSection;
-  });
+  return checkedContributions<ReportSection>(registry, TOKENS.ReportSection, 'TOKENS.ReportSection', { schema: SECTION_SCHEMA, methods: ['chart'], key: 'id' });
 }
 
 /** The charts of the contributed sections for these rows (sections with nothing to draw left out). */
