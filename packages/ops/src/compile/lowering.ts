@@ -15,7 +15,7 @@ import {
   type Tile,
   type Topology,
 } from '@fleet/core';
-import { attentionTiles, DEFAULT_PREFILL_TILING, prefillAttentionTiles, streamChunks } from '../decompose/attention.js';
+import { attentionTiles, DEFAULT_PREFILL_TILING, inMappingOrder, prefillAttentionTiles, streamChunks } from '../decompose/attention.js';
 import { BufferTable } from '../decompose/buffers.js';
 import { linearTile, mTiles, TILE_N, type LinearBuffers, type LinearPolicies } from '../decompose/linear.js';
 import { rowTiles, type RowOperand } from '../decompose/row-ops.js';
@@ -412,7 +412,18 @@ class StageLowering {
           pipeline: k.pipeline,
         }
       : DEFAULT_PREFILL_TILING;
-    return prefillAttentionTiles(op, b, tiling).map(({ name, tile }) => ({ name, level: 'cu' as const, partition: null, tiles: [tile] }));
+    let grid = prefillAttentionTiles(op, b, tiling);
+    const mapping = this.schedule.attentionMapping;
+    if (mapping) {
+      // A mapping reorders a launch-order grid; a kernel with its own scheduler (FA3's L2 sections) has none to remap.
+      if (tiling.order !== 'in-order')
+        throw inputError(
+          `\`attentionMapping\`: ${k?.name ?? 'this prefill attention kernel'} schedules its own work order ('${tiling.order}'); a mapping applies to a launch-order grid such as CDNA's`,
+          'attentionMapping',
+        );
+      grid = inMappingOrder(grid, op, tiling.queryRows, mapping, this.ctx.partitions);
+    }
+    return grid.map(({ name, tile }) => ({ name, level: 'cu' as const, partition: null, tiles: [tile] }));
   }
 
   /**
