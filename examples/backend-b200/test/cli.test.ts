@@ -46,13 +46,21 @@ describe('installing the B200 backend', () => {
     const r = await fleet(sandbox.project([exampleDir]), args);
     expect(r.code).toBe(0);
     const rows = (JSON.parse(r.out) as { results: { policy: string; status: string; tpotMs?: number; reason?: string }[] }).results;
-    expect(rows.map((x) => x.policy)).toEqual(['kernel-per-op', 'kernel-per-op-graph', 'mirage', 'fleet-mtile', 'fleet-msplit', 'clusterfusion']);
-    for (const row of rows.slice(0, 5)) {
+    expect(rows.map((x) => x.policy)).toEqual([
+      'kernel-per-op',
+      'kernel-per-op-graph',
+      'mirage',
+      'fleet-mtile',
+      'fleet-msplit',
+      'fleet-ksplit',
+      'clusterfusion',
+    ]);
+    for (const row of rows.slice(0, 6)) {
       expect(row.status).toBe('ok');
       // llama2-7b streams ≈ 13.5 GB of bf16 weights per token: no faster than the HBM allows
       expect(row.tpotMs!).toBeGreaterThan((13.4e9 / 8e12) * 1e3);
     }
-    expect(rows[5]!.status).toBe('unsupported');
+    expect(rows[6]!.status).toBe('unsupported');
   });
 });
 

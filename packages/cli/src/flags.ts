@@ -16,6 +16,7 @@ export const FLAG_OF_FIELD: Readonly<Record<string, string>> = {
   ep: '--ep',
   weights: '--weights',
   routing: '--routing',
+  attentionMapping: '--attention-mapping',
   // fleet collective (@fleet/core node collectives)
   op: '--op',
   bytes: '--bytes',

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { BUILTIN_POLICIES } from '@fleet/ops';
 import { main, type Io } from '../src/index.js';
 
 const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url));
@@ -30,14 +31,7 @@ describe('third-party backends from fleet.config.json', () => {
     expect(cmp.code).toBe(0);
     const rows = JSON.parse(cmp.out).results;
     // Every installed policy; each decides from the toy's topology (its chiplet level is the die, not a cluster).
-    expect(rows.map((r: { policy: string }) => r.policy)).toEqual([
-      'kernel-per-op',
-      'kernel-per-op-graph',
-      'mirage',
-      'fleet-mtile',
-      'fleet-msplit',
-      'clusterfusion',
-    ]);
+    expect(rows.map((r: { policy: string }) => r.policy)).toEqual(BUILTIN_POLICIES.map((p) => p.name));
     expect(rows.filter((r: { status: string }) => r.status !== 'ok').map((r: { policy: string }) => r.policy)).toEqual(['clusterfusion']);
   });
 

@@ -34,7 +34,7 @@ function tempDir(): string {
 }
 
 describe('functional execution of every policy', () => {
-  for (const p of BUILTIN_POLICIES.filter((x) => x.name !== 'clusterfusion')) {
+  for (const p of BUILTIN_POLICIES.filter((x) => x.name !== 'clusterfusion' && x.functional(TINY_MODEL) === null)) {
     it(`${p.name} on ${backend.name} reproduces the straight-line logits`, () => {
       const r = verifyDecode(backend, TINY_MODEL, { policy: p.name, steps: 2 });
       expect(r.status, r.reason).toBe('pass');

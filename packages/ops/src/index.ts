@@ -41,6 +41,7 @@ export {
   MIRAGE,
   FLEET_MTILE,
   FLEET_MSPLIT,
+  FLEET_KSPLIT,
 } from './policies/megakernel.js';
 export * from './predict/decode.js';
 export * from './predict/prefill.js';

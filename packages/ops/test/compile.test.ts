@@ -108,3 +108,34 @@ describe('library decode attention', () => {
     expect(fixedOf(132)).toEqual(Array(64).fill(1000)); // more workgroups than pairs: one each
   });
 });
+
+describe('chiplet-task K-split (fleet-ksplit)', () => {
+  it("splits a tile's K loop over the idle workers in whole K-chunks, partial sums added in an L2 workspace, the output stored once", () => {
+    // 4096 × 4096 at batch 1: 64 column tiles, 8 per XCD, 31 workers → 3 K-parts of ~1365 (whole 256-chunks).
+    const graph = singleLinearGraph(1, 4096, 4096);
+    const split = compilePolicy(graph, policy('fleet-ksplit'), backend, { layers: [0] });
+    const whole = compilePolicy(graph, policy('fleet-mtile'), backend, { layers: [0] });
+    const x0 = (g: typeof split) => g.tasks.find((t) => t.partition === 0 && t.kind === 'linear')!;
+    expect(x0(whole).tiles).toHaveLength(8);
+    expect(x0(split).tiles).toHaveLength(24);
+    const ws = split.buffers.find((b) => b.name.endsWith('splitk_partials'))!.id;
+    const w = split.buffers.find((b) => b.name === 'L0.w')?.id ?? x0(split).tiles[0]!.reads[0]!.buffer;
+    // the three parts of the first tile cover K once, in 256-element chunks
+    const weightBytes = x0(split)
+      .tiles.slice(0, 3)
+      .map((t) => t.reads.filter((r) => r.buffer === w).reduce((a, r) => a + r.bytes * (r.rows ?? 1), 0));
+    expect(weightBytes.reduce((a, b) => a + b, 0)).toBe(64 * 4096 * 2);
+    for (const b of weightBytes) expect(b % (64 * 256 * 2)).toBe(0);
+    // every part adds into the workspace; only the last stores the output
+    const parts = x0(split).tiles.slice(0, 3);
+    expect(parts.every((t) => t.writes.some((r) => r.buffer === ws))).toBe(true);
+    expect(parts.map((t) => t.writes.length)).toEqual([1, 1, 2]);
+  });
+
+  it('leaves a partition with as many tiles as workers unsplit (fleet-ksplit = fleet-mtile at batch 64)', () => {
+    const graph = singleLinearGraph(64, 4096, 4096);
+    const split = compilePolicy(graph, policy('fleet-ksplit'), backend, { layers: [0] });
+    const whole = compilePolicy(graph, policy('fleet-mtile'), backend, { layers: [0] });
+    expect(split.tasks.map((t) => t.tiles.length)).toEqual(whole.tasks.map((t) => t.tiles.length));
+  });
+});

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildDecodeGraph, buildMixedGraph, buildPrefillGraph, graphRows, loadBackend, loadModel, parameterCount, type AttentionOp } from '@fleet/core';
 import h100 from '@fleet/backend-h100';
-import { DEFAULT_PREFILL_TILING, predictDecode, predictMixed, predictPrefill, prefillAttentionTiles } from '../src/index.js';
+import { DEFAULT_PREFILL_TILING, inMappingOrder, predictDecode, predictMixed, predictPrefill, prefillAttentionTiles } from '../src/index.js';
 
 const qwen = loadModel('qwen3-8b');
 
@@ -115,5 +115,39 @@ describe('mixed serving steps', () => {
     const chunk = predictPrefill(backend, qwen, { ...opts, batch: 1, prompt: 256 }).ttftMs;
     expect(mixed).toBeGreaterThan(Math.max(decode, chunk));
     expect(mixed).toBeLessThan(decode + chunk);
+  });
+});
+
+describe('attention mappings on a launch-order prefill grid', () => {
+  const mha = { ...qwen, numKvHeads: 32 };
+  const op = buildPrefillGraph(mha, { batch: 2, promptLen: 1024 }).ops.find((o) => o.id === 'L0.attention') as AttentionOp;
+  const tiles = prefillAttentionTiles(op, { qkv: 0, k: 1, v: 2, out: 3 }, DEFAULT_PREFILL_TILING);
+  const names = (t: readonly { name: string }[]) => t.map((x) => x.name);
+
+  it('naive block-first is the launch order itself; every mapping is a permutation of the grid', () => {
+    expect(names(inMappingOrder(tiles, op, 128, 'naive-block-first', 8))).toEqual(names(tiles));
+    for (const m of ['swizzled-block-first', 'naive-head-first', 'swizzled-head-first'] as const) {
+      expect([...names(inMappingOrder(tiles, op, 128, m, 8))].sort()).toEqual([...names(tiles)].sort());
+    }
+  });
+
+  it('swizzled head-first sends every block of one head to one partition (launch ids ≡ p mod 8)', () => {
+    const mapped = inMappingOrder(tiles, op, 128, 'swizzled-head-first', 8);
+    const head0 = mapped.flatMap((t, i) => (/r0h0$/.test(t.name) ? [i % 8] : []));
+    expect(head0).toHaveLength(1024 / 128);
+    expect(new Set(head0).size).toBe(1);
+  });
+
+  it('is refused, naming the option, on a kernel that schedules its own order (FA3 L2 sections on H100)', () => {
+    const backend = loadBackend(h100, 'h100');
+    expect(() =>
+      predictPrefill(backend, qwen, {
+        policy: 'kernel-per-op-graph',
+        batch: 1,
+        prompt: 512,
+        layers: 1,
+        overrides: { attentionMapping: 'swizzled-head-first' },
+      }),
+    ).toThrow(/`attentionMapping`/);
   });
 });

@@ -30,8 +30,10 @@ export { clusterFusionValidation, clusterFusionClaimPoints, clusterFusionSpeedup
 export { h200PipelineValidation, h200PipelineValidationPoints, h200PrefillValidation, h200PrefillValidationPoints } from './h200/validation.js';
 // MI350X: the FLEET paper; MI300X: vendor GEMV bandwidth.
 export { fleetMi350Validation, fleetMi350Jobs } from './mi350/fleet-mi350.js';
-export { fleetPaper, FLEET_PAPER_SOURCE, type FleetPaperDataset, type FleetPolicy } from './mi350/fleet-paper.js';
+export { fleetPaper, FLEET_PAPER_SOURCE, type FleetPaperDataset, type FleetPolicy, type Table4Row, type Table4Policy } from './mi350/fleet-paper.js';
 export { gemvMi300xValidation } from './mi300x/gemv.js';
+// Per-suite verdicts: rows within tolerance, MAPE of the predicted values.
+export { summariseSuites, formatSuiteSummary, type SuiteSummary } from './summary.js';
 
 /**
  * The package as a Fleet extension: every suite bound to `TOKENS.ValidationSuite`, so that

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { inputError, TOKENS, type BackendRegistry, type ValidationRow, type ValidationSuite } from '@fleet/core';
-import { SUITES } from '@fleet/validation';
+import { SUITES, summariseSuites } from '@fleet/validation';
 import { loadBackends } from '../backends.js';
 import { checkedContributions } from '../contributions.js';
 import type { Io } from '../io.js';
@@ -54,7 +54,7 @@ export function registerValidate(program: Command, io: Io): void {
       );
       const rows: ValidationRow[] = suites.flatMap((s) => s.run(registry, bar.tick));
       bar.stop();
-      if (o.json) io.out(`${JSON.stringify({ schemaVersion: 1, rows }, null, 2)}\n`);
+      if (o.json) io.out(`${JSON.stringify({ schemaVersion: 1, rows, suites: summariseSuites(rows) }, null, 2)}\n`);
       else io.out(`${formatValidation(rows)}\n`);
       if (o.strict && rows.some((r) => !r.ok)) io.exitCode = 1;
     });

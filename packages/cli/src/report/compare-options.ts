@@ -2,6 +2,7 @@ import { Option, type Command } from 'commander';
 import { parseWeightType, type PolicyOverrides } from '@fleet/ops';
 import { inputError, listPresets, loadModel, parseRouting, expertPopularity, type ModelSpec } from '@fleet/core';
 import { policyNames } from '@fleet/ops';
+import { ATTENTION_MAPPINGS } from '@fleet/attention-study';
 import { loadBackends } from '../backends.js';
 import { policiesOf } from '../policies.js';
 import { parseInt1, parseIntList, parseNameList, PHASES, type CompareOptions, type Phase } from '../compare.js';
@@ -48,6 +49,12 @@ export function addCompareOptions(cmd: Command): Command {
         '--expert-placement <p>',
         'override which chiplet runs an expert (chiplet-task policies): owner (expert e on XCD e mod P) or spread (every expert over all XCDs)',
       ).choices(['owner', 'spread']),
+    )
+    .addOption(
+      new Option(
+        '--attention-mapping <m>',
+        "prefill attention: map the FlashAttention grid's workgroups to chiplets as the NUMA attention study does (launch-order kernels, e.g. CDNA's)",
+      ).choices([...ATTENTION_MAPPINGS]),
     );
 }
 
@@ -69,6 +76,7 @@ export function overridesOf(o: Record<string, string | undefined>): PolicyOverri
   if (o.traversal) out.traversal = o.traversal as PolicyOverrides['traversal'];
   if (o.twoLevel) out.twoLevelCounting = o.twoLevel === 'on';
   if (o.expertPlacement) out.expertPlacement = o.expertPlacement as PolicyOverrides['expertPlacement'];
+  if (o.attentionMapping) out.attentionMapping = o.attentionMapping as PolicyOverrides['attentionMapping'];
   return Object.keys(out).length > 0 ? out : undefined;
 }
 

@@ -1,4 +1,5 @@
 import type { ValidationRow } from '@fleet/core';
+import { formatSuiteSummary, summariseSuites } from '@fleet/validation';
 
 function fmt(v: number, unit: string): string {
   if (unit === 'claim holds') return v ? 'holds' : 'fails';
@@ -12,7 +13,7 @@ function published(r: ValidationRow): string {
   return Array.isArray(r.published) ? `${fmt(r.published[0], r.unit)}–${fmt(r.published[1], r.unit)}` : fmt(r.published, r.unit);
 }
 
-/** A text table: experiment, kind, published, predicted, error, verdict; then a summary line. */
+/** A text table: experiment, kind, published, predicted, error, verdict; then a line per suite (MAPE) and a summary line. */
 export function formatValidation(rows: readonly ValidationRow[]): string {
   const cells = rows.map((r) => [
     r.suite,
@@ -31,5 +32,12 @@ export function formatValidation(rows: readonly ValidationRow[]): string {
       .join('  ')
       .trimEnd();
   const ok = rows.filter((r) => r.ok).length;
-  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line), '', `${ok} of ${rows.length} within tolerance.`].join('\n');
+  return [
+    line(header),
+    line(widths.map((w) => '-'.repeat(w))),
+    ...cells.map(line),
+    '',
+    ...summariseSuites(rows).map(formatSuiteSummary),
+    `${ok} of ${rows.length} within tolerance.`,
+  ].join('\n');
 }

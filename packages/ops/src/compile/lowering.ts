@@ -15,9 +15,9 @@ import {
   type Tile,
   type Topology,
 } from '@fleet/core';
-import { attentionTiles, DEFAULT_PREFILL_TILING, prefillAttentionTiles, streamChunks } from '../decompose/attention.js';
+import { attentionTiles, DEFAULT_PREFILL_TILING, inMappingOrder, prefillAttentionTiles, streamChunks } from '../decompose/attention.js';
 import { BufferTable } from '../decompose/buffers.js';
-import { linearTile, mTiles, TILE_N, type LinearBuffers, type LinearPolicies } from '../decompose/linear.js';
+import { linearTile, mTiles, TILE_K, TILE_N, type LinearBuffers, type LinearPolicies } from '../decompose/linear.js';
 import { rowTiles, type RowOperand } from '../decompose/row-ops.js';
 import { defaultGroupedTiling, mlaDecodeDrafts, type GroupedTiling } from '../decompose/moe.js';
 import type { Schedule } from './schedule.js';
@@ -93,6 +93,12 @@ export interface LinearJob {
   mTiles: number;
   /** The full-K tile of 16 rows at batch tile `m` and columns `n0`..+TILE_N. */
   tile(m: number, n0: number): Tile;
+  /**
+   * Part `part` of `parts` of that tile's K loop (whole TILE_K chunks): it adds its fp32
+   * partial sums into a workspace in the L2 (an L2-local atomic add), and the last part runs
+   * the epilogue on the sum (the output store, SiLU·mul, the residual).
+   */
+  kPart(m: number, n0: number, part: number, parts: number): Tile;
 }
 
 export type GroupedOperands = { x: number; w: number; y: number };
@@ -277,7 +283,7 @@ class StageLowering {
       const act = group.find((o) => o.kind === 'act-mul');
       drafts = this.linear(main, act !== undefined, act?.outputs[0]);
       const res = group.find((o) => o.kind === 'residual');
-      if (res) this.addResidualEpilogue(drafts);
+      if (res) this.addResidualEpilogue(drafts, this.buf.id(act?.outputs[0] ?? main.outputs[0]!));
     } else if (main.kind === 'attention') {
       drafts = this.attention(main, group.filter((o) => o !== main) as RowOp[]);
     } else if (main.kind === 'all-reduce' || main.kind === 'all-gather') {
@@ -298,13 +304,33 @@ class StageLowering {
       ...(qw.kind === 'quantized' ? { scales: this.buf.id(`${op.weight}.scales`) } : {}),
     };
     const pol = { weight: this.schedule.weightPolicy, store: this.schedule.storePolicy };
-    const tile = (m: number, n0: number): Tile => {
+    const tileK = (m: number, n0: number, k0: number, kLen: number): Tile => {
       const tn = Math.min(TILE_N, op.n - n0);
       return fusedAct
-        ? linearTile(op, b, pol, m * 16, n0, tn, 0, op.k, { cols: tn / 2, ldOut: op.n / 2, col0: n0 / 2 }, qw)
-        : linearTile(op, b, pol, m * 16, n0, tn, 0, op.k, undefined, qw);
+        ? linearTile(op, b, pol, m * 16, n0, tn, k0, kLen, { cols: tn / 2, ldOut: op.n / 2, col0: n0 / 2 }, qw)
+        : linearTile(op, b, pol, m * 16, n0, tn, k0, kLen, undefined, qw);
     };
-    return this.family.linear({ op, buffers: b, weights: qw, policies: pol, fusedAct, mTiles: mTiles(op), tile }, this.ctx);
+    const tile = (m: number, n0: number): Tile => tileK(m, n0, 0, op.k);
+    let ws = -1;
+    const kPart = (m: number, n0: number, part: number, parts: number): Tile => {
+      const chunks = Math.ceil(op.k / TILE_K);
+      const k0 = Math.floor((chunks * part) / parts) * TILE_K;
+      const k1 = Math.min(op.k, Math.floor((chunks * (part + 1)) / parts) * TILE_K);
+      const t = tileK(m, n0, k0, k1 - k0);
+      if (ws < 0) ws = this.buf.add(`${op.id}.splitk_partials`, mTiles(op) * 16 * op.n * 4, 'activation');
+      const tn = Math.min(TILE_N, op.n - n0);
+      const partial = {
+        buffer: ws,
+        offset: (m * 16 * op.n + n0) * 4,
+        bytes: tn * 4,
+        rows: Math.min(16, op.m - m * 16),
+        strideBytes: op.n * 4,
+        policy: 'default' as const,
+      };
+      // The sum is read back from the L2 lines the atomics left there (not modelled as a read: it never leaves the XCD).
+      return part < parts - 1 ? { ...t, writes: [partial] } : { ...t, writes: [...t.writes, partial] };
+    };
+    return this.family.linear({ op, buffers: b, weights: qw, policies: pol, fusedAct, mTiles: mTiles(op), tile, kPart }, this.ctx);
   }
 
   /**
@@ -343,11 +369,13 @@ class StageLowering {
   }
 
   /** A fused residual add: each output tile also reads the residual rows it adds to. */
-  private addResidualEpilogue(drafts: Draft[]): void {
+  private addResidualEpilogue(drafts: Draft[], output?: number): void {
     const h = this.buf.id('h');
     for (const d of drafts) {
       for (const t of d.tiles) {
-        const w = t.writes[0]!;
+        // Only the tile that stores the output adds the residual (not a K-split's partial sums).
+        const w = output === undefined ? t.writes[0]! : t.writes.find((x) => x.buffer === output);
+        if (!w) continue;
         // The residual stream has the output's [m, hidden] layout.
         t.reads.push({ ...w, buffer: h, policy: 'default' });
       }
@@ -412,7 +440,18 @@ class StageLowering {
           pipeline: k.pipeline,
         }
       : DEFAULT_PREFILL_TILING;
-    return prefillAttentionTiles(op, b, tiling).map(({ name, tile }) => ({ name, level: 'cu' as const, partition: null, tiles: [tile] }));
+    let grid = prefillAttentionTiles(op, b, tiling);
+    const mapping = this.schedule.attentionMapping;
+    if (mapping) {
+      // A mapping reorders a launch-order grid; a kernel with its own scheduler (FA3's L2 sections) has none to remap.
+      if (tiling.order !== 'in-order')
+        throw inputError(
+          `\`attentionMapping\`: ${k?.name ?? 'this prefill attention kernel'} schedules its own work order ('${tiling.order}'); a mapping applies to a launch-order grid such as CDNA's`,
+          'attentionMapping',
+        );
+      grid = inMappingOrder(grid, op, tiling.queryRows, mapping, this.ctx.partitions);
+    }
+    return grid.map(({ name, tile }) => ({ name, level: 'cu' as const, partition: null, tiles: [tile] }));
   }
 
   /**

@@ -4,6 +4,7 @@
  * what a user may override to isolate one mechanism.
  */
 import type { AccessPolicy, ExecutionStyle } from '@fleet/core';
+import type { AttentionMapping } from '@fleet/attention-study';
 
 /** Chiplet-task tile orders (FLEET): cooperative M-major, M-split, or the thrashing N-major. */
 export type Traversal = 'm-tile' | 'm-split' | 'n-major';
@@ -40,6 +41,12 @@ export interface Schedule {
    * partitions.
    */
   expertPlacement?: ExpertPlacement;
+  /**
+   * Prefill attention on a launch-order kernel: which workgroup-to-partition mapping its grid
+   * uses (the NUMA attention study's four; `naive-block-first` is the launch order itself).
+   * Default: the library kernel's own order.
+   */
+  attentionMapping?: AttentionMapping;
 }
 
 /** Schedule knobs a user may override on a policy, to isolate one mechanism. */
@@ -50,6 +57,7 @@ export interface PolicyOverrides {
   traversal?: Traversal;
   twoLevelCounting?: boolean;
   expertPlacement?: ExpertPlacement;
+  attentionMapping?: AttentionMapping;
 }
 
 /** A schedule with overrides applied. */

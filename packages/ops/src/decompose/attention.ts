@@ -1,4 +1,5 @@
 import type { AttentionOp, PrefillAttentionKernel, Tile } from '@fleet/core';
+import { logicalCoords, mapWorkgroup, type AttentionMapping } from '@fleet/attention-study';
 
 /** KV tokens one split-KV tile streams (flash-decoding chunk). */
 export const KV_CHUNK = 256;
@@ -143,4 +144,21 @@ export function prefillAttentionTiles(op: AttentionOp, buf: AttentionBuffers, ti
     });
   }
   return out;
+}
+
+/**
+ * A launch-order prefill grid remapped by an attention mapping (the NUMA attention study's):
+ * launch id i — which the hardware places on partition i mod X — computes the logical
+ * workgroup `mapWorkgroup(mapping, i)`. `tiles` are the grid in launch order (query block
+ * outermost, then request, then query head: naive block-first), as `prefillAttentionTiles`
+ * gives them for an `in-order` kernel.
+ */
+export function inMappingOrder<T>(tiles: readonly T[], op: AttentionOp, queryRows: number, mapping: AttentionMapping, partitions: number): T[] {
+  const blocks = Math.ceil((op.queryLen ?? 1) / queryRows);
+  const grid = { batch: op.batch, heads: op.heads, kvHeads: op.kvHeads, blocks };
+  const bh = op.batch * op.heads;
+  return tiles.map((_, i) => {
+    const c = logicalCoords(mapWorkgroup(mapping, i, grid, partitions), grid);
+    return tiles[c.block * bh + c.batch * op.heads + c.head]!;
+  });
 }

@@ -6,7 +6,7 @@
  */
 import type { Backend, EventCounterSpec, OpGraph, OpNode, PersistentOptions, Task, TaskGraph, Tile } from '@fleet/core';
 import type { BufferTable } from '../decompose/buffers.js';
-import { linearTile } from '../decompose/linear.js';
+import { linearTile, TILE_K } from '../decompose/linear.js';
 import { chipletGroupedDrafts, cuGroupedDrafts } from '../decompose/moe.js';
 import { stageTask, type Draft, type Stage } from '../compile/drafts.js';
 import { colTiles, lowerGraph, splitCols, type CompileOptions, type LinearJob, type Lowering, type LoweringContext } from '../compile/lowering.js';
@@ -72,10 +72,12 @@ function cuTaskLinear({ op, buffers: b, weights: qw, policies: pol, mTiles: mt, 
 }
 
 /** FLEET's chiplet-tasks for a linear: one per partition, tiles in the schedule's traversal order. */
-function chipletLinear({ op, mTiles: mt, tile }: LinearJob, ctx: LoweringContext): Draft[] {
+function chipletLinear(job: LinearJob, ctx: LoweringContext): Draft[] {
+  const { op, mTiles: mt } = job;
   const drafts: Draft[] = [];
   for (let p = 0; p < ctx.partitions; p++) {
-    const tiles: Tile[] = [];
+    // The partition's output tiles (batch tile, first column), in the order its workers take them.
+    const cells: [number, number][] = [];
     if (ctx.schedule.traversal === 'm-split') {
       // XCD p serves batch tiles ≡ p (mod m_tiles) and an N-slice shared with the other XCDs of its group.
       const myM = mt <= ctx.partitions ? [p % mt] : range(mt).filter((m) => m % ctx.partitions === p);
@@ -83,21 +85,40 @@ function chipletLinear({ op, mTiles: mt, tile }: LinearJob, ctx: LoweringContext
       const idx = mt <= ctx.partitions ? Math.floor(p / mt) : 0;
       const c0 = Math.min(op.n, splitCols(op.n, groupSize, idx));
       const c1 = Math.min(op.n, splitCols(op.n, groupSize, idx + 1));
-      for (const n0 of colTiles(c0, c1)) for (const m of myM) tiles.push(tile(m, n0));
+      for (const n0 of colTiles(c0, c1)) for (const m of myM) cells.push([m, n0]);
     } else {
       const c0 = Math.min(op.n, splitCols(op.n, ctx.partitions, p));
       const c1 = Math.min(op.n, splitCols(op.n, ctx.partitions, p + 1));
       if (ctx.schedule.traversal === 'n-major') {
         // N-major: consecutive workers take different weight columns: no reuse in flight.
-        for (let m = 0; m < mt; m++) for (const n0 of colTiles(c0, c1)) tiles.push(tile(m, n0));
+        for (let m = 0; m < mt; m++) for (const n0 of colTiles(c0, c1)) cells.push([m, n0]);
       } else {
         // M-major: consecutive workers take the same weight columns for successive batch tiles.
-        for (const n0 of colTiles(c0, c1)) for (let m = 0; m < mt; m++) tiles.push(tile(m, n0));
+        for (const n0 of colTiles(c0, c1)) for (let m = 0; m < mt; m++) cells.push([m, n0]);
       }
+    }
+    const parts = chipletKParts(cells.length, op.k, ctx);
+    const tiles: Tile[] = [];
+    for (const [m, n0] of cells) {
+      if (parts === 1) tiles.push(job.tile(m, n0));
+      else for (let k = 0; k < parts; k++) tiles.push(job.kPart(m, n0, k, parts));
     }
     drafts.push({ name: `${op.id}.x${p}`, level: 'chiplet', partition: p, tiles });
   }
   return drafts;
+}
+
+/**
+ * K-split within a chiplet-task (FLEET, Table 5: every worker of the XCD streams one K-chunk
+ * tile at a time): when a partition has fewer output tiles than workers, each tile's K loop
+ * is split over as many workers as whole tiles leave room for, in whole TILE_K chunks, so the
+ * XCD's workers all stream. Its workers are the partition's CUs but one (its scheduler).
+ * Without the schedule's `splitK`, one worker runs a tile's whole K loop.
+ */
+export function chipletKParts(tiles: number, k: number, ctx: LoweringContext): number {
+  if (!ctx.schedule.splitK || tiles === 0) return 1;
+  const workers = Math.max(1, Math.floor(ctx.computeUnits / ctx.partitions) - 1);
+  return Math.max(1, Math.min(Math.floor(workers / tiles), Math.ceil(k / TILE_K)));
 }
 
 function range(n: number): number[] {
@@ -176,13 +197,17 @@ export function persistentOptionsFor(backend: Backend, name: string, schedule: S
 const PREFILL =
   'the megakernel schedules decode steps (one token per request, RoPE and the KV append inside attention tasks); its systems serve prefill with kernel-per-op';
 
-/** A persistent megakernel policy lowered by `lowering`, runnable where `requires` finds nothing missing. */
+/**
+ * A persistent megakernel policy lowered by `lowering`, runnable where `requires` finds
+ * nothing missing; `functional` says why `fleet verify` cannot execute it with data, if so.
+ */
 export function megakernelPolicy(
   name: string,
   description: string,
   schedule: Schedule,
   lowering: Lowering,
   requires: (backend: Backend) => string | null = () => null,
+  functional: string | null = null,
 ): Policy {
   return {
     name,
@@ -191,7 +216,7 @@ export function megakernelPolicy(
     unsupportedOn: requires,
     prefill: PREFILL,
     tensorParallel: null,
-    functional: () => null,
+    functional: () => functional,
     compile: (graph: OpGraph, backend: Backend, s: Schedule, opts: CompileOptions): TaskGraph => lowerGraph(graph, name, s, lowering, backend.topology, opts),
     runtime: (backend, s) => ({ persistent: persistentOptionsFor(backend, name, s) }),
   };
@@ -220,13 +245,16 @@ const mpkSchedule: Schedule = {
   chipletAware: false,
 };
 
-/** A FLEET schedule in tile order `traversal`: streaming weights, non-temporal stores, fused SiLU, two-level counting. */
-export function fleetSchedule(traversal: Traversal): Schedule {
+/**
+ * A FLEET schedule in tile order `traversal`: streaming weights, non-temporal stores, fused
+ * SiLU, two-level counting; with `splitK`, a tile's K loop split over the XCD's idle workers.
+ */
+export function fleetSchedule(traversal: Traversal, splitK = false): Schedule {
   return {
     style: 'persistent',
     traversal,
     fuseActivation: true,
-    splitK: false,
+    splitK,
     weightPolicy: 'streaming',
     storePolicy: 'nontemporal',
     twoLevelCounting: true,
@@ -248,4 +276,18 @@ export const FLEET_MSPLIT = megakernelPolicy(
   fleetSchedule('m-split'),
   chipletTaskLowering,
   chipletIsPartition,
+);
+/**
+ * FLEET M-tile with a chiplet-task K-split: where an XCD has fewer output tiles than workers
+ * (small batch, narrow GEMMs), each tile's K loop is split over the idle workers and the
+ * partial sums meet in the L2 (see `chipletKParts`). Compare with `fleet-mtile`, whose tiles
+ * each run their whole K loop on one worker.
+ */
+export const FLEET_KSPLIT = megakernelPolicy(
+  'fleet-ksplit',
+  "persistent, chiplet-tasks, cooperative M-major tiling, each tile's K loop split over the XCD's idle workers (partial sums in L2)",
+  fleetSchedule('m-tile', true),
+  chipletTaskLowering,
+  chipletIsPartition,
+  "its K-split tiles add fp32 partial sums into an L2 workspace that the functional executor does not model; verify fleet-mtile, which runs the same tiles' whole K loops",
 );

@@ -9,11 +9,11 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { withOverrides, type PolicyOverrides, type Schedule } from '../compile/schedule.js';
 import { CLUSTERFUSION } from './clusterfusion.js';
 import { KERNEL_PER_OP, KERNEL_PER_OP_GRAPH } from './kernel-per-op.js';
-import { FLEET_MSPLIT, FLEET_MTILE, MIRAGE } from './megakernel.js';
+import { FLEET_MSPLIT, FLEET_MTILE, FLEET_KSPLIT, MIRAGE } from './megakernel.js';
 import type { Policy } from './policy.js';
 
 /** Fleet's policies, in the order reports list them. */
-export const BUILTIN_POLICIES: readonly Policy[] = [KERNEL_PER_OP, KERNEL_PER_OP_GRAPH, MIRAGE, FLEET_MTILE, FLEET_MSPLIT, CLUSTERFUSION];
+export const BUILTIN_POLICIES: readonly Policy[] = [KERNEL_PER_OP, KERNEL_PER_OP_GRAPH, MIRAGE, FLEET_MTILE, FLEET_MSPLIT, FLEET_KSPLIT, CLUSTERFUSION];
 
 const validatePolicy = new Ajv2020({ strict: true }).compile({
   type: 'object',
