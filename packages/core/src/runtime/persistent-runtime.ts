@@ -118,7 +118,7 @@ export class PersistentRuntime extends TaskProgress {
 
   /** Launch: every task without waits is ready at time 0. */
   start(): void {
-    this.m.bus.emit({ type: 'launch', t: 0, kernel: 0, name: `persistent:${this.graph.policy}`, mode: 'persistent', costNs: 0 });
+    if (this.m.bus.active) this.m.bus.emit({ type: 'launch', t: 0, kernel: 0, name: `persistent:${this.graph.policy}`, mode: 'persistent', costNs: 0 });
     this.onReady(this.counters.initiallyReady());
   }
 
@@ -179,9 +179,9 @@ export class PersistentRuntime extends TaskProgress {
     this.mixed = false;
     this.probe.offer(b, {
       runtime: [this.signaller, ...sched, ...writeBack],
-      canonical: [signalledBy, ...canonicalSched, ...writeBack],
-      equivariant,
       memory,
+      canonical: { runtime: [signalledBy, ...canonicalSched, ...writeBack], memory },
+      equivariant,
     });
   }
 
@@ -233,14 +233,15 @@ export class PersistentRuntime extends TaskProgress {
       const own = this.schedWorkers[s]!;
       targets = [own[this.schedCursor[s]!++ % own.length]!];
     }
-    this.m.bus.emit({
-      type: 'dispatch',
-      t: this.m.engine.now,
-      task: id,
-      workers: targets.length,
-      partition: task.partition ?? this.m.partitionOf[targets[0]!]!,
-      scheduler: s,
-    });
+    if (this.m.bus.active)
+      this.m.bus.emit({
+        type: 'dispatch',
+        t: this.m.engine.now,
+        task: id,
+        workers: targets.length,
+        partition: task.partition ?? this.m.partitionOf[targets[0]!]!,
+        scheduler: s,
+      });
     this.noteDelivery(task, this.m.partitionOf[targets[0]!]!, targets.length);
     for (const w of targets) {
       this.queues[w]!.push(id);
@@ -286,7 +287,7 @@ export class PersistentRuntime extends TaskProgress {
     const task = this.graph.tasks[id]!;
     switch (this.phase[w]) {
       case FETCH: {
-        this.m.bus.emit({ type: 'task-start', ...this.m.taskEvent(task, w) });
+        if (this.m.bus.active) this.m.bus.emit({ type: 'task-start', ...this.m.taskEvent(task, w) });
         this.nextTile[w] = task.partition !== null ? this.rank[w]! : 0;
         this.phase[w] = TILE;
         this.nextTileOrSignal(w, task);
@@ -325,15 +326,16 @@ export class PersistentRuntime extends TaskProgress {
     }
     if (task.partition !== null && this.opts.twoLevelCounting) {
       this.phase[w] = LOCAL_SIGNAL;
-      this.m.bus.emit({
-        type: 'event-signal',
-        t: this.m.engine.now,
-        event: task.signal ?? -1,
-        task: task.id,
-        scope: 'chiplet',
-        partition: this.m.partitionOf[w]!,
-        worker: w,
-      });
+      if (this.m.bus.active)
+        this.m.bus.emit({
+          type: 'event-signal',
+          t: this.m.engine.now,
+          event: task.signal ?? -1,
+          task: task.id,
+          scope: 'chiplet',
+          partition: this.m.partitionOf[w]!,
+          worker: w,
+        });
       this.m.runDelay(w, this.chiplet.atomicLatencyNs);
       return;
     }
@@ -345,15 +347,16 @@ export class PersistentRuntime extends TaskProgress {
     this.phase[w] = RELEASE;
     const dirty = this.m.runRelease(w, task.layer, scope.release.fixedNs, scope.release.writeBackDirty);
     this.fences++;
-    this.m.bus.emit({
-      type: 'fence',
-      t: this.m.engine.now,
-      partition: this.m.partitionOf[w]!,
-      worker: w,
-      scope: 'device',
-      dirtyBytes: dirty,
-      costNs: scope.release.fixedNs,
-    });
+    if (this.m.bus.active)
+      this.m.bus.emit({
+        type: 'fence',
+        t: this.m.engine.now,
+        partition: this.m.partitionOf[w]!,
+        worker: w,
+        scope: 'device',
+        dirtyBytes: dirty,
+        costNs: scope.release.fixedNs,
+      });
   }
 
   /** Without two-level counting every worker of a chiplet-task signals; the task counts once all did. */
@@ -364,14 +367,15 @@ export class PersistentRuntime extends TaskProgress {
 
   private taskEnd(w: number, task: Task, complete: boolean): void {
     const now = this.m.engine.now;
-    this.m.bus.emit({ type: 'task-end', ...this.m.taskEvent(task, w), tiles: task.tiles.length });
+    if (this.m.bus.active) this.m.bus.emit({ type: 'task-end', ...this.m.taskEvent(task, w), tiles: task.tiles.length });
     if (task.partition === null) this.cuOutstanding[this.m.partitionOf[w]!]!--;
     else this.chipletOutstanding[this.m.partitionOf[w]!]!--;
     if (complete) {
       this.finished++;
       this.completedFlags[task.id] = 1;
       if (task.signal !== null) {
-        this.m.bus.emit({ type: 'event-signal', t: now, event: task.signal, task: task.id, scope: 'device', partition: this.m.partitionOf[w]!, worker: w });
+        if (this.m.bus.active)
+          this.m.bus.emit({ type: 'event-signal', t: now, event: task.signal, task: task.id, scope: 'device', partition: this.m.partitionOf[w]!, worker: w });
         this.signaller = w;
         this.counters.signal(task.signal, now, this.m.bus);
         this.signaller = -1;

@@ -1,16 +1,17 @@
 /**
  * The state a runtime offers at a quiescent layer boundary. `runtime` is its own part as
- * labelled; `canonical`, where given, is the same state with the workers relabelled by a
- * symmetry of the machine (interchangeable workers of one partition, a scheduler's
- * round-robin cursor rotated to its canonical value), and `equivariant` says whether the
- * layer that just ended ran in a way that any such relabelling maps onto itself (see
- * `PersistentRuntime`). `memory` is computed only when the runtime parts agree.
+ * labelled and `memory` the caches' (computed only when the runtime parts agree).
+ * `canonical`, where given, is the same state with the workers relabelled by a symmetry of
+ * the machine (interchangeable workers of one partition, a scheduler's round-robin cursor
+ * rotated to its canonical value), and `equivariant` says
+ * whether the layer that just ended ran in a way that such relabellings map onto itself
+ * (see `PersistentRuntime`).
  */
 export interface BoundaryState {
   runtime: readonly number[];
-  canonical?: readonly number[];
-  equivariant?: boolean;
   memory: () => ArrayLike<number>;
+  canonical?: { runtime: readonly number[]; memory: () => ArrayLike<number> };
+  equivariant?: boolean;
 }
 
 /**
@@ -31,7 +32,12 @@ export class SteadyStateProbe {
   steadyFrom: number | null = null;
   /** Whether the proof needed a relabelling of workers (the states were not equal as labelled). */
   upToSymmetry = false;
-  private last: { boundary: number; runtime: readonly number[]; canonical: readonly number[] | undefined; memory: () => ArrayLike<number> } | null = null;
+  private last: {
+    boundary: number;
+    runtime: readonly number[];
+    memory: () => ArrayLike<number>;
+    canonical: { runtime: readonly number[]; memory: () => ArrayLike<number> } | null;
+  } | null = null;
 
   /**
    * The state at the start of layer `boundary` (the layer after the one that just ended), or
@@ -44,19 +50,26 @@ export class SteadyStateProbe {
       return;
     }
     const memory = once(state.memory);
+    const c = state.canonical;
+    const canonical = c ? { runtime: c.runtime, memory: c.memory === state.memory ? memory : once(c.memory) } : null;
     const last = this.last;
     if (last && last.boundary === boundary - 1) {
-      const same = equal(last.runtime, state.runtime);
+      const same = equal(last.runtime, state.runtime) && equal(last.memory(), memory());
       const symmetric =
-        !same && state.equivariant === true && last.canonical !== undefined && state.canonical !== undefined && equal(last.canonical, state.canonical);
-      if ((same || symmetric) && equal(last.memory(), memory())) {
+        !same &&
+        state.equivariant === true &&
+        last.canonical !== null &&
+        canonical !== null &&
+        equal(last.canonical.runtime, canonical.runtime) &&
+        equal(last.canonical.memory(), canonical.memory());
+      if (same || symmetric) {
         this.steadyFrom = boundary - 1;
         this.upToSymmetry = symmetric;
         this.last = null;
         return;
       }
     }
-    this.last = { boundary, runtime: state.runtime, canonical: state.canonical, memory };
+    this.last = { boundary, runtime: state.runtime, memory, canonical };
   }
 }
 
