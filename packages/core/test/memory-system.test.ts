@@ -455,7 +455,7 @@ describe('layer-periodic layout and layer-relative state', () => {
       for (let l = 0; l < 6; l++) {
         resolve(ms, tile([region(0, 0, 3 * G), region(1 + 2 * l, 0, 40 * G, 'streaming'), region(2 + 2 * l, 0, 2 * G)], [region(0, 0, G)]), 0);
         if (l === odd) resolve(ms, tile([region(0, 0, 100, 'streaming')]), 0);
-        states.push(ms.layerRelativeState(l + 1)!());
+        states.push(Array.from(ms.layerRelativeState(l + 1)!()));
       }
       return states;
     };

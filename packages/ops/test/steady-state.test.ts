@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildDecodeGraph, loadModel } from '@fleet/core';
+import { buildDecodeGraph, loadBackend, loadModel, type Backend } from '@fleet/core';
+import h100Descriptor from '@fleet/backend-h100';
 import { predictDecode, sameLayerOps } from '../src/index.js';
 import { mi350Backend } from './helpers.js';
 
@@ -20,10 +21,33 @@ describe('whole-model decode with a proven steady layer', () => {
     expect(memo.l2HitRate).toBeCloseTo(full.l2HitRate, 12);
   });
 
-  it('a FLEET megakernel starts each layer on different workers (its schedulers rotate): its repetition stays assumed', () => {
-    const r = predictDecode(backend, model, { policy: 'fleet-mtile', batch: 1, prompt: 64, decode: 1, positions: 1, layers: 3 });
-    expect(r.sampling.layersExtrapolated).toBe('assumed');
-  });
+  // Persistent megakernels' round-robin cursors advance by a number of tasks per layer that is
+  // not a multiple of their workers, so consecutive layers start on different workers: their
+  // repetition is proven up to that relabelling of interchangeable workers.
+  const h100 = loadBackend(h100Descriptor, 'test');
+  const short = { ...model, numLayers: 12 };
+  const cases: [string, Backend, number][] = [
+    ['kernel-per-op', backend, 8],
+    ['kernel-per-op-graph', backend, 8],
+    ['mirage', h100, 8],
+    ['fleet-mtile', backend, 8],
+    ['fleet-msplit', backend, 8],
+    ['clusterfusion', h100, 8],
+  ];
+  for (const [policy, b, batch] of cases) {
+    it(`${policy} on ${b.name}: the memoised whole model equals simulating every layer`, () => {
+      const opts = { policy, batch, prompt: 1023, decode: 1, positions: 1, layers: short.numLayers };
+      const memo = predictDecode(b, short, opts);
+      const full = predictDecode(b, short, { ...opts, observers: [() => {}] });
+      expect(memo.sampling.layersExtrapolated).toBe('proven');
+      expect(memo.sampling.layersSimulated).toBeLessThan(short.numLayers);
+      expect(full.sampling).toMatchObject({ layersSimulated: short.numLayers, layersExtrapolated: 'none' });
+      expect(Math.abs(memo.tpotMs / full.tpotMs - 1)).toBeLessThan(1e-9);
+      for (const k of ['hbmReadBytes', 'hbmWriteBytes', 'fabricReadBytes', 'l2HitRate'] as const) {
+        expect(Math.abs(memo[k] - full[k])).toBeLessThanOrEqual(1e-9 * Math.abs(full[k]));
+      }
+    });
+  }
 
   it('layers with different ops are not taken for repeats', () => {
     const g = buildDecodeGraph(model, { batch: 4, contextLen: 100 });

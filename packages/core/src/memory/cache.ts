@@ -310,23 +310,49 @@ export class Cache {
     };
   }
 
+  /** Numbers `appendState` writes at most for one snapshot. */
+  get stateLength(): number {
+    return this.sets * (1 + this.ways * (3 + 2 * this.words));
+  }
+
   /**
-   * Append a snapshot's state to `out`, canonically: per set, its blocks from most to least
-   * recently used, each as `label(block)`, its age in accesses, valid mask, dirty bytes and
-   * dirty mask. Equal output means equal behaviour from there on, for blocks named alike.
+   * Write a snapshot's state into `out` from `at` (room for `stateLength` numbers), canonically:
+   * per set, its blocks from most to least recently used, each as `label(block)`, its age in
+   * accesses, valid mask, dirty bytes and dirty mask. Equal output means equal behaviour from
+   * there on, for blocks named alike. Returns the index after the last number written.
    */
-  appendState(label: (block: number) => number, out: number[], snap: CacheSnapshot): void {
+  appendState(label: (block: number) => number, out: Float64Array, at: number, snap: CacheSnapshot): number {
     const W = this.words;
-    const order: number[] = [];
+    const ways = this.ways;
+    const order = new Int32Array(ways);
+    const { tags, stamps, dirty, valid, dirtySectors, clock } = snap;
+    let o = at;
     for (let s = 0; s < this.sets; s++) {
-      this.waysByAge(s, snap.stamps, (i) => snap.tags[i]! >= 0, order);
-      out.push(order.length);
-      for (let k = order.length - 1; k >= 0; k--) {
+      // The set's valid ways, least recently used first (insertion sort: a set is small; stable).
+      let n = 0;
+      for (let i = s * ways; i < (s + 1) * ways; i++) {
+        if (tags[i]! < 0) continue;
+        const st = stamps[i]!;
+        let k = n++;
+        while (k > 0 && stamps[order[k - 1]!]! > st) {
+          order[k] = order[k - 1]!;
+          k--;
+        }
+        order[k] = i;
+      }
+      out[o++] = n;
+      for (let k = n - 1; k >= 0; k--) {
         const i = order[k]!;
-        out.push(label(snap.tags[i]!), snap.clock - snap.stamps[i]!, snap.dirty[i]!);
-        for (let w = 0; w < W; w++) out.push(snap.valid[i * W + w]!, snap.dirtySectors[i * W + w]!);
+        out[o++] = label(tags[i]!);
+        out[o++] = clock - stamps[i]!;
+        out[o++] = dirty[i]!;
+        for (let w = 0; w < W; w++) {
+          out[o++] = valid[i * W + w]!;
+          out[o++] = dirtySectors[i * W + w]!;
+        }
       }
     }
+    return o;
   }
 
   /** The ways of set `s` that `keep` accepts, into `order`, least recently used first. */

@@ -144,7 +144,7 @@ export class MemorySystem {
    * the returned function is called (only if the cheaper parts of two states already agree).
    * Null without a layer-periodic layout.
    */
-  layerRelativeState(layer: number): (() => number[]) | null {
+  layerRelativeState(layer: number): (() => Float64Array) | null {
     const P = this.periodBlocks;
     if (P === null) return null;
     const caches = [...this.l2, ...(this.llc ? [this.llc] : [])];
@@ -155,11 +155,12 @@ export class MemorySystem {
       return slot === 0 ? key : key + P * (1 + layer - (slot - 1));
     };
     return () => {
-      const out: number[] = [];
+      const out = new Float64Array(caches.reduce((n, c) => n + c.stateLength, 0));
+      let at = 0;
       caches.forEach((c, i) => {
-        c.appendState(label, out, snaps[i]);
+        at = c.appendState(label, out, at, snaps[i]!);
       });
-      return out;
+      return out.subarray(0, at);
     };
   }
 

@@ -12,7 +12,16 @@ export class EventBus {
 
   constructor(private readonly batchSize = 1024) {}
 
+  /**
+   * Whether anything subscribes to the stream: emitters skip building events when nothing
+   * does (the hot path of a plain prediction allocates no event objects).
+   */
+  get active(): boolean {
+    return this.subject.observed;
+  }
+
   emit(e: SimEvent): void {
+    if (!this.subject.observed) return;
     this.buf.push(e);
     if (this.buf.length >= this.batchSize) this.flush();
   }

@@ -39,7 +39,7 @@ export class EventCounters {
     if (c !== spec.threshold) return;
     this.fired[event] = 1;
     this.fires++;
-    bus.emit({ type: 'event-fire', t: now, event });
+    if (bus.active) bus.emit({ type: 'event-fire', t: now, event });
     const ready: number[] = [];
     for (const id of this.waiting[event]!) if (--this.unmet[id]! === 0) ready.push(id);
     if (ready.length > 0) this.onReady(ready);

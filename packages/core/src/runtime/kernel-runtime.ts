@@ -81,7 +81,7 @@ export class KernelRuntime extends TaskProgress {
     const startAt = now + (this.opts.launchMode === 'eager' ? eagerNs : graphNodeNs);
     const k = this.graph.kernels[this.kernel]!;
     this.launches++;
-    this.m.bus.emit({ type: 'launch', t: now, kernel: k.id, name: k.name, mode: this.opts.launchMode, costNs: startAt - now });
+    if (this.m.bus.active) this.m.bus.emit({ type: 'launch', t: now, kernel: k.id, name: k.name, mode: this.opts.launchMode, costNs: startAt - now });
     this.m.engine.at(startAt, this.launchKind, k.id);
   }
 
@@ -122,7 +122,7 @@ export class KernelRuntime extends TaskProgress {
     this.current[slot] = id;
     this.nextTile[slot] = 0;
     const task = this.graph.tasks[id]!;
-    this.m.bus.emit({ type: 'task-start', ...this.m.taskEvent(task, slot) });
+    if (this.m.bus.active) this.m.bus.emit({ type: 'task-start', ...this.m.taskEvent(task, slot) });
     this.runNext(slot);
   }
 
@@ -135,7 +135,7 @@ export class KernelRuntime extends TaskProgress {
       return;
     }
     const now = this.m.engine.now;
-    this.m.bus.emit({ type: 'task-end', ...this.m.taskEvent(task, slot), tiles: task.tiles.length });
+    if (this.m.bus.active) this.m.bus.emit({ type: 'task-end', ...this.m.taskEvent(task, slot), tiles: task.tiles.length });
     this.finished++;
     this.completedFlags[task.id] = 1;
     this.layerEnd[task.layer + 1] = now;
@@ -184,7 +184,7 @@ export class KernelRuntime extends TaskProgress {
   private afterWriteBack(): void {
     const k = this.graph.kernels[this.kernel]!;
     const now = this.m.engine.now;
-    this.m.bus.emit({ type: 'kernel-end', t: now, kernel: k.id, writeBackBytes: this.writeBackBytes });
+    if (this.m.bus.active) this.m.bus.emit({ type: 'kernel-end', t: now, kernel: k.id, writeBackBytes: this.writeBackBytes });
     this.writeBackBytes = 0;
     // The device-wide barrier, then the next launch.
     this.m.engine.at(now + this.m.cost.endOfKernel.barrierNs, this.nextKind, 0);

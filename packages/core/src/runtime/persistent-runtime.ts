@@ -60,6 +60,16 @@ export class PersistentRuntime extends TaskProgress {
   private readonly schedulerOf: Int32Array;
   private readonly device: CoherenceScope;
   private readonly chiplet: CoherenceScope;
+  /**
+   * Per scheduler: the smallest rotation of its worker list that keeps every worker in its
+   * partition (its list's length where none does) — the symmetry its cursor is reduced by.
+   */
+  private readonly rotation: Int32Array;
+  /** Per partition: CU-task and chiplet-task instances delivered to its workers and not yet ended. */
+  private readonly cuOutstanding: Int32Array;
+  private readonly chipletOutstanding: Int32Array;
+  /** Whether CU-task and chiplet-task work overlapped on a partition since the last boundary. */
+  private mixed = false;
   dispatches = 0;
   fences = 0;
 
@@ -99,13 +109,16 @@ export class PersistentRuntime extends TaskProgress {
     this.outstanding = new Int32Array(graph.tasks.length);
     this.device = coherenceScope(m.topology, 'device');
     this.chiplet = coherenceScope(m.topology, 'chiplet');
+    this.rotation = Int32Array.from(this.schedWorkers, (ws) => partitionRotation(ws, m.partitionOf));
+    this.cuOutstanding = new Int32Array(P);
+    this.chipletOutstanding = new Int32Array(P);
     this.counters = new EventCounters(graph, (ids) => this.onReady(ids));
     this.dispatchKind = m.engine.register('dispatch', (task) => this.deliver(task));
   }
 
   /** Launch: every task without waits is ready at time 0. */
   start(): void {
-    this.m.bus.emit({ type: 'launch', t: 0, kernel: 0, name: `persistent:${this.graph.policy}`, mode: 'persistent', costNs: 0 });
+    if (this.m.bus.active) this.m.bus.emit({ type: 'launch', t: 0, kernel: 0, name: `persistent:${this.graph.policy}`, mode: 'persistent', costNs: 0 });
     this.onReady(this.counters.initiallyReady());
   }
 
@@ -119,6 +132,9 @@ export class PersistentRuntime extends TaskProgress {
 
   /** The first decoder layer proven to repeat (with `checkSteadyState`), or null. */
   get steadyFrom(): number | null {
+    // Proven up to a relabelling, the rest of the graph (the layers simulated after the proof
+    // and the head) starts from a relabelled state: it must run equivariantly too.
+    if (this.probe.upToSymmetry && this.mixed) return null;
     return this.probe.steadyFrom;
   }
 
@@ -150,7 +166,23 @@ export class PersistentRuntime extends TaskProgress {
     }
     const now = this.m.engine.now;
     const sched = this.schedWorkers.flatMap((ws, s) => [this.schedCursor[s]! % Math.max(1, ws.length), Math.max(0, this.schedFree[s]! - now)]);
-    this.probe.offer(b, { runtime: [this.signaller, ...sched, ...this.m.writeBackBusyNs()], memory });
+    const writeBack = this.m.writeBackBusyNs();
+    // Canonical form: each cursor reduced by its scheduler's rotation symmetry. The worker
+    // that signalled is idle before any delivery, so it matters only through the scheduler
+    // that handles small events (not chiplet-aware) — which every rotation keeps.
+    const canonicalSched = this.schedWorkers.flatMap((ws, s) => [
+      (this.schedCursor[s]! % Math.max(1, ws.length)) % this.rotation[s]!,
+      Math.max(0, this.schedFree[s]! - now),
+    ]);
+    const signalledBy = this.signaller < 0 || this.opts.chipletAware ? -1 : this.schedulerOfWorker[this.signaller]!;
+    const equivariant = !this.mixed;
+    this.mixed = false;
+    this.probe.offer(b, {
+      runtime: [this.signaller, ...sched, ...writeBack],
+      memory,
+      canonical: { runtime: [signalledBy, ...canonicalSched, ...writeBack], memory },
+      equivariant,
+    });
   }
 
   /** Tasks of the layers before `layer` (the embedding included). */
@@ -201,17 +233,36 @@ export class PersistentRuntime extends TaskProgress {
       const own = this.schedWorkers[s]!;
       targets = [own[this.schedCursor[s]!++ % own.length]!];
     }
-    this.m.bus.emit({
-      type: 'dispatch',
-      t: this.m.engine.now,
-      task: id,
-      workers: targets.length,
-      partition: task.partition ?? this.m.partitionOf[targets[0]!]!,
-      scheduler: s,
-    });
+    if (this.m.bus.active)
+      this.m.bus.emit({
+        type: 'dispatch',
+        t: this.m.engine.now,
+        task: id,
+        workers: targets.length,
+        partition: task.partition ?? this.m.partitionOf[targets[0]!]!,
+        scheduler: s,
+      });
+    this.noteDelivery(task, this.m.partitionOf[targets[0]!]!, targets.length);
     for (const w of targets) {
       this.queues[w]!.push(id);
       if (this.phase[w] === IDLE) this.fetch(w);
+    }
+  }
+
+  /**
+   * Track whether CU-task and chiplet-task work overlap on a partition. While they do not, a
+   * partition's workers pass from running only CU-tasks (placed by the cursors, so a rotation
+   * relabels them) to running only chiplet-tasks (placed by rank, the same under any
+   * relabelling) through moments where all of them are idle: the layer is equivariant under
+   * every partition-preserving rotation of the schedulers' worker lists.
+   */
+  private noteDelivery(task: Task, partition: number, instances: number): void {
+    if (task.partition === null) {
+      if (this.chipletOutstanding[partition]! > 0) this.mixed = true;
+      this.cuOutstanding[partition]! += instances;
+    } else {
+      if (this.cuOutstanding[partition]! > 0) this.mixed = true;
+      this.chipletOutstanding[partition]! += instances;
     }
   }
 
@@ -236,7 +287,7 @@ export class PersistentRuntime extends TaskProgress {
     const task = this.graph.tasks[id]!;
     switch (this.phase[w]) {
       case FETCH: {
-        this.m.bus.emit({ type: 'task-start', ...this.m.taskEvent(task, w) });
+        if (this.m.bus.active) this.m.bus.emit({ type: 'task-start', ...this.m.taskEvent(task, w) });
         this.nextTile[w] = task.partition !== null ? this.rank[w]! : 0;
         this.phase[w] = TILE;
         this.nextTileOrSignal(w, task);
@@ -275,15 +326,16 @@ export class PersistentRuntime extends TaskProgress {
     }
     if (task.partition !== null && this.opts.twoLevelCounting) {
       this.phase[w] = LOCAL_SIGNAL;
-      this.m.bus.emit({
-        type: 'event-signal',
-        t: this.m.engine.now,
-        event: task.signal ?? -1,
-        task: task.id,
-        scope: 'chiplet',
-        partition: this.m.partitionOf[w]!,
-        worker: w,
-      });
+      if (this.m.bus.active)
+        this.m.bus.emit({
+          type: 'event-signal',
+          t: this.m.engine.now,
+          event: task.signal ?? -1,
+          task: task.id,
+          scope: 'chiplet',
+          partition: this.m.partitionOf[w]!,
+          worker: w,
+        });
       this.m.runDelay(w, this.chiplet.atomicLatencyNs);
       return;
     }
@@ -295,15 +347,16 @@ export class PersistentRuntime extends TaskProgress {
     this.phase[w] = RELEASE;
     const dirty = this.m.runRelease(w, task.layer, scope.release.fixedNs, scope.release.writeBackDirty);
     this.fences++;
-    this.m.bus.emit({
-      type: 'fence',
-      t: this.m.engine.now,
-      partition: this.m.partitionOf[w]!,
-      worker: w,
-      scope: 'device',
-      dirtyBytes: dirty,
-      costNs: scope.release.fixedNs,
-    });
+    if (this.m.bus.active)
+      this.m.bus.emit({
+        type: 'fence',
+        t: this.m.engine.now,
+        partition: this.m.partitionOf[w]!,
+        worker: w,
+        scope: 'device',
+        dirtyBytes: dirty,
+        costNs: scope.release.fixedNs,
+      });
   }
 
   /** Without two-level counting every worker of a chiplet-task signals; the task counts once all did. */
@@ -314,12 +367,15 @@ export class PersistentRuntime extends TaskProgress {
 
   private taskEnd(w: number, task: Task, complete: boolean): void {
     const now = this.m.engine.now;
-    this.m.bus.emit({ type: 'task-end', ...this.m.taskEvent(task, w), tiles: task.tiles.length });
+    if (this.m.bus.active) this.m.bus.emit({ type: 'task-end', ...this.m.taskEvent(task, w), tiles: task.tiles.length });
+    if (task.partition === null) this.cuOutstanding[this.m.partitionOf[w]!]!--;
+    else this.chipletOutstanding[this.m.partitionOf[w]!]!--;
     if (complete) {
       this.finished++;
       this.completedFlags[task.id] = 1;
       if (task.signal !== null) {
-        this.m.bus.emit({ type: 'event-signal', t: now, event: task.signal, task: task.id, scope: 'device', partition: this.m.partitionOf[w]!, worker: w });
+        if (this.m.bus.active)
+          this.m.bus.emit({ type: 'event-signal', t: now, event: task.signal, task: task.id, scope: 'device', partition: this.m.partitionOf[w]!, worker: w });
         this.signaller = w;
         this.counters.signal(task.signal, now, this.m.bus);
         this.signaller = -1;
@@ -334,6 +390,21 @@ export class PersistentRuntime extends TaskProgress {
   readonly layerEnd: number[] = [];
   /** When the last task completed, ns. */
   finishedAt = 0;
+}
+
+/**
+ * The smallest rotation r of a worker list (r divides its length) that maps every worker to
+ * one of the same partition; the list's length (the identity) when only that does.
+ */
+function partitionRotation(workers: readonly number[], partitionOf: Int32Array): number {
+  const n = workers.length;
+  for (let r = 1; r < n; r++) {
+    if (n % r !== 0) continue;
+    let ok = true;
+    for (let i = 0; ok && i < n; i++) ok = partitionOf[workers[i]!] === partitionOf[workers[(i + r) % n]!];
+    if (ok) return r;
+  }
+  return Math.max(1, n);
 }
 
 function range(a: number, b: number): number[] {

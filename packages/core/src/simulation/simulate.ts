@@ -58,7 +58,8 @@ export interface GraphSimulationResult {
   backendMetrics: BackendMetric[];
   /**
    * With `checkSteadyState`: the first decoder layer that began and ended in the same
-   * layer-relative state (every later layer with the same ops repeats it exactly), or null.
+   * layer-relative state, up to a relabelling of interchangeable workers the runtime proved
+   * harmless (every later layer with the same ops repeats it exactly), or null.
    */
   steadyFrom: number | null;
 }

@@ -102,8 +102,10 @@ export function collectivesFor(backend: Backend, g: OpGraph): { collective: NonN
 
 /**
  * How the unsimulated layers were filled in: `none` — every layer was simulated; `proven` — they
- * repeat a layer that began and ended in the same layer-relative state and has the same ops
- * (exact, up to rounding); `assumed` — they repeat the last sampled layers, unproven.
+ * repeat a layer that began and ended in the same layer-relative state (or in states that differ
+ * only by a relabelling of interchangeable workers, under which the layer ran equivariantly) and
+ * has the same ops (exact, up to rounding); `assumed` — they repeat the last sampled layers,
+ * unproven.
  */
 export type LayerExtrapolation = 'none' | 'proven' | 'assumed';
 
