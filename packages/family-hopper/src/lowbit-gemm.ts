@@ -222,7 +222,7 @@ export function searchSm80(
 }
 
 /** The GEMM kernel of a configuration, as the simulation runs it. */
-export function sm80Kernel(dev: Sm80Device, s: GemmShape, q: GemmQuant | null, family: LowBitKernelFamily | 'dense', c: Sm80Config): GemmKernel {
+export function sm80Kernel(dev: Sm80Device, q: GemmQuant | null, family: LowBitKernelFamily | 'dense', c: Sm80Config): GemmKernel {
   const r = resources(dev, family, q, c);
   if (!r) throw new RangeError(`tile ${c.bm}×${c.bn}×${c.bk} × ${c.stages} stages does not fit ${dev.name}'s SM`);
   const pipeline: TilePipeline = {
@@ -295,13 +295,13 @@ export function selectLowBitGemm(dev: Sm80Device, s: GemmShape, family: LowBitKe
     const denseShape: GemmShape = { m: s.m, n: s.n, k: s.k, weightBytes: 2 };
     if (dequantThenGemmNs(dev, s, q, dense.estimateNs(denseShape)) < fused.ns) return withPredequantize(dev, dense.kernel(denseShape), q);
   }
-  return sm80Kernel(dev, s, q, family, fused.config);
+  return sm80Kernel(dev, q, family, fused.config);
 }
 
 /** The dense fp16 GEMM of an sm80 device (CUTLASS/cuBLAS sm80 kernels: mma.sync tiles over a cp.async ring), autotuned the same way. */
 export function sm80DenseGemm(dev: Sm80Device): DenseGemm {
   return {
-    kernel: (s) => sm80Kernel(dev, s, null, 'dense', searchSm80(dev, s, null, 'dense').config),
+    kernel: (s) => sm80Kernel(dev, null, 'dense', searchSm80(dev, s, null, 'dense').config),
     estimateNs: (s) => searchSm80(dev, s, null, 'dense').ns,
   };
 }
