@@ -45,6 +45,7 @@ export function sm80Device(spec: Sm80DeviceSpec, topology: Topology): Sm80Device
     dramLatencyNs: spec.dramLatencyNs,
     l2BytesPerNs: topology.memory.l2.bandwidthBytesPerNs,
     l2LatencyNs: topology.memory.l2.latencyNs,
+    smBytesPerNs: cu.maxBandwidthBytesPerNs,
     // mma.sync is these parts' own matrix instruction: the dense rate is its rate.
     mmaSyncFlopsPerNs: rate,
     denseMatrixFlopsPerNs: rate,
@@ -82,7 +83,7 @@ export function sm80KernelLibrary(spec: Sm80DeviceSpec, topology: Topology, lowB
   const dense = sm80DenseGemm(dev);
   return {
     name: `cuBLAS sm80 GEMMs (mma.sync, cp.async; autotuned by the cost model), ${lowBit === 'tilus' ? 'Tilus' : 'Triton split-K'} low-bit GEMMs, FlashAttention-2 decode`,
-    gemm: (s: GemmShape): GemmKernel => (s.weightBytes < 1 ? selectLowBitGemm(dev, s, lowBit, dense) : dense.kernel(s)),
+    gemm: (s: GemmShape): GemmKernel => (s.quant || s.weightBytes < 1 ? selectLowBitGemm(dev, s, lowBit, dense) : dense.kernel(s)),
     decodeAttention: decodeAttention(dev.sms),
   };
 }

@@ -195,7 +195,7 @@ function tinygemm(): GemmKernel {
  * (the W4A16 kernel PyTorch ships for Hopper, assumed for every sub-byte format).
  */
 export function selectGemm(s: GemmShape, lowBit: LowBitChoice = 'tilus'): GemmKernel {
-  if (s.weightBytes >= 1) return selectNvjet(s);
+  if (!s.quant && s.weightBytes >= 1) return selectNvjet(s);
   return lowBit === 'tinygemm' ? tinygemm() : selectLowBitGemm(H100_LOWBIT, s, lowBit, NVJET_DENSE);
 }
 

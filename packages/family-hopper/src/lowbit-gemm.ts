@@ -38,6 +38,8 @@ export interface Sm80Device {
   dramLatencyNs: number;
   l2BytesPerNs: number;
   l2LatencyNs: number;
+  /** Bytes per ns one SM can take in from the L2 (its load path). */
+  smBytesPerNs: number;
   /** fp16 mma.sync (fp32 accumulate) FLOP/ns one SM sustains. */
   mmaSyncFlopsPerNs: number;
   /** The device's fastest dense fp16/bf16 GEMM (wgmma on Hopper, mma.sync elsewhere), FLOP/ns per SM, as its cost model charges it. */
@@ -61,8 +63,10 @@ export interface Sm80Device {
 /** The low-bit kernels a library can run; `tilus` is the default choice. */
 export type LowBitKernelFamily = 'tilus' | 'triton';
 
-/** One tile configuration of an sm80 GEMM (4 warps per CTA). */
+/** One tile configuration of an sm80 GEMM. */
 export interface Sm80Config {
+  /** 4 or 8 warps. */
+  threads: number;
   /** Batch rows, weight columns and K per stage. */
   bm: number;
   bn: number;
@@ -72,7 +76,7 @@ export interface Sm80Config {
   splitK: number;
 }
 
-const THREADS = 128;
+const THREADS = [128, 256];
 /** mma.m16n8k16: the batch rows are the instruction's 16-row operand. */
 const MMA_ROWS = 16;
 /** DS (CUDA C programming guide): at most 255 registers per thread; ~64 of them hold addresses, fragments and loop state (UNC). */
@@ -143,9 +147,9 @@ function resources(dev: Sm80Device, family: LowBitKernelFamily | 'dense', q: Gem
   // Triton's layout conversion stages one dequantized fp16 tile in shared memory.
   const sharedBytes = c.stages * stageBytes + (family === 'triton' ? c.bk * c.bn * 2 : 0);
   if (sharedBytes > dev.maxSharedPerCta) return null;
-  const registers = BASE_REGISTERS + (c.bm * c.bn) / THREADS;
+  const registers = BASE_REGISTERS + (c.bm * c.bn) / c.threads;
   if (registers > MAX_REGISTERS) return null;
-  const ctasPerSm = occupancy(dev.sm, { threads: THREADS, registersPerThread: Math.ceil(registers), sharedBytes }).blocks;
+  const ctasPerSm = occupancy(dev.sm, { threads: c.threads, registersPerThread: Math.ceil(registers), sharedBytes }).blocks;
   return ctasPerSm > 0 ? { stageBytes, sharedBytes, registers, ctasPerSm } : null;
 }
 
@@ -163,7 +167,8 @@ export function sm80Configs(s: GemmShape, q: GemmQuant | null): Sm80Config[] {
         for (const stages of STAGES)
           for (const splitK of SPLIT_K) {
             if (splitK > 1 && s.k % (splitK * unit) !== 0) continue;
-            out.push({ bm, bn, bk, stages, splitK });
+            // 8 warps only for tiles with at least one 16 × 32 warp tile each.
+            for (const threads of THREADS) if (threads === 128 || bm * bn >= 8 * 16 * 32) out.push({ threads, bm, bn, bk, stages, splitK });
           }
       }
   }
@@ -172,8 +177,8 @@ export function sm80Configs(s: GemmShape, q: GemmQuant | null): Sm80Config[] {
 
 /**
  * The cost model's estimate of one configuration, ns (the autotuner's objective), or null if
- * it does not fit the SM. Per wave every SM runs its resident CTAs: each streams its weight
- * tile from DRAM and its activation rows from L2 at the bytes its cp.async ring keeps in
+ * it does not fit the SM. Each SM runs its share of the CTAs: a tile streams its weight tile
+ * from DRAM and its activation rows from L2 at the bytes the SM's cp.async rings keep in
  * flight; mma.sync and the dequantization share the SM (Tilus interleaves them on separate
  * pipes; Triton's conversion barrier puts them one after the other). The device's DRAM and L2
  * bound the whole grid; split-K adds the partial sums' reduction; the first stage's fill is
@@ -188,13 +193,15 @@ export function sm80EstimateNs(dev: Sm80Device, s: GemmShape, q: GemmQuant | nul
   const perEl = weightBytesPerElement(q);
   const dram = c.bn * kLen * perEl;
   const act = Math.min(c.bm, s.m) * kLen * 2;
-  const inFlight = (c.stages - 1) * r.stageBytes;
-  const memNs = (dram * dev.dramLatencyNs + act * dev.l2LatencyNs) / inFlight;
+  // The SM's resident CTAs share its bytes in flight and its pipes; as the simulation runs
+  // them, its tiles take turns at the whole SM's rates, so an SM with one tile more than the
+  // others finishes last.
+  const inFlight = (c.stages - 1) * r.stageBytes * r.ctasPerSm;
+  const memNs = Math.max((dram * dev.dramLatencyNs + act * dev.l2LatencyNs) / inFlight, (dram + act) / dev.smBytesPerNs);
   const mmaNs = (2 * Math.max(c.bm, MMA_ROWS) * c.bn * kLen) / (family === 'dense' ? dev.denseMatrixFlopsPerNs : dev.mmaSyncFlopsPerNs);
   const aluNs = q && family !== 'dense' ? (c.bn * kLen * dequantCycles(dev, family, q)) / dev.clockGhz : 0;
-  const computeNs = r.ctasPerSm * (family === 'triton' ? mmaNs + aluNs : Math.max(mmaNs, aluNs));
-  const waves = Math.ceil(ctas / (dev.sms * r.ctasPerSm));
-  const smNs = waves * Math.max(memNs, computeNs);
+  const computeNs = family === 'triton' ? mmaNs + aluNs : Math.max(mmaNs, aluNs);
+  const smNs = Math.ceil(ctas / dev.sms) * Math.max(memNs, computeNs);
   const dramNs = (s.n * s.k * perEl + s.m * s.k * 2 + s.m * s.n * 2) / dev.dramBytesPerNs;
   const l2Ns = (ctas * (dram + act)) / dev.l2BytesPerNs;
   // Split-K: each CTA adds its fp32 partial tile into the output in turn (a semaphore per tile).
@@ -202,7 +209,7 @@ export function sm80EstimateNs(dev: Sm80Device, s: GemmShape, q: GemmQuant | nul
   return Math.max(smNs, dramNs, l2Ns) + dev.dramLatencyNs + dev.tileOverheadNs + reduceNs;
 }
 
-/** The autotuner: every feasible configuration priced, the cheapest kept (ties to fewer CTAs, then no split). */
+/** The autotuner: every feasible configuration priced, the cheapest kept (within 1%, the larger tile: fewer CTAs re-reading the operands). */
 export function searchSm80(
   dev: Sm80Device,
   s: GemmShape,
@@ -215,7 +222,8 @@ export function searchSm80(
     const ns = sm80EstimateNs(dev, s, q, family, c);
     if (ns === null) continue;
     tried++;
-    if (!best || ns < best.ns * (1 - 1e-9)) best = { config: c, ns };
+    const bigger = best !== null && c.bm * c.bn > best.config.bm * best.config.bn;
+    if (!best || ns < best.ns * 0.99 || (ns <= best.ns * 1.01 && bigger)) best = { config: c, ns };
   }
   if (!best) throw new RangeError(`no ${family} tile configuration fits ${dev.name}'s SM for M=${s.m} N=${s.n} K=${s.k}`);
   return { ...best, tried };
@@ -234,7 +242,7 @@ export function sm80Kernel(dev: Sm80Device, q: GemmQuant | null, family: LowBitK
   const prefix =
     family === 'dense' ? 'cutlass_80_tensorop_f16_s16816gemm' : family === 'tilus' ? `tilus_matmul_f16x${typeName(q!)}` : `triton_splitk_w${q!.bits}a16`;
   return {
-    name: `${prefix}_${c.bm}x${c.bn}x${c.bk}_${c.stages}stage${c.splitK > 1 ? `_splitk${c.splitK}` : ''}`,
+    name: `${prefix}_${c.bm}x${c.bn}x${c.bk}_${c.stages}stage_${c.threads / 32}warp${c.splitK > 1 ? `_splitk${c.splitK}` : ''}`,
     tileRows: Math.max(c.bm, MMA_ROWS),
     tileCols: c.bn,
     splitK: c.splitK,

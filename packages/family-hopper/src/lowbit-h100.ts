@@ -46,6 +46,7 @@ export function h100Sm80Device(sm: ComputeResources): Sm80Device {
     dramLatencyNs: loadedDramLatencyNs(hbm, STREAM_LOAD * hbm.achievableBandwidthBytesPerNs),
     l2BytesPerNs: topology.memory.l2.bandwidthBytesPerNs,
     l2LatencyNs: LAT.l2 / H100_CLOCK_GHZ,
+    smBytesPerNs: cu.maxBandwidthBytesPerNs,
     mmaSyncFlopsPerNs: cu.matrixFlopsPerNs.fp16 * HOPPER_MMA_SYNC_SHARE,
     denseMatrixFlopsPerNs: cu.matrixFlopsPerNs.bf16 * WGMMA_EFFICIENCY,
     intOpsPerClk: SM80_INT_OPS_PER_CLK,

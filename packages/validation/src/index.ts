@@ -32,6 +32,8 @@ export { h200PipelineValidation, h200PipelineValidationPoints, h200PrefillValida
 export { fleetMi350Validation, fleetMi350Jobs } from './mi350/fleet-mi350.js';
 export { fleetPaper, FLEET_PAPER_SOURCE, type FleetPaperDataset, type FleetPolicy } from './mi350/fleet-paper.js';
 export { gemvMi300xValidation } from './mi300x/gemv.js';
+// Tilus: its figures' relations on L40S/H100/A100 and our H100 comparator measurements.
+export { tilusValidation, tilusBackendRows, tilusMeasuredRows, tilusValidationPoints, TILUS_BACKENDS, type TilusPart } from './tilus/tilus.js';
 
 /**
  * The package as a Fleet extension: every suite bound to `TOKENS.ValidationSuite`, so that
