@@ -153,6 +153,12 @@ function resources(dev: Sm80Device, family: LowBitKernelFamily | 'dense', q: Gem
   return ctasPerSm > 0 ? { stageBytes, sharedBytes, registers, ctasPerSm } : null;
 }
 
+/** CTAs an SM holds at once: its occupancy, or fewer when the grid has fewer per SM. */
+function resident(dev: Sm80Device, s: GemmShape, c: Sm80Config, r: Resources): number {
+  const ctas = Math.ceil(s.m / c.bm) * Math.ceil(s.n / c.bn) * c.splitK;
+  return Math.max(1, Math.min(r.ctasPerSm, Math.ceil(ctas / dev.sms)));
+}
+
 /** Every tile configuration the autotuner tries for this shape: tiles no taller than the batch needs, split-K in whole stages and groups. */
 export function sm80Configs(s: GemmShape, q: GemmQuant | null): Sm80Config[] {
   const rowsNeeded = Math.max(MMA_ROWS, 2 ** Math.ceil(Math.log2(Math.max(1, s.m))));
@@ -196,7 +202,7 @@ export function sm80EstimateNs(dev: Sm80Device, s: GemmShape, q: GemmQuant | nul
   // The SM's resident CTAs share its bytes in flight and its pipes; as the simulation runs
   // them, its tiles take turns at the whole SM's rates, so an SM with one tile more than the
   // others finishes last.
-  const inFlight = (c.stages - 1) * r.stageBytes * r.ctasPerSm;
+  const inFlight = (c.stages - 1) * r.stageBytes * resident(dev, s, c, r);
   const memNs = Math.max((dram * dev.dramLatencyNs + act * dev.l2LatencyNs) / inFlight, (dram + act) / dev.smBytesPerNs);
   const mmaNs = (2 * Math.max(c.bm, MMA_ROWS) * c.bn * kLen) / (family === 'dense' ? dev.denseMatrixFlopsPerNs : dev.mmaSyncFlopsPerNs);
   const aluNs = q && family !== 'dense' ? (c.bn * kLen * dequantCycles(dev, family, q)) / dev.clockGhz : 0;
@@ -230,13 +236,14 @@ export function searchSm80(
 }
 
 /** The GEMM kernel of a configuration, as the simulation runs it. */
-export function sm80Kernel(dev: Sm80Device, q: GemmQuant | null, family: LowBitKernelFamily | 'dense', c: Sm80Config): GemmKernel {
+export function sm80Kernel(dev: Sm80Device, s: GemmShape, q: GemmQuant | null, family: LowBitKernelFamily | 'dense', c: Sm80Config): GemmKernel {
   const r = resources(dev, family, q, c);
   if (!r) throw new RangeError(`tile ${c.bm}×${c.bn}×${c.bk} × ${c.stages} stages does not fit ${dev.name}'s SM`);
+  const onSm = resident(dev, s, c, r);
   const pipeline: TilePipeline = {
-    inFlightBytes: (c.stages - 1) * r.stageBytes * r.ctasPerSm,
+    inFlightBytes: (c.stages - 1) * r.stageBytes * onSm,
     overlap: c.stages,
-    residentTiles: r.ctasPerSm,
+    residentTiles: onSm,
     ...(family === 'tilus' ? { vectorUnderMatrix: true } : {}),
   };
   const prefix =
@@ -303,13 +310,13 @@ export function selectLowBitGemm(dev: Sm80Device, s: GemmShape, family: LowBitKe
     const denseShape: GemmShape = { m: s.m, n: s.n, k: s.k, weightBytes: 2 };
     if (dequantThenGemmNs(dev, s, q, dense.estimateNs(denseShape)) < fused.ns) return withPredequantize(dev, dense.kernel(denseShape), q);
   }
-  return sm80Kernel(dev, q, family, fused.config);
+  return sm80Kernel(dev, s, q, family, fused.config);
 }
 
 /** The dense fp16 GEMM of an sm80 device (CUTLASS/cuBLAS sm80 kernels: mma.sync tiles over a cp.async ring), autotuned the same way. */
 export function sm80DenseGemm(dev: Sm80Device): DenseGemm {
   return {
-    kernel: (s) => sm80Kernel(dev, null, 'dense', searchSm80(dev, s, null, 'dense').config),
+    kernel: (s) => sm80Kernel(dev, s, null, 'dense', searchSm80(dev, s, null, 'dense').config),
     estimateNs: (s) => searchSm80(dev, s, null, 'dense').ns,
   };
 }
