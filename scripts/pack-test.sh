@@ -67,7 +67,7 @@ node --input-type=module -e '
   import { readFileSync } from "node:fs";
   const { backends } = JSON.parse(readFileSync("backends.json", "utf8"));
   const names = backends.map((b) => b.name).sort();
-  const want = ["b200", "h100", "h200", "mi300x", "mi350"];
+  const want = ["a100", "b200", "h100", "h200", "l40s", "mi300x", "mi350"];
   if (JSON.stringify(names) !== JSON.stringify(want)) throw new Error(`backends: ${names} (want ${want})`);
   console.error(backends.map((b) => `  ${b.name.padEnd(8)} ${b.topology}`).join("\n"));
 '

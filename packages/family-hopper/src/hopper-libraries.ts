@@ -23,6 +23,8 @@ import {
   type TilePipeline,
 } from '@fleet/core';
 import { PIPELINE } from './reference/calibration.js';
+import { selectLowBitGemm, type DenseGemm, type LowBitKernelFamily } from './lowbit-gemm.js';
+import { h100Sm80Device } from './lowbit-h100.js';
 import { GRAPH_GAP_NS, TILE_OVERHEAD_NS, VECTOR_EFFICIENCY, WGMMA_EFFICIENCY } from './cost-params.js';
 import { H100_CLOCK_GHZ, H100_LATENCY_CYCLES as LAT, H100_SXM5 as topology } from './reference/topology.js';
 
@@ -188,13 +190,27 @@ function tinygemm(): GemmKernel {
 }
 
 /**
- * The GEMM cuBLASLt (bf16, fp8) or, for packed sub-byte weights, PyTorch's tinygemm runs.
- * tinygemm is the W4A16 kernel PyTorch ships for Hopper; other sub-byte formats are assumed
- * to run a kernel of its shape.
+ * The GEMM cuBLASLt runs (bf16, fp8) or, for packed sub-byte weights, the low-bit kernel of
+ * the library's choice (lowbit-gemm.ts): Tilus's by default, Triton's, or PyTorch's tinygemm
+ * (the W4A16 kernel PyTorch ships for Hopper, assumed for every sub-byte format).
  */
-export function selectGemm(s: GemmShape): GemmKernel {
-  return s.weightBytes < 1 ? tinygemm() : selectNvjet(s);
+export function selectGemm(s: GemmShape, lowBit: LowBitChoice = 'tilus'): GemmKernel {
+  if (!s.quant && s.weightBytes >= 1) return selectNvjet(s);
+  return lowBit === 'tinygemm' ? tinygemm() : selectLowBitGemm(H100_LOWBIT, s, lowBit, NVJET_DENSE);
 }
+
+/** Low-bit kernels a Hopper library can run for sub-byte weights. */
+export type LowBitChoice = LowBitKernelFamily | 'tinygemm';
+
+const H100_LOWBIT = h100Sm80Device(H100_SM);
+/** nvjet as the low-bit selection's dense GEMM (dequantize-then-GEMM) and its own estimate. */
+const NVJET_DENSE: DenseGemm = {
+  kernel: selectNvjet,
+  estimateNs: (s) => {
+    const k = selectNvjet(s);
+    return estimateNs(s, k.tileCols, k.tileRows, k.splitK);
+  },
+};
 
 function selectNvjet(s: GemmShape): GemmKernel {
   let best: { cols: number; rows: number; splitK: number; ns: number; ctas: number } | null = null;
@@ -366,9 +382,21 @@ export function selectGroupedGemm(s: GroupedGemmShape): GroupedGemmKernel {
   };
 }
 
+/** The library with another low-bit GEMM: `tinygemm` is what PyTorch 2.11 alone runs for W4A16, `triton` the Triton split-K kernel. */
+export function hopperKernelLibrary(lowBit: LowBitChoice): KernelLibrary {
+  const names: Record<LowBitChoice, string> = { tilus: 'Tilus low-bit GEMMs', triton: 'Triton split-K low-bit GEMMs', tinygemm: 'tinygemm (W4A16)' };
+  return {
+    name: `cuBLASLt 13.0 (nvjet), ${names[lowBit]}, cuDNN 9.19 SDPA and CUTLASS grouped GEMM, as PyTorch 2.11 calls them`,
+    gemm: (s) => selectGemm(s, lowBit),
+    decodeAttention: selectDecodeAttention,
+    prefillAttention: selectPrefillAttention,
+    groupedGemm: selectGroupedGemm,
+  };
+}
+
 export const kernelLibrary: KernelLibrary = {
-  name: 'cuBLASLt 13.0 (nvjet), tinygemm (W4A16), cuDNN 9.19 SDPA and CUTLASS grouped GEMM, as PyTorch 2.11 calls them',
-  gemm: selectGemm,
+  name: 'cuBLASLt 13.0 (nvjet), Tilus low-bit GEMMs, cuDNN 9.19 SDPA and CUTLASS grouped GEMM, as PyTorch 2.11 calls them',
+  gemm: (s) => selectGemm(s),
   decodeAttention: selectDecodeAttention,
   prefillAttention: selectPrefillAttention,
   groupedGemm: selectGroupedGemm,

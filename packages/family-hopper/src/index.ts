@@ -27,6 +27,8 @@ export {
 } from './collectives.js';
 export {
   kernelLibrary,
+  hopperKernelLibrary,
+  type LowBitChoice,
   selectGemm,
   selectDecodeAttention,
   selectPrefillAttention,
@@ -43,6 +45,31 @@ export {
   CUDNN_FLASH_DRAM_BYTES_PER_NS,
   CUDNN_FLASH_TILE_FIXED_NS,
 } from './hopper-libraries.js';
+export {
+  selectLowBitGemm,
+  searchSm80,
+  sm80Configs,
+  sm80EstimateNs,
+  sm80Kernel,
+  sm80DenseGemm,
+  dequantThenGemmNs,
+  dequantCycles,
+  dequantInstructions,
+  withPredequantize,
+  quantOf,
+  type Sm80Device,
+  type Sm80Config,
+  type LowBitKernelFamily,
+  type DenseGemm,
+} from './lowbit-gemm.js';
+export {
+  h100Sm80Device,
+  HOPPER_MMA_SYNC_SHARE,
+  SM80_INT_OPS_PER_CLK,
+  SM80_HALF2_OPS_PER_CLK,
+  SM80_CVT_PER_CLK,
+  SM80_SHARED_BYTES_PER_CLK,
+} from './lowbit-h100.js';
 export { ncclHopper, NVLINK4_LINKS, NVLINK4_LINK_GBPS, NCCL_SM90_NVLINK_GBPS, HGX_NVLINK4_INTERCONNECT, HGX_NVLINK4_SOURCES } from './nvlink.js';
 export { H100_CALIBRATION, type HopperCalibration } from './calibration.js';
 export { hopperBackend, hopperModule, type HopperDevice } from './backend.js';

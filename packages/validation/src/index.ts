@@ -34,6 +34,8 @@ export { fleetPaper, FLEET_PAPER_SOURCE, type FleetPaperDataset, type FleetPolic
 export { gemvMi300xValidation } from './mi300x/gemv.js';
 // Per-suite verdicts: rows within tolerance, MAPE of the predicted values.
 export { summariseSuites, formatSuiteSummary, type SuiteSummary } from './summary.js';
+// Tilus: its figures' relations on L40S/H100/A100 and our H100 comparator measurements.
+export { tilusValidation, tilusBackendRows, tilusMeasuredRows, tilusValidationPoints, TILUS_BACKENDS, type TilusPart } from './tilus/tilus.js';
 
 /**
  * The package as a Fleet extension: every suite bound to `TOKENS.ValidationSuite`, so that

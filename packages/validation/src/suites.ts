@@ -8,6 +8,7 @@ import { clusterFusionTableValidation, h100Validation } from './h100/validation.
 import { h200PipelineValidation, h200PipelineValidationPoints, h200PrefillValidation, h200PrefillValidationPoints } from './h200/validation.js';
 import { fleetMi350Jobs, fleetMi350Validation } from './mi350/fleet-mi350.js';
 import { gemvMi300xValidation } from './mi300x/gemv.js';
+import { tilusValidation, tilusValidationPoints } from './tilus/tilus.js';
 
 /** Fleet's suites, in the order `fleet validate` runs them. Add one: a module and one entry here. */
 export const SUITES: ValidationSuite[] = [
@@ -80,6 +81,14 @@ export const SUITES: ValidationSuite[] = [
     backends: ['h200'],
     points: h200PrefillValidationPoints(),
     run: (registry, tick) => h200PrefillValidation(registry.get('h200'), { tick }),
+  },
+  {
+    name: 'tilus',
+    description:
+      "Tilus's low-bit GEMMs against cuBLAS fp16 (Figures 9, 10 and 13's relations, the 1.75× average over Triton) on the L40S (the paper's GPU), the H100 and the A100, and our H100 measurements of cuBLAS fp16 and a Triton W4A16 GEMM",
+    backends: ['l40s', 'h100', 'a100'],
+    points: tilusValidationPoints(),
+    run: (registry, tick) => tilusValidation({ l40s: registry.get('l40s'), h100: registry.get('h100'), a100: registry.get('a100') }, tick),
   },
   {
     name: 'numa-attention',

@@ -21,6 +21,22 @@ export interface GemmKernel {
    */
   maskedRows?: boolean;
   pipeline: TilePipeline;
+  /**
+   * Low-bit kernels: vector work the kernel spends dequantizing one weight element, in
+   * FLOP-equivalents at the cost model's vector rate (its unpack, convert, scale and any
+   * layout conversion). Default: ops' generic count for the weight type.
+   */
+  dequantFlopsPerElement?: number;
+  /**
+   * Issue cost of the kernel's matrix instruction relative to the device's fastest one (e.g.
+   * 2 for Hopper's mma.sync beside wgmma): its tile FLOPs count this many times. Default 1.
+   */
+  matrixFlopsScale?: number;
+  /**
+   * Dequantize-then-GEMM: a separate kernel (named here) first expands the quantized weights
+   * into a dense bf16 workspace, which this GEMM then reads as dense weights.
+   */
+  predequantize?: { name: string; dequantFlopsPerElement: number; pipeline: TilePipeline };
 }
 
 export interface DecodeAttentionKernel {
@@ -91,6 +107,20 @@ export interface GemmShape {
   k: number;
   /** Bytes per weight element (2 for bf16; packed low-bit types less). */
   weightBytes: number;
+  /** Quantized weights: what a low-bit kernel needs to know of their type. Omitted for dense weights. */
+  quant?: GemmQuant;
+}
+
+/** A quantized weight as a kernel library sees it (group-wise scales along K, optional zero points). */
+export interface GemmQuant {
+  /** Code width, 1..8 bits. */
+  bits: number;
+  /** Signed or unsigned integer codes, or a low-precision float. */
+  kind: 'int' | 'uint' | 'float';
+  /** K elements per scale. */
+  group: number;
+  /** Each group also stores a zero point (asymmetric quantization). */
+  zeroPoint: boolean;
 }
 
 export interface DecodeAttentionShape {

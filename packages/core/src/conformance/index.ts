@@ -82,7 +82,8 @@ export function runConformanceSuite(descriptor: unknown, options: ConformanceOpt
           (s, t) => s + t.tiles.reduce((u, tl) => u + [...tl.reads, ...tl.writes].reduce((v, r) => v + r.bytes * (r.rows ?? 1), 0), 0),
           0,
         );
-        expect(read).toBe(expected);
+        // Workgroups of a device whose CU count does not divide the buffer read fractional bytes: equal to rounding.
+        expect(Math.abs(read - expected)).toBeLessThanOrEqual(1e-9 * expected);
         // A weight stream much larger than every cache cannot run faster than HBM allows.
         const weightBytes = g.buffers[0]!.bytes;
         expect(r1.timeNs).toBeGreaterThanOrEqual(weightBytes / b.topology.memory.hbm.achievableBandwidthBytesPerNs);

@@ -17,6 +17,8 @@ export interface Stage {
   drafts: Draft[];
   /** Kernel-per-op: a second kernel the stage's library kernel needs (split-KV combine). */
   epilogue?: Draft[];
+  /** Kernel-per-op: a kernel the library kernel needs first (dequantize-then-GEMM's weight expansion). */
+  prologue?: Draft[];
 }
 
 /**

@@ -5,6 +5,7 @@ import {
   type CollectiveOp,
   type GroupedLinearOp,
   type KernelGranularity,
+  type GemmShape,
   type KernelLibrary,
   type LinearOp,
   type OpGraph,
@@ -79,6 +80,8 @@ export interface LoweringContext {
   computeUnits: number;
   /** The vendor libraries' kernel selection (kernel-per-op schedules only). */
   library?: KernelLibrary;
+  /** Kernel-per-op: run these drafts as a kernel before the stage's own (a dequantize-then-GEMM's expansion). */
+  prologue?(drafts: Draft[]): void;
 }
 
 /** A linear op to decompose: its buffers, weight type, cache policies and fused activation. */
@@ -139,15 +142,26 @@ export function lowerGraph(graph: OpGraph, policy: string, schedule: Schedule, f
     for (const op of ops) {
       if (op.kind !== 'linear' || !quantizesLinear(op, graph.layers)) continue;
       // A library kernel stores the codes in its own packing: whole tiles of its columns.
-      const kernel = library?.gemm({ m: op.m, n: op.n, k: op.k, weightBytes: wt.bits / 8 });
+      const kernel = library?.gemm(gemmShape(op, wt));
       const b = weightBufferBytes(wt, op.n, op.k, kernel ? libraryPrelayout(kernel) : undefined);
       buffers.resize(op.weight, b.weights);
       buffers.add(`${op.weight}.scales`, b.scales, 'weight');
+      // Dequantize-then-GEMM: the dense copy the GEMM reads, rewritten every step.
+      if (kernel?.predequantize) buffers.add(`${op.weight}.dequant`, op.n * op.k * EL, 'activation');
     }
   }
   const ctx = new StageLowering(graph, policy, schedule, family, topology, buffers, wt, library, opts.collective);
   const stages: Stage[] = family.stages(ops, schedule, opts).flatMap((group) => {
-    const s: Stage = { name: group.map((o) => o.id).join('+'), layer: group[0]!.layer, ops: group, drafts: ctx.stage(group), epilogue: ctx.takeEpilogue() };
+    const drafts = ctx.stage(group);
+    const prologue = ctx.takePrologue();
+    const s: Stage = {
+      name: group.map((o) => o.id).join('+'),
+      layer: group[0]!.layer,
+      ops: group,
+      drafts,
+      epilogue: ctx.takeEpilogue(),
+      ...(prologue ? { prologue } : {}),
+    };
     // A persistent kernel runs a stage's epilogue (MLA's split-KV combine) as the next dependency stage.
     if (schedule.style === 'persistent' && s.epilogue)
       return [
@@ -175,10 +189,26 @@ class StageLowering {
     private readonly collectiveOf?: CompileOptions['collective'],
   ) {
     const cus = topology.partitions.computeUnits;
-    this.ctx = { schedule, partitions: cus.length, computeUnits: cus.reduce((a, b) => a + b, 0), ...(library ? { library } : {}) };
+    this.ctx = {
+      schedule,
+      partitions: cus.length,
+      computeUnits: cus.reduce((a, b) => a + b, 0),
+      ...(library ? { library } : {}),
+      prologue: (d) => {
+        this.prologue = d;
+      },
+    };
   }
 
   private epilogue: Draft[] | undefined;
+  private prologue: Draft[] | undefined;
+
+  /** The kernel the last stage asked to run before its own, if any (cleared once taken). */
+  takePrologue(): Draft[] | undefined {
+    const p = this.prologue;
+    this.prologue = undefined;
+    return p;
+  }
 
   /** The epilogue kernel the last stage asked for, if any (cleared once taken). */
   takeEpilogue(): Draft[] | undefined {
@@ -302,6 +332,7 @@ class StageLowering {
       w: this.buf.id(op.weight),
       y: this.buf.id(fusedAct ? actOut : op.outputs[0]!),
       ...(qw.kind === 'quantized' ? { scales: this.buf.id(`${op.weight}.scales`) } : {}),
+      ...(qw.kind === 'quantized' && this.buf.has(`${op.weight}.dequant`) ? { dequant: this.buf.id(`${op.weight}.dequant`) } : {}),
     };
     const pol = { weight: this.schedule.weightPolicy, store: this.schedule.storePolicy };
     const tileK = (m: number, n0: number, k0: number, kLen: number): Tile => {
@@ -701,6 +732,13 @@ class StageLowering {
 }
 
 /** The pre-layout of a library GEMM's quantized weights: 64-deep tiles of its output columns. */
+/** What a kernel library is told of a linear op: its shape and, for quantized weights, their type. */
+export function gemmShape(op: Pick<LinearOp, 'm' | 'n' | 'k'>, wt: WeightType): GemmShape {
+  const shape: GemmShape = { m: op.m, n: op.n, k: op.k, weightBytes: wt.bits / 8 };
+  if (wt.kind === 'quantized') shape.quant = { bits: wt.bits, kind: wt.type.kind, group: wt.group, zeroPoint: wt.zeroPoint };
+  return shape;
+}
+
 export function libraryPrelayout(kernel: { tileCols: number }): PrelayoutTiles {
   return { bk: 64, bn: kernel.tileCols };
 }

@@ -33,6 +33,11 @@ export class BufferTable {
     this.buffers[this.id(name)]!.bytes = bytes;
   }
 
+  /** Whether a buffer of that name exists. */
+  has(name: string): boolean {
+    return this.ids.has(name);
+  }
+
   id(name: string): number {
     const id = this.ids.get(name);
     if (id === undefined) throw new Error(`compiled graph has no buffer '${name}'`);

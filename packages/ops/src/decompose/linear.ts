@@ -26,6 +26,8 @@ export interface LinearBuffers {
   y: number;
   /** Group scales of a quantized weight. */
   scales?: number;
+  /** Dense bf16 workspace a dequantize-then-GEMM kernel expands the weight into first. */
+  dequant?: number;
 }
 
 /** The kernel a tile belongs to, where it differs from ops' default 16-row tiles. */
@@ -36,6 +38,10 @@ export interface TileKernelShape {
   maskedRows?: boolean;
   /** Pre-layout of quantized weights the kernel reads (its own packing). */
   prelayout?: PrelayoutTiles;
+  /** The kernel's own dequantization work per weight element (FLOP-equivalents); default ops' generic count. */
+  dequantFlopsPerElement?: number;
+  /** Issue cost of the kernel's matrix instruction relative to the device's fastest (default 1). */
+  matrixFlopsScale?: number;
 }
 
 const DEFAULT_SHAPE: TileKernelShape = { rows: TILE_M };
@@ -75,9 +81,11 @@ export function linearTile(
   return {
     reads: [...weight, x],
     writes: [{ buffer: buf.y, offset: (m0 * out.ldOut + out.col0) * el, bytes: out.cols * el, rows: tm, strideBytes: out.ldOut * el, policy: pol.store }],
-    flops: 2 * kernel.rows * tn * kLen,
+    flops: 2 * kernel.rows * tn * kLen * (kernel.matrixFlopsScale ?? 1),
     unit: 'matrix',
-    ...(wt.kind === 'quantized' ? { vectorFlops: tileDequantFlops(wt, tn, kLen) } : {}),
+    ...(wt.kind === 'quantized'
+      ? { vectorFlops: kernel.dequantFlopsPerElement === undefined ? tileDequantFlops(wt, tn, kLen) : kernel.dequantFlopsPerElement * tn * kLen }
+      : {}),
     steps: Math.max(1, Math.ceil(kLen / STEP_K)),
   };
 }

@@ -5,7 +5,9 @@
  */
 import {
   graphRows,
+  type AccessPolicy,
   type Backend,
+  type GemmKernel,
   type LinearOp,
   type OpKind,
   type KernelSpec,
@@ -16,13 +18,14 @@ import {
   type TaskGraph,
 } from '@fleet/core';
 import type { BufferTable } from '../decompose/buffers.js';
-import { blasTileM, linearTile, mTiles, TILE_K, TILE_N } from '../decompose/linear.js';
+import { blasTileM, linearTile, mTiles, STEP_K, TILE_K, TILE_N, type LinearBuffers } from '../decompose/linear.js';
 import { rowTiles } from '../decompose/row-ops.js';
 import { bookkeepingTile, cuGroupedDrafts, libraryGroupedDrafts } from '../decompose/moe.js';
 import { mainKind, stageTask, type Draft, type Stage } from '../compile/drafts.js';
-import { colTiles, libraryPrelayout, lowerGraph, type CompileOptions, type Lowering } from '../compile/lowering.js';
+import { colTiles, gemmShape, libraryPrelayout, lowerGraph, type CompileOptions, type Lowering } from '../compile/lowering.js';
 import type { Schedule } from '../compile/schedule.js';
-import { splitKBoundary } from '../quant/weight-regions.js';
+import { linearWeightRegions, splitKBoundary } from '../quant/weight-regions.js';
+import { DENSE_BF16, type QuantizedWeights } from '../quant/weight-type.js';
 import type { Policy } from './policy.js';
 
 const EL = 2;
@@ -55,16 +58,36 @@ function chunkBoundary(k: number, total: number): number {
 /** The kernel-per-op family's lowering: library GEMMs, grouped GEMMs and one kernel per stage. */
 export const kernelPerOpLowering: Lowering = {
   stages: kernelStages,
-  linear({ op, buffers: b, weights: qw, policies: pol, fusedAct }, ctx): Draft[] {
+  linear({ op, buffers: stored, weights: storedType, policies: pol, fusedAct }, ctx): Draft[] {
     // Vendor BLAS: the backend's library picks the tile and split-K; without one, one
     // workgroup per (batch tile × 64 columns), batch tiles of up to 64 rows, split K (in whole
     // K-chunks) only while the grid stays within one wave of the device.
-    const chosen = ctx.library?.gemm({ m: op.m, n: op.n, k: op.k, weightBytes: qw.bits / 8 });
+    const chosen = ctx.library?.gemm(gemmShape(op, storedType));
+    let b = stored;
+    let qw = storedType;
+    if (chosen?.predequantize && storedType.kind === 'quantized' && stored.dequant !== undefined) {
+      // Dequantize-then-GEMM: a kernel first expands the weight into a dense workspace, which
+      // the GEMM then reads as bf16 weights.
+      ctx.prologue?.(dequantDrafts(op, stored, storedType, pol.weight, chosen, stored.dequant));
+      b = { x: stored.x, w: stored.dequant, y: stored.y };
+      qw = DENSE_BF16;
+    }
     const bm = chosen ? chosen.tileRows : blasTileM(op.m);
     const tileN = chosen ? chosen.tileCols : TILE_N;
     const bmt = mTiles(op, bm);
-    // A library kernel reads quantized weights in its own packing: whole tiles of its columns.
-    const shape = { rows: bm, maskedRows: chosen?.maskedRows, ...(chosen && qw.kind === 'quantized' ? { prelayout: libraryPrelayout(chosen) } : {}) };
+    // A library kernel reads quantized weights in its own packing: whole tiles of its columns,
+    // dequantized the kernel's own way.
+    const shape = {
+      rows: bm,
+      maskedRows: chosen?.maskedRows,
+      ...(chosen?.matrixFlopsScale ? { matrixFlopsScale: chosen.matrixFlopsScale } : {}),
+      ...(chosen && qw.kind === 'quantized'
+        ? {
+            prelayout: libraryPrelayout(chosen),
+            ...(chosen.dequantFlopsPerElement === undefined ? {} : { dequantFlopsPerElement: chosen.dequantFlopsPerElement }),
+          }
+        : {}),
+    };
     const grid = bmt * Math.ceil(op.n / tileN);
     const ks = chosen
       ? Math.min(chosen.splitK, Math.max(1, Math.floor(op.k / TILE_K)))
@@ -109,6 +132,39 @@ export const kernelPerOpLowering: Lowering = {
   assemble: kernelGraph,
 };
 
+/** Columns of the weight one workgroup of a dequantization kernel expands. */
+const DEQUANT_COLS = 128;
+
+/**
+ * The kernel a dequantize-then-GEMM runs first: one workgroup per DEQUANT_COLS weight rows
+ * reads their codes and group parameters over all of K and writes them back as bf16 into the
+ * workspace the GEMM reads.
+ */
+function dequantDrafts(op: LinearOp, b: LinearBuffers, wt: QuantizedWeights, policy: AccessPolicy, kernel: GemmKernel, workspace: number): Draft[] {
+  const how = kernel.predequantize!;
+  const drafts: Draft[] = [];
+  for (const n0 of colTiles(0, op.n, DEQUANT_COLS)) {
+    const tn = Math.min(DEQUANT_COLS, op.n - n0);
+    drafts.push({
+      name: `${op.id}.dequant${drafts.length}`,
+      level: 'cu',
+      partition: null,
+      tiles: [
+        {
+          reads: linearWeightRegions(wt, op, { w: b.w, scales: b.scales }, n0, tn, 0, op.k, policy, libraryPrelayout(kernel)),
+          writes: [{ buffer: workspace, offset: n0 * op.k * EL, bytes: tn * op.k * EL, policy: 'default' }],
+          flops: 0,
+          unit: 'vector',
+          vectorFlops: how.dequantFlopsPerElement * tn * op.k,
+          steps: Math.max(1, Math.ceil(op.k / STEP_K)),
+          pipeline: how.pipeline,
+        },
+      ],
+    });
+  }
+  return drafts;
+}
+
 function kernelGraph(policy: string, stages: Stage[], buffers: BufferTable, opts: CompileOptions, graph: OpGraph): TaskGraph {
   const tasks: Task[] = [];
   const kernels: KernelSpec[] = [];
@@ -147,6 +203,7 @@ function kernelGraph(policy: string, stages: Stage[], buffers: BufferTable, opts
       addKernel(s, s.name, s.drafts);
       continue;
     }
+    if (s.prologue) addKernel(s, `${s.name}.dequant`, s.prologue);
     for (let i = 0; i < passes; i++) addKernel(s, passes > 1 ? `${s.name}#${i + 1}` : s.name, s.drafts);
     if (s.epilogue) addKernel(s, `${s.name}.combine`, s.epilogue);
     if (opts.kernels?.splitKReduce && kind === 'linear') {
@@ -170,7 +227,10 @@ function splitKReduce(s: Stage, buffers: BufferTable): Draft[] | null {
       const w = t.writes[0];
       if (w) parts.set(w.offset, (parts.get(w.offset) ?? 0) + 1);
     }
-  const splits = Math.max(0, ...parts.values());
+  // A loop, not Math.max(...values): a grid of small tiles over a wide op has more partial
+  // sums than the call stack holds arguments.
+  let splits = 0;
+  for (const c of parts.values()) if (c > splits) splits = c;
   if (splits <= 1) return null;
   const ws = buffers.add(`${op.id}.splitk_workspace`, splits * op.m * op.n * 4, 'activation');
   const y = buffers.id(op.outputs[0]!);

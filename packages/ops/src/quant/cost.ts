@@ -6,14 +6,25 @@
 import type { ModelSpec } from '@fleet/core';
 import { dtypeBytes } from '@fleet/numerics';
 import { DEFAULT_PRELAYOUT, prelayoutBytes, type PrelayoutTiles } from './prelayout.js';
-import type { WeightType } from './weight-type.js';
+import type { QuantizedWeights, WeightType } from './weight-type.js';
 
 export interface WeightBytes {
   /** Packed codes (or dense elements). */
   weights: number;
-  /** Group scales ([⌈K/group⌉, N] in the scale type); 0 for dense weights. */
+  /**
+   * Group parameters: scales ([⌈K/group⌉, N] in the scale type) and, for asymmetric types,
+   * zero points ([⌈K/group⌉, N] codes of the weight's width, packed); 0 for dense weights.
+   */
   scales: number;
   total: number;
+}
+
+/**
+ * Bytes of the group parameters of `cols` columns over `groups` groups: a scale each, and a
+ * packed zero-point code each when the type is asymmetric.
+ */
+export function groupParamBytes(wt: QuantizedWeights, groups: number, cols: number): number {
+  return groups * cols * dtypeBytes(wt.scaleDtype) + (wt.zeroPoint ? Math.ceil((groups * cols * wt.bits) / 8) : 0);
 }
 
 /** Bytes of an [N, K] linear weight stored as `wt`. */
@@ -23,7 +34,7 @@ export function linearWeightBytes(wt: WeightType, n: number, k: number, tiles: P
     return { weights, scales: 0, total: weights };
   }
   const weights = prelayoutBytes(n, k, wt.bits, tiles);
-  const scales = Math.ceil(k / wt.group) * n * dtypeBytes(wt.scaleDtype);
+  const scales = groupParamBytes(wt, Math.ceil(k / wt.group), n);
   return { weights, scales, total: weights + scales };
 }
 
@@ -38,19 +49,20 @@ export function weightSliceBytes(wt: WeightType, rows: number, kLen: number): We
     return { weights, scales: 0, total: weights };
   }
   const weights = Math.ceil((rows * kLen * wt.bits) / 8);
-  const scales = Math.ceil(kLen / wt.group) * rows * dtypeBytes(wt.scaleDtype);
+  const scales = groupParamBytes(wt, Math.ceil(kLen / wt.group), rows);
   return { weights, scales, total: weights + scales };
 }
 
 /**
  * Vector operations to dequantize one weight element: unpack (one op where codes align with
  * byte lanes — 1, 2, 4, 8 bits — two where they straddle bytes), convert to fp16/bf16 (one:
- * the magic-number or exponent-rebias trick), scale (one multiply). Dense weights need none.
+ * the magic-number or exponent-rebias trick), scale (one multiply), and subtract the zero
+ * point of an asymmetric type (one). Dense weights need none.
  */
 export function dequantOpsPerElement(wt: WeightType): number {
   if (wt.kind === 'dense') return 0;
   const aligned = 8 % wt.bits === 0;
-  return (aligned ? 1 : 2) + 1 + 1;
+  return (aligned ? 1 : 2) + 1 + 1 + (wt.zeroPoint ? 1 : 0);
 }
 
 /** Dequantization work of a tile reading `elements` weight elements, in vector FLOP-equivalents. */

@@ -7,7 +7,7 @@
  */
 import type { AccessPolicy, LinearOp, Region } from '@fleet/core';
 import { dtypeBytes } from '@fleet/numerics';
-import { dequantFlops } from './cost.js';
+import { dequantFlops, groupParamBytes } from './cost.js';
 import { DEFAULT_PRELAYOUT, prelayoutBytes, prelayoutTileBytes, type PrelayoutTiles } from './prelayout.js';
 import type { WeightType } from './weight-type.js';
 
@@ -25,7 +25,7 @@ export function quantizesLinear(op: Pick<LinearOp, 'layer'>, layers: number): bo
 /** Bytes of a linear weight's buffers under `wt` (scales 0 for dense weights). */
 export function weightBufferBytes(wt: WeightType, n: number, k: number, tiles: PrelayoutTiles = DEFAULT_PRELAYOUT): { weights: number; scales: number } {
   if (wt.kind === 'dense') return { weights: n * k * dtypeBytes(wt.dtype), scales: 0 };
-  return { weights: prelayoutBytes(n, k, wt.bits, tiles), scales: Math.ceil(k / wt.group) * n * dtypeBytes(wt.scaleDtype) };
+  return { weights: prelayoutBytes(n, k, wt.bits, tiles), scales: groupParamBytes(wt, Math.ceil(k / wt.group), n) };
 }
 
 /**
@@ -61,10 +61,19 @@ export function linearWeightRegions(
   const sb = dtypeBytes(wt.scaleDtype);
   const g0 = Math.floor(k0 / wt.group);
   const g1 = Math.ceil((k0 + kLen) / wt.group);
-  return [
+  const regions: Region[] = [
     { buffer: buf.w, offset: (kb0 * nt + nb0) * tileBytes, bytes: (nb1 - nb0) * tileBytes, rows: kb1 - kb0, strideBytes: nt * tileBytes, policy },
     { buffer: buf.scales, offset: (g0 * op.n + n0) * sb, bytes: tn * sb, rows: g1 - g0, strideBytes: op.n * sb, policy },
   ];
+  if (wt.zeroPoint) {
+    // Zero points follow the scales in the same buffer: [⌈K/group⌉, N] packed codes.
+    const base = Math.ceil(op.k / wt.group) * op.n * sb;
+    const zRow = Math.ceil((op.n * wt.bits) / 8);
+    const z0 = Math.floor((n0 * wt.bits) / 8);
+    const z1 = Math.ceil(((n0 + tn) * wt.bits) / 8);
+    regions.push({ buffer: buf.scales, offset: base + g0 * zRow + z0, bytes: z1 - z0, rows: g1 - g0, strideBytes: zRow, policy });
+  }
+  return regions;
 }
 
 /** Vector work of dequantizing the weights a tile reads (0 for dense weights). */

@@ -2,7 +2,8 @@
  * Weight types as the CLI spells them (`--weights`): a dense storage type (`bf16`, `fp16`,
  * `fp32`) or a low-precision type with a quantization group, Tilus-style: `u4g128`,
  * `i6g128`, `f6e3m2g128`, `e4m3g64` — the type name (see `parseLowBitType`) followed by
- * `g` and the group size along K.
+ * `g` and the group size along K, and `z` for asymmetric quantization of unsigned codes
+ * (`u4g128z`: every group also stores a zero point, GPTQ/AWQ-style).
  */
 import { inputError } from '@fleet/core';
 import { parseLowBitType, type FloatDType, type LowBitType } from '@fleet/numerics';
@@ -26,6 +27,11 @@ export interface QuantizedWeights {
   group: number;
   /** Storage type of the scales ([K/group, N]). */
   scaleDtype: FloatDType;
+  /**
+   * Asymmetric: each (group, column) also stores a zero point, a code of the weight's own
+   * width ([K/group, N] packed, as GPTQ's qzeros); w ≈ (q − z)·s. Symmetric otherwise.
+   */
+  zeroPoint: boolean;
 }
 
 export type WeightType = DenseWeights | QuantizedWeights;
@@ -35,18 +41,19 @@ export const DENSE_BF16: DenseWeights = { kind: 'dense', name: 'bf16', dtype: 'b
 
 const DENSE: Record<string, FloatDType> = { bf16: 'bf16', fp16: 'fp16', f16: 'fp16', fp32: 'fp32', f32: 'fp32' };
 
-const SYNTAX = `bf16, fp16, fp32, or <type>g<group> with type i2..i8, u2..u8 or a float f{n}e{E}m{M}, and group ${QUANT_GROUPS.join('/')} (e.g. u4g128, i6g128, f6e3m2g128)`;
+const SYNTAX = `bf16, fp16, fp32, or <type>g<group>[z] with type i2..i8, u1..u8 or a float f{n}e{E}m{M}, group ${QUANT_GROUPS.join('/')}, and z for zero points on unsigned types (e.g. u4g128, u4g128z, u1g128, i6g128, f6e3m2g128)`;
 
 /**
  * Parse a weight type. Scales are stored in `scaleDtype` (the activation type; bf16 unless
- * given). Integer types need at least 2 bits: symmetric quantization of 1-bit integers has
- * no positive level.
+ * given). Signed integers need at least 2 bits: symmetric quantization of a 1-bit integer has
+ * no positive level. A 1-bit unsigned code has no symmetric form either, so `u1` groups always
+ * carry a zero point (`u1g128` is `u1g128z`). Zero points apply to unsigned codes only.
  */
 export function parseWeightType(text: string, field = '`weights`', scaleDtype: FloatDType = 'bf16'): WeightType {
   const s = String(text).trim().toLowerCase();
   const dense = DENSE[s];
   if (dense) return { kind: 'dense', name: dense, dtype: dense, bits: dense === 'fp32' ? 32 : 16 };
-  const m = /^(.+?)g(\d+)$/.exec(s);
+  const m = /^(.+?)g(\d+)(z?)$/.exec(s);
   if (!m) throw inputError(`${field}: unknown weight type '${text}' (allowed: ${SYNTAX})`, 'weights');
   let type: LowBitType;
   try {
@@ -56,6 +63,10 @@ export function parseWeightType(text: string, field = '`weights`', scaleDtype: F
   }
   const group = Number(m[2]);
   if (!QUANT_GROUPS.includes(group)) throw inputError(`${field}: group ${m[2]} in '${text}' is not supported (allowed: ${QUANT_GROUPS.join(', ')})`, 'weights');
-  if (type.kind !== 'float' && type.bits < 2) throw inputError(`${field}: '${text}': symmetric quantization needs integers of at least 2 bits`, 'weights');
-  return { kind: 'quantized', name: `${type.name}g${group}`, type, bits: type.bits, group, scaleDtype };
+  const asked = m[3] === 'z';
+  if (asked && type.kind !== 'uint') throw inputError(`${field}: '${text}': zero points (z) apply to unsigned types u1..u8, not ${type.name}`, 'weights');
+  if (type.kind === 'int' && type.bits < 2)
+    throw inputError(`${field}: '${text}': symmetric quantization needs signed integers of at least 2 bits (u1 takes a zero point)`, 'weights');
+  const zeroPoint = asked || (type.kind === 'uint' && type.bits === 1);
+  return { kind: 'quantized', name: `${type.name}g${group}${zeroPoint ? 'z' : ''}`, type, bits: type.bits, group, scaleDtype, zeroPoint };
 }

@@ -12,6 +12,7 @@ import {
   simulateGraph,
   zeroCounters,
   type Backend,
+  type KernelLibrary,
   type ModelSpec,
   type SimEvent,
   type ValidationRow,
@@ -98,12 +99,20 @@ export function graphDecodeRow(
   return row(`${d.model} decode TPOT, one CUDA graph, batch ${d.batch}, KV ${d.kvLen}`, 'measurement', d.tpotMs, r.tpotMs, 'ms', tolerancePct, source);
 }
 
-export function linearOpUs(backend: Backend, m: number, n: number, k: number, weights = 'bf16'): { us: number; l2HitRate: number } {
+/** One linear op under kernel-per-op-graph, µs; `library` replaces the backend's (another low-bit kernel choice). */
+export function linearOpUs(
+  backend: Backend,
+  m: number,
+  n: number,
+  k: number,
+  weights = 'bf16',
+  library: KernelLibrary | undefined = backend.kernelLibrary,
+): { us: number; l2HitRate: number } {
   const def = ops.KERNEL_PER_OP_GRAPH;
   const wt = ops.parseWeightType(weights);
   const graph = def.compile(ops.linearOpGraph(m, n, k), backend, def.schedule, {
     layers: [0],
-    library: backend.kernelLibrary,
+    library,
     kernels: backend.tuning.kernels,
     weights: wt,
   });
