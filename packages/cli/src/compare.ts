@@ -1,4 +1,5 @@
 import { inputError, type Backend, type ModelSpec, type Routing } from '@fleet/core';
+import { withFlags } from './flags.js';
 import {
   PolicyRegistry,
   predictDecode,
@@ -161,7 +162,7 @@ export function runJob(model: ModelSpec, job: CompareJob, o: CompareOptions): Co
       weights,
       ...(Number.isFinite(r.perDeviceBytes) ? { perDeviceBytes: Math.round(r.perDeviceBytes) } : {}),
     };
-    if (r.status !== 'ok') return { ...base, status: 'unsupported', reason: r.reason };
+    if (r.status !== 'ok') return { ...base, status: 'unsupported', reason: withFlags(r.reason ?? '') };
     return {
       ...base,
       status: 'ok',
@@ -174,7 +175,7 @@ export function runJob(model: ModelSpec, job: CompareJob, o: CompareOptions): Co
     const chunk = o.chunk ?? DEFAULT_MIXED_CHUNK;
     const r = predictMixed(job.backend, model, { ...shared, context: prompt, chunk });
     const base = { ...who, phase: 'mixed' as const, batch: job.batch, promptTokens: prompt, chunkTokens: chunk, weights };
-    if (r.status !== 'ok') return { ...base, status: 'unsupported', reason: r.reason };
+    if (r.status !== 'ok') return { ...base, status: 'unsupported', reason: withFlags(r.reason ?? '') };
     return {
       ...base,
       status: 'ok',
@@ -192,7 +193,7 @@ export function runJob(model: ModelSpec, job: CompareJob, o: CompareOptions): Co
     weights,
     perDeviceBytes: Math.round(r.perDeviceBytes),
   };
-  if (r.status !== 'ok') return { ...base, status: 'unsupported', reason: r.reason };
+  if (r.status !== 'ok') return { ...base, status: 'unsupported', reason: withFlags(r.reason ?? '') };
   return {
     ...base,
     status: 'ok',

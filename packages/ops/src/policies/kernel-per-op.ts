@@ -24,6 +24,7 @@ import { colTiles, libraryPrelayout, lowerGraph, type CompileOptions, type Lower
 import type { Schedule } from '../compile/schedule.js';
 import { splitKBoundary } from '../quant/weight-regions.js';
 import type { Policy } from './policy.js';
+import { unusedOverrides } from './options.js';
 
 const EL = 2;
 
@@ -202,6 +203,9 @@ export function kernelSchedule(launchMode: 'eager' | 'graph'): Schedule {
   };
 }
 
+/** The schedule knobs kernel-per-op lowering reads. */
+const KERNEL_KNOBS = ['weightPolicy', 'storePolicy'] as const;
+
 /** A kernel-per-op policy: every backend runs one (kernels need nothing of the topology). */
 function kernelPerOp(name: string, description: string, launchMode: 'eager' | 'graph'): Policy {
   return {
@@ -211,6 +215,8 @@ function kernelPerOp(name: string, description: string, launchMode: 'eager' | 'g
     unsupportedOn: () => null,
     prefill: null,
     tensorParallel: null,
+    // The framework's kernels: cache policies apply to their loads and stores; fusions are the framework's own.
+    refusesOptions: (o) => unusedOverrides(name, o.overrides, KERNEL_KNOBS),
     functional: () => null,
     compile: (graph: OpGraph, backend: Backend, schedule: Schedule, opts: CompileOptions): TaskGraph =>
       lowerGraph(graph, name, schedule, kernelPerOpLowering, backend.topology, opts),

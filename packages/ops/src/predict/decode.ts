@@ -180,6 +180,8 @@ export function predictDecode(backend: Backend, model: ModelSpec, opts: DecodeOp
   const why = parallelismProblem(backend, model, par);
   if (why) return unsupported(why);
   if (par.tp > 1 && policy.tensorParallel) return unsupported(`${policy.name} has no tensor-parallel schedule: ${policy.tensorParallel}`);
+  const refused = policy.refusesOptions?.({ phase: 'decode', weights: opts.weights, overrides: opts.overrides, tp: par.tp, ep: par.ep });
+  if (refused) return unsupported(refused);
   const capacity = backend.topology.memory.hbm.capacityBytes;
   if (perDevice > capacity) return unsupported(doesNotFit(backend.name, perDevice, capacity, par.tp));
   const nPos = Math.max(1, Math.min(opts.decode, opts.positions ?? 2));
