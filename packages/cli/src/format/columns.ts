@@ -61,6 +61,9 @@ export const MIXED_COLUMNS: readonly Column[] = [
 /** The tensor-parallel degree column, after `policy`: shown when some row runs on more than one device. */
 export const TP_COLUMN: Column = { header: 'tp', numeric: true, cell: (r) => String(r.tp ?? 1) };
 
+/** The prompt (KV cache length) column, after `policy`: shown when decode rows differ in it. */
+export const PROMPT_COLUMN: Column = { header: 'prompt', numeric: true, cell: (r) => String(r.promptTokens) };
+
 /** The decoder-layer weight type column, after `policy` (and `tp`): shown when some row's weights are not bf16. */
 export const WEIGHTS_COLUMN: Column = { header: 'weights', numeric: false, cell: (r) => r.weights };
 
