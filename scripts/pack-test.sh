@@ -30,14 +30,9 @@ started=$SECONDS
 step "lockfile: every optional platform binary locked; npm ci --dry-run accepts it"
 node "$ROOT/scripts/check-lockfile.mjs" --npm || fail "npm ci would reject package-lock.json"
 
-step "build"
-(cd "$ROOT" && node scripts/build.mjs)
-
-step "pack ${#PACKAGES[@]} packages"
-mkdir -p "$WORK/tarballs"
-for p in "${PACKAGES[@]}"; do
-  (cd "$ROOT/$p" && npm pack --ignore-scripts --silent --pack-destination "$WORK/tarballs" >/dev/null)
-done
+step "build and pack ${#PACKAGES[@]} packages (scripts/pack.sh, what users outside the repository run)"
+bash "$ROOT/scripts/pack.sh" "$WORK/tarballs" examples/backend-b200 examples/policy-nmajor
+[[ "$(ls "$WORK"/tarballs/*.tgz | wc -l)" -eq ${#PACKAGES[@]} ]] || fail "scripts/pack.sh made $(ls "$WORK"/tarballs/*.tgz | wc -l) tarballs, not ${#PACKAGES[@]}"
 for t in "$WORK"/tarballs/*.tgz; do
   list="$(tar -tzf "$t")"
   for need in package/package.json package/README.md package/dist/index.js package/dist/index.d.ts; do

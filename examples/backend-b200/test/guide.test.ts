@@ -2,8 +2,12 @@
 // example's files, its file layout exists, and its command output and error messages are what
 // the CLI prints. Markers in the guide (HTML comments, invisible when rendered) say what each
 // block is checked against.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { topologySummary } from '@fleet/cli';
+import { loadBackend, loadModel } from '@fleet/core';
+import { predictDecode } from '@fleet/ops';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Sandbox, assertBuilt, exampleDir, fleet, mistakes } from './cli-harness.js';
 
@@ -114,5 +118,34 @@ describe('docs/writing-a-backend.md', () => {
         expect(r.err.trimEnd()).toBe(b.body.trimEnd());
       });
     }
+  });
+});
+
+// Section 11's backend is a whole file: saved into a package folder beside this example (so
+// `@fleet/core` resolves), it must load, describe a single-die GDDR part, and predict.
+describe('docs/writing-a-backend.md, section 11: a complete single-die GDDR backend', () => {
+  const runnable = blocks.filter((b) => b.kind === 'runnable');
+  const dir = mkdtempSync(join(exampleDir, '.guide-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('is one TypeScript block', () => {
+    expect(runnable.map((b) => [b.arg, b.lang])).toEqual([['index.ts', 'ts']]);
+  });
+
+  it('loads as a backend with one die and device memory, and runs a prediction', async () => {
+    const file = join(dir, 'index.ts');
+    writeFileSync(file, runnable[0]!.body);
+    const mod = (await import(pathToFileURL(file).href)) as { default: unknown };
+    const backend = loadBackend(mod.default, 'guide section 11');
+    expect(backend.name).toBe('gddr-gpu');
+    expect(backend.topology.partitions.computeUnits).toEqual([142]);
+    expect(topologySummary(backend)).toBe('142 SMs in 1 die, 96 MiB L2, 48 GiB device memory at 0.76 TB/s achievable (0.86 peak)');
+    expect(guide).toContain('`142 SMs in 1 die, 96 MiB L2, 48 GiB device memory at 0.76 TB/s\nachievable (0.86 peak)`');
+    const r = predictDecode(backend, loadModel('llama2-7b'), { policy: 'kernel-per-op-graph', batch: 1, prompt: 64, decode: 8, layers: 1 });
+    expect(r.status).toBe('ok');
+    // A bandwidth-bound decode step cannot beat reading the weights once at the achievable bandwidth.
+    expect(r.tpotMs).toBeGreaterThan((6.7e9 * 2) / 760 / 1e6);
+    const cf = predictDecode(backend, loadModel('llama2-7b'), { policy: 'clusterfusion', batch: 1, prompt: 64, decode: 8, layers: 1 });
+    expect(cf.reason).toMatch(/no thread-block clusters/);
   });
 });

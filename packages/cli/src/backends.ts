@@ -96,6 +96,12 @@ export async function loadBackends(cwd = process.cwd()): Promise<BackendRegistry
     if (seen.has(p.packageName)) continue;
     seen.add(p.packageName);
     const value = await importBackendEntry(p);
+    // The package.json field and the descriptor must agree: a package cannot declare one API and be written against another.
+    const declared = (value as { apiVersion?: unknown } | null)?.apiVersion;
+    if (typeof declared === 'string' && declared !== p.field.apiVersion)
+      throw inputError(
+        `package ${p.packageName}: package.json declares fleet.apiVersion ${p.field.apiVersion} but its descriptor says apiVersion ${declared}; make them equal`,
+      );
     if (p.field.kind === 'extension') registry.addExtension(loadExtension(value, p.packageName), p.packageName);
     else registry.register(loadBackend(value, p.packageName), p.packageName);
   }
@@ -108,9 +114,23 @@ export function topologySummary(b: Backend): string {
   const cus = t.partitions.computeUnits;
   const total = cus.reduce((a, c) => a + c, 0);
   const l2 = t.memory.l2;
-  const l2Desc = l2.organisation === 'per-partition' ? `${cus.length} × ${mib(l2.capacityBytes)} L2` : `${mib(l2.capacityBytes)} L2 (${l2.halves} halves)`;
+  const l2Desc =
+    l2.organisation === 'per-partition'
+      ? `${cus.length} × ${mib(l2.capacityBytes)} L2`
+      : `${mib(l2.capacityBytes)} L2${(l2.halves ?? 1) > 1 ? ` in ${l2.halves} halves` : ''}`;
   const llc = t.memory.llc ? `, ${mib(t.memory.llc.capacityBytes)} LLC` : '';
-  return `${total} ${t.levels.cu.unit.toUpperCase()}s in ${cus.length} ${t.partitions.kind}s, ${l2Desc}${llc}, HBM ${(t.memory.hbm.achievableBandwidthBytesPerNs / 1000).toFixed(2)} TB/s`;
+  // `memory.hbm` describes the device memory whatever its kind (HBM, GDDR): say what the numbers are.
+  const dram = t.memory.hbm;
+  const tbps = (bytesPerNs: number) => (bytesPerNs / 1000).toFixed(2);
+  return (
+    `${plural(total, t.levels.cu.unit.toUpperCase())} in ${plural(cus.length, t.partitions.kind)}, ${l2Desc}${llc}, ` +
+    `${+(dram.capacityBytes / 2 ** 30).toFixed(1)} GiB device memory at ${tbps(dram.achievableBandwidthBytesPerNs)} TB/s achievable (${tbps(dram.peakBandwidthBytesPerNs)} peak)`
+  );
+}
+
+/** `1 die`, `8 xcds`. */
+function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 
 function mib(bytes: number): string {

@@ -1,4 +1,5 @@
 import { inputError, type Backend, type ModelSpec, type Routing } from '@fleet/core';
+import { withFlags } from './flags.js';
 import {
   PolicyRegistry,
   predictDecode,
@@ -161,7 +162,7 @@ export function runJob(model: ModelSpec, job: CompareJob, o: CompareOptions): Co
       weights,
       ...(Number.isFinite(r.perDeviceBytes) ? { perDeviceBytes: Math.round(r.perDeviceBytes) } : {}),
     };
-    if (r.status !== 'ok') return { ...base, status: 'unsupported', reason: r.reason };
+    if (r.status !== 'ok') return { ...base, status: 'unsupported', reason: withFlags(r.reason ?? '') };
     return {
       ...base,
       status: 'ok',
@@ -172,9 +173,21 @@ export function runJob(model: ModelSpec, job: CompareJob, o: CompareOptions): Co
   }
   if (o.phase === 'mixed') {
     const chunk = o.chunk ?? DEFAULT_MIXED_CHUNK;
+    // A mixed step is simulated on one device: parallelism is refused, not ignored.
+    if (tp > 1 || ep > 1)
+      return {
+        ...who,
+        phase: 'mixed',
+        batch: job.batch,
+        promptTokens: prompt,
+        chunkTokens: chunk,
+        weights,
+        status: 'unsupported',
+        reason: `a mixed step is simulated on one device (got tp ${tp}, ep ${ep})`,
+      };
     const r = predictMixed(job.backend, model, { ...shared, context: prompt, chunk });
     const base = { ...who, phase: 'mixed' as const, batch: job.batch, promptTokens: prompt, chunkTokens: chunk, weights };
-    if (r.status !== 'ok') return { ...base, status: 'unsupported', reason: r.reason };
+    if (r.status !== 'ok') return { ...base, status: 'unsupported', reason: withFlags(r.reason ?? '') };
     return {
       ...base,
       status: 'ok',
@@ -192,7 +205,7 @@ export function runJob(model: ModelSpec, job: CompareJob, o: CompareOptions): Co
     weights,
     perDeviceBytes: Math.round(r.perDeviceBytes),
   };
-  if (r.status !== 'ok') return { ...base, status: 'unsupported', reason: r.reason };
+  if (r.status !== 'ok') return { ...base, status: 'unsupported', reason: withFlags(r.reason ?? '') };
   return {
     ...base,
     status: 'ok',

@@ -17,6 +17,13 @@ export const FLAG_OF_FIELD: Readonly<Record<string, string>> = {
   weights: '--weights',
   routing: '--routing',
   attentionMapping: '--attention-mapping',
+  // schedule overrides (@fleet/ops PolicyOverrides), named in policies' refusals
+  weightPolicy: '--weight-cache',
+  storePolicy: '--store-cache',
+  fuseActivation: '--fuse-silu',
+  traversal: '--traversal',
+  twoLevelCounting: '--two-level',
+  expertPlacement: '--expert-placement',
   // fleet collective (@fleet/core node collectives)
   op: '--op',
   bytes: '--bytes',

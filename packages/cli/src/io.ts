@@ -6,6 +6,8 @@ export interface Io {
   errIsTty: boolean;
   /** Where `fleet.config.json` and installed backends are looked for (default: the process's cwd). */
   cwd?: string;
+  /** Stops a long command as Ctrl-C does (what finished is printed); the CLI also listens for SIGINT. */
+  signal?: AbortSignal;
   /** A command that succeeded but wants a non-zero exit (e.g. `validate --strict`) sets it. */
   exitCode?: number;
 }

@@ -36,3 +36,11 @@ describe('package-lock.json', () => {
     expect(r.stderr).toContain('@turbo/windows-arm64');
   });
 });
+
+describe('npm test', () => {
+  it('runs every package to the end (turbo --continue), so one failing package does not hide the others', () => {
+    const scripts = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts as Record<string, string>;
+    expect(scripts.test).toMatch(/^turbo run test\b/);
+    expect(scripts.test.split(/\s+/)).toContain('--continue');
+  });
+});

@@ -35,6 +35,27 @@ describe('third-party backends from fleet.config.json', () => {
     expect(rows.filter((r: { status: string }) => r.status !== 'ok').map((r: { policy: string }) => r.policy)).toEqual(['clusterfusion']);
   });
 
+  it('a package whose package.json and descriptor declare different API versions is refused', async () => {
+    const pkg = mkdtempSync(join(tmpdir(), 'fleet-mismatch-'));
+    writeFileSync(
+      join(pkg, 'package.json'),
+      JSON.stringify({ name: '@acme/backend-mismatch', version: '1.0.0', type: 'module', fleet: { kind: 'backend', apiVersion: '2.0', entry: './index.js' } }),
+    );
+    writeFileSync(join(pkg, 'index.js'), "export default { name: 'mismatch', apiVersion: '2.1', module: {} };\n");
+    const r = await runIn(configDir([pkg]), ['backends']);
+    expect(r.code).toBe(2);
+    expect(r.err).toBe(
+      'fleet: package @acme/backend-mismatch: package.json declares fleet.apiVersion 2.0 but its descriptor says apiVersion 2.1; make them equal\n',
+    );
+  });
+
+  it('`fleet backends` labels device memory and its bandwidth, and counts in the singular where there is one', async () => {
+    const r = await runIn(configDir([join(fixtures, 'backend-toy')]), ['backends']);
+    const toy = r.out.split('\n').find((l) => l.startsWith('toy'))!;
+    expect(toy).toMatch(/32 SMs in 4 dies, 8 MiB L2 in 2 halves, 16 GiB device memory at 0\.90 TB\/s achievable \(1\.00 peak\)/);
+    expect(r.out).not.toMatch(/\b1 (dies|halves)\b|\bHBM\b/);
+  });
+
   it('a plugin with an unsupported apiVersion is refused with the supported versions', async () => {
     const r = await runIn(configDir([join(fixtures, 'backend-future')]), ['backends']);
     expect(r.code).toBe(2);

@@ -45,6 +45,29 @@ describe('fleet report', () => {
     rows = JSON.parse(readFileSync(join(a, 'compare.json'), 'utf8')).results;
   }, 120_000);
 
+  it('opens with the answer: the fastest policy per backend and batch, with its margin, before any detail', () => {
+    const html = readFileSync(join(a, 'index.html'), 'utf8');
+    const sections = [...html.matchAll(/<section id="([a-z-]+)">/g)].map((m) => m[1]);
+    expect(sections[0]).toBe('winners');
+    const winners = html.slice(html.indexOf('<section id="winners">'), html.indexOf('<section id="backends">'));
+    for (const backend of ['mi350', 'h100'])
+      for (const batch of [1, 8]) {
+        const ran = rows.filter((r) => r.backend === backend && r.batch === batch && r.status === 'ok');
+        const best = ran.reduce((x, y) => (y.tpotMs! < x.tpotMs! ? y : x));
+        expect(winners).toMatch(new RegExp(`<td>${backend} batch ${batch}</td><td><b>${best.policy}</b></td><td class="num">${best.tpotMs!.toFixed(3)}</td>`));
+      }
+    expect(winners).toMatch(/Fastest overall: batch 1: <b>/);
+  });
+
+  it('draws one panel per backend, so no chart repeats a colour', () => {
+    for (const id of ['tpot-vs-batch', 'l2-hit-vs-batch', 'hbm-bytes-per-token']) {
+      const spec = JSON.parse(readFileSync(join(a, 'charts', `${id}.vl.json`), 'utf8'));
+      expect(spec.facet.column.field, id).toBe('backend');
+      const scale = spec.spec.encoding.color.scale;
+      expect(scale.domain.length).toBeLessThanOrEqual(scale.scheme === 'tableau10' ? 10 : 20);
+    }
+  });
+
   it('writes the page, the comparison in three formats, and each chart as SVG, PNG and spec', () => {
     expect(first.code).toBe(0);
     expect(first.out).toContain(join(a, 'index.html'));

@@ -148,7 +148,9 @@ describe('fleet sweep (local)', () => {
     );
     const r = await run(['sweep', 'tight.json', '--out', 'f.jsonl', '--workers', '1', '--json'], dir);
     expect(r.code).toBe(2);
-    const failed = r.err.trimEnd().split('\n');
+    // The first line says how much work there is; then one line per failed job.
+    const [count, ...failed] = r.err.trimEnd().split('\n');
+    expect(count).toBe('fleet: 2 configurations, 0 already in f.jsonl, 2 to run');
     expect(failed).toHaveLength(1);
     expect(failed[0]).toMatch(/^fleet: job [0-9a-f]{16} \(llama2-7b mi350 mirage b1\) failed: simulation too large/);
     expect(JSON.parse(r.out)).toMatchObject({ jobs: 2, ran: 1, failed: 1 });

@@ -29,6 +29,7 @@ export {
   type GroupedOperands,
 } from './compile/lowering.js';
 export * from './policies/policy.js';
+export * from './policies/options.js';
 export * from './policies/registry.js';
 export { kernelPerOpLowering, kernelSchedule, KERNEL_PER_OP, KERNEL_PER_OP_GRAPH } from './policies/kernel-per-op.js';
 export {

@@ -9,7 +9,7 @@ import { jobLabel } from '../sweep/axes.js';
 import { defaultWorkers, runLocal, type OnJobDone } from '../sweep/local.js';
 import { SWEEP_FORMATS, SweepOutput, type SweepFormat } from '../sweep/output.js';
 import type { JobFailure } from '../sweep/runner.js';
-import { loadSweep } from '../sweep/spec.js';
+import { DEFAULT_MAX_JOBS, loadSweep } from '../sweep/spec.js';
 
 /** `fleet sweep`: every configuration of a spec, locally on threads or on a Redis queue. */
 export function registerSweep(program: Command, io: Io): void {
@@ -23,6 +23,7 @@ export function registerSweep(program: Command, io: Io): void {
     .option('--queue <url>', 'run on a BullMQ queue in Redis (redis://host:port) with `fleet worker`s instead of locally')
     .option('--queue-name <name>', 'BullMQ queue name', 'fleet-sweep')
     .option('--attempts <n>', 'with --queue: tries per job when a worker fails for reasons other than bad input', '3')
+    .option('--max-jobs <n>', `refuse a spec that expands to more configurations than this (default ${DEFAULT_MAX_JOBS})`)
     .option('--json', 'print a machine-readable summary')
     .action(async (specPath: string, o) => {
       const cwd = io.cwd ?? process.cwd();
@@ -34,7 +35,8 @@ export function registerSweep(program: Command, io: Io): void {
       const url = queue?.parseQueueUrl('--queue', o.queue);
       if (!/^[A-Za-z0-9._-]{1,100}$/.test(o.queueName)) throw inputError(`--queue-name: '${o.queueName}' must be 1-100 letters, digits, '.', '_' or '-'`);
       const registry = await loadBackends(cwd);
-      const sweep = loadSweep(resolve(cwd, specPath), registry);
+      const maxJobs = o.maxJobs === undefined ? DEFAULT_MAX_JOBS : parseInt1('--max-jobs', o.maxJobs, 1, 1e9);
+      const sweep = loadSweep(resolve(cwd, specPath), registry, maxJobs);
       const outPath = resolve(cwd, o.out);
       const format: SweepFormat = o.format ?? (extname(outPath).toLowerCase() === '.csv' ? 'csv' : 'jsonl');
       if (queue && url) await queue.probeRedis('--queue', url);
@@ -42,6 +44,8 @@ export function registerSweep(program: Command, io: Io): void {
       const out = new SweepOutput(outPath, format);
       const already = out.doneIds();
       const pending = sweep.jobs.filter((j) => !already.has(j.id));
+      if (pending.length > 0)
+        io.err(`fleet: ${sweep.jobs.length} configurations, ${sweep.jobs.length - pending.length} already in ${o.out}, ${pending.length} to run\n`);
       const bar = progress(io, pending.length, 'sweeping', { eta: true });
       const failures: { id: string; failure: JobFailure }[] = [];
       const done: OnJobDone = (job, result, failure) => {

@@ -5,7 +5,7 @@ import { loadBackends } from '../backends.js';
 import { checkedContributions } from '../contributions.js';
 import type { Io } from '../io.js';
 import { progress } from '../progress.js';
-import { formatValidation } from '../validate/format.js';
+import { formatValidation, suiteSummary } from '../validate/format.js';
 
 const SUITE_SCHEMA = {
   type: 'object',
@@ -37,7 +37,7 @@ export function registerValidate(program: Command, io: Io): void {
     .description('run published/measured experiments and print predicted vs published with the error of each point')
     .option('--suite <names>', `comma-separated suites (Fleet's: ${SUITES.map((s) => s.name).join(', ')}; installed packages may add more; default all)`)
     .option('--json', 'machine-readable output')
-    .option('--strict', 'exit with code 1 if any point is outside its tolerance')
+    .option('--strict', 'exit with code 1 if any point is outside its tolerance (without it, misses are reported and the exit code is 0)')
     .action(async (o) => {
       const registry = await loadBackends(io.cwd);
       const installed = installedSuites(registry);
@@ -52,7 +52,13 @@ export function registerValidate(program: Command, io: Io): void {
         suites.reduce((a, s) => a + s.points, 0),
         'validating',
       );
-      const rows: ValidationRow[] = suites.flatMap((s) => s.run(registry, bar.tick));
+      // Off a terminal, a line per suite as it starts and ends, so a long run is never silent.
+      const rows: ValidationRow[] = suites.flatMap((s) => {
+        if (!io.errIsTty) io.err(`fleet: validating ${s.name} (${s.points} points)\n`);
+        const rs = s.run(registry, bar.tick);
+        if (!io.errIsTty) io.err(`fleet: ${suiteSummary(s.name, rs)}\n`);
+        return rs;
+      });
       bar.stop();
       if (o.json) io.out(`${JSON.stringify({ schemaVersion: 1, rows, suites: summariseSuites(rows) }, null, 2)}\n`);
       else io.out(`${formatValidation(rows)}\n`);

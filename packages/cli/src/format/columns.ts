@@ -61,7 +61,17 @@ export const MIXED_COLUMNS: readonly Column[] = [
 /** The tensor-parallel degree column, after `policy`: shown when some row runs on more than one device. */
 export const TP_COLUMN: Column = { header: 'tp', numeric: true, cell: (r) => String(r.tp ?? 1) };
 
-/** The human columns for a set of rows: their phase's when they share one, decode's otherwise; `tp` when any row is tensor-parallel. */
+/** The prompt (KV cache length) column, after `policy`: shown when decode rows differ in it. */
+export const PROMPT_COLUMN: Column = { header: 'prompt', numeric: true, cell: (r) => String(r.promptTokens) };
+
+/** The decoder-layer weight type column, after `policy` (and `tp`): shown when some row's weights are not bf16. */
+export const WEIGHTS_COLUMN: Column = { header: 'weights', numeric: false, cell: (r) => r.weights };
+
+/**
+ * The human columns for a set of rows: their phase's when they share one, decode's otherwise;
+ * `tp` when any row is tensor-parallel, `weights` when any
+ * row's are not bf16.
+ */
 export function columnsFor(rows: readonly CompareRow[]): readonly Column[] {
   const base =
     rows.length > 0 && rows.every((r) => r.phase === 'prefill')
@@ -69,9 +79,10 @@ export function columnsFor(rows: readonly CompareRow[]): readonly Column[] {
       : rows.length > 0 && rows.every((r) => r.phase === 'mixed')
         ? MIXED_COLUMNS
         : HUMAN_COLUMNS;
-  if (!rows.some((r) => (r.tp ?? 1) > 1)) return base;
+  const extra = [...(rows.some((r) => (r.tp ?? 1) > 1) ? [TP_COLUMN] : []), ...(rows.some((r) => (r.weights ?? 'bf16') !== 'bf16') ? [WEIGHTS_COLUMN] : [])];
+  if (extra.length === 0) return base;
   const i = base.findIndex((c) => c.header === 'policy') + 1;
-  return [...base.slice(0, i), TP_COLUMN, ...base.slice(i)];
+  return [...base.slice(0, i), ...extra, ...base.slice(i)];
 }
 
 /** Every field of a row, raw, in the JSON contract's order (CSV). */
@@ -86,6 +97,7 @@ export const RAW_FIELDS: readonly (keyof CompareRow)[] = [
   'promptTokens',
   'decodeTokens',
   'chunkTokens',
+  'weights',
   'status',
   'reason',
   'tpotMs',
@@ -97,9 +109,11 @@ export const RAW_FIELDS: readonly (keyof CompareRow)[] = [
   'fabricReadBytes',
   'hbmWriteBytes',
   'tasksPerLayer',
+  'layersExtrapolated',
   'fencesPerToken',
   'dispatchesPerToken',
   'launchesPerToken',
   'activeExperts',
+  'experts',
   'perDeviceBytes',
 ];

@@ -5,12 +5,14 @@ import { formatCsv } from './csv.js';
 import { formatMarkdown } from './markdown.js';
 import { formatTable } from './table.js';
 import { formatTilingBenefits, tilingBenefits } from './tiling.js';
+import { formatWinners } from './winners.js';
 
 export { HUMAN_COLUMNS, PREFILL_COLUMNS, MIXED_COLUMNS, RAW_FIELDS, columnsFor, type Column } from './columns.js';
 export { formatTable } from './table.js';
 export { formatCsv, csvField } from './csv.js';
 export { formatMarkdown } from './markdown.js';
 export { tilingBenefits, formatTilingBenefits, type TilingBenefit } from './tiling.js';
+export { winners, formatWinners, timeOf, marginText, configLabel, type Winner } from './winners.js';
 
 /** Output formats of `fleet compare` (and the files `fleet report` writes). */
 export const COMPARE_FORMATS = ['table', 'json', 'csv', 'markdown'] as const;
@@ -42,8 +44,21 @@ export function formatCompare(format: CompareFormat, { model, sampling, rows, ov
     case 'csv':
       return formatCsv(model.name, rows);
     case 'markdown':
-      return `${describeModel(model)}\n\n${formatMarkdown(rows)}\n\n${sampling.note}.\n`;
+      return `${heading(model, rows)}\n\n${formatWinners(rows)}\n\n${formatMarkdown(rows)}\n\n${notes(sampling, rows)}\n`;
     case 'table':
-      return `${describeModel(model)}\n\n${formatTable(rows)}\n\n${sampling.note}.\n${formatTilingBenefits(tilingBenefits(rows))}`;
+      return `${heading(model, rows)}\n\n${formatWinners(rows)}\n\n${formatTable(rows)}\n\n${notes(sampling, rows)}\n${formatTilingBenefits(tilingBenefits(rows))}`;
   }
+}
+
+/** The model, and the decoder-layer weight types when they are not the model's own bf16. */
+export function heading(model: ModelSpec, rows: readonly CompareRow[]): string {
+  const types = [...new Set(rows.map((r) => r.weights ?? 'bf16'))];
+  if (types.length === 0 || (types.length === 1 && types[0] === 'bf16')) return describeModel(model);
+  return `${describeModel(model)}\ndecoder-layer linear weights: ${types.join(', ')} (embeddings, norms and the LM head stay ${model.dtype}; the weights column says which each row ran)`;
+}
+
+/** The sampling note, and what the byte columns count when rows are tensor-parallel. */
+function notes(sampling: CompareSampling, rows: readonly CompareRow[]): string {
+  const perDevice = rows.some((r) => (r.tp ?? 1) > 1) ? ' Bytes are per device (one tensor-parallel rank), not the sum over the tp devices.' : '';
+  return `${sampling.note}.${perDevice}`;
 }

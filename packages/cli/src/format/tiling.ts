@@ -58,5 +58,5 @@ export function formatTilingBenefits(b: readonly TilingBenefit[]): string {
     ([k, xs]) =>
       `  ${k}: ${xs.map((x) => `tp ${x.tp} ${x.speedup.toFixed(2)}× (L2 hit ${x.l2HitGainPt >= 0 ? '+' : ''}${x.l2HitGainPt.toFixed(1)} pt)`).join(', ')}`,
   );
-  return `\nFLEET M-tile cooperative tiling vs Mirage (TPOT speedup) by tensor parallelism:\n${lines.join('\n')}\n`;
+  return `\nOne mechanism, not the overall ranking: FLEET M-tile's cooperative tiling against Mirage's CU-tasks (Mirage TPOT / FLEET M-tile TPOT) by tensor parallelism:\n${lines.join('\n')}\n`;
 }

@@ -19,18 +19,35 @@ export function defaultJobs(): number {
   return availableParallelism();
 }
 
+/** How a sweep may be stopped before it finishes. */
+export interface StopOptions {
+  /** Aborting it stops the sweep: running workers are ended, and the rows finished so far are returned. */
+  signal?: AbortSignal;
+  /** Run on a worker thread even with one thread, so the calling thread stays free to report and to stop it. */
+  isolate?: boolean;
+}
+
 /**
- * Run sweep jobs on `jobs` worker threads (in-process when 1): each worker loads the model
- * and backends once and takes jobs one at a time. Results come back in job order, so the
- * output does not depend on scheduling. `tick` is called as each job completes.
+ * Run sweep jobs on `jobs` worker threads (in-process when 1, unless `isolate`): each worker
+ * loads the model and backends once and takes jobs one at a time. Results come back in job
+ * order, so the output does not depend on scheduling. `tick` is called as each job completes.
+ * When stopped, the array holds the finished rows and holes for the others.
  */
-export async function runSweep(spec: SweepSpec, work: readonly SweepJob[], jobs: number, tick: (label: string) => void): Promise<CompareRow[]> {
-  const out: CompareRow[] = new Array(work.length);
+export async function runSweep(
+  spec: SweepSpec,
+  work: readonly SweepJob[],
+  jobs: number,
+  tick: (label: string) => void,
+  stop: StopOptions = {},
+): Promise<(CompareRow | undefined)[]> {
+  const out: (CompareRow | undefined)[] = new Array(work.length);
   const label = (j: SweepJob) => `${j.backend} ${j.policy} b${j.batch} p${j.prompt}`;
   const threads = Math.max(1, Math.min(jobs, work.length));
-  if (threads === 1) {
+  const signal = stop.signal;
+  if (threads === 1 && !stop.isolate) {
     const runner = await SweepRunner.create(spec);
     for (const j of work) {
+      if (signal?.aborted) break;
       tick(label(j));
       out[j.index] = runner.run(j);
     }
@@ -44,8 +61,11 @@ export async function runSweep(spec: SweepSpec, work: readonly SweepJob[], jobs:
       () =>
         new Promise<void>((resolve, reject) => {
           const w = new Worker(workerPath(), { workerData: spec });
+          const end = () => void w.terminate();
+          signal?.addEventListener('abort', end, { once: true });
+          w.on('exit', () => signal?.removeEventListener('abort', end));
           const feed = () => {
-            if (failure || next >= work.length) {
+            if (failure || next >= work.length || signal?.aborted) {
               w.postMessage(null);
               return;
             }

@@ -42,6 +42,50 @@ function lineChart(id: string, title: string, caption: string, values: readonly 
   };
 }
 
+/**
+ * Small multiples: one panel per backend, a line per policy in each, so no panel repeats a
+ * colour (tableau10 up to 10 policies, tableau20 beyond) and a reader compares policies
+ * where they compete — on the same backend.
+ */
+function facetChart(
+  id: string,
+  title: string,
+  caption: string,
+  values: readonly object[],
+  x: object,
+  y: object,
+  colorField: string,
+  mark: object,
+  extra: Record<string, object> = {},
+): ChartSpec {
+  const domain = [...new Set(values.map((v) => (v as Record<string, string>)[colorField]))];
+  return {
+    id,
+    title,
+    caption,
+    spec: {
+      $schema: SCHEMA,
+      config,
+      data: { values: [...values] },
+      facet: { column: { field: 'backend', type: 'nominal', title: null, sort: null, header: { labelFontSize: 13 } } },
+      spec: {
+        width: 240,
+        height: 240,
+        mark,
+        encoding: {
+          x,
+          y,
+          ...extra,
+          color: { field: colorField, type: 'nominal', title: 'policy', scale: { domain, scheme: domain.length > 10 ? 'tableau20' : 'tableau10' } },
+        },
+      },
+      resolve: { scale: { y: 'independent' } },
+    } as TopLevelSpec,
+  };
+}
+
+const LINE = { type: 'line', point: { filled: true, size: 50 }, strokeWidth: 2 };
+
 /** Prefill reports: TTFT and prompt throughput against the prompt length. */
 function prefillCharts(ok: ReportData['rows']): ChartSpec[] {
   const prompts = [...new Set(ok.map((r) => r.row.promptTokens))].sort((a, b) => a - b);
@@ -102,8 +146,10 @@ function decodeCharts(data: ReportData, ok: ReportData['rows'], kind: 'decode' |
   const batches = [...new Set(ok.map((r) => r.row.batch))].sort((a, b) => a - b);
   const color = { field: 'series', type: 'nominal' as const, title: 'backend · policy', scale: { domain: series, scheme: 'tableau20' } };
   const batchAxis = log2Axis('batch', 'batch size', batches);
+  // Within a backend's panel a line is a policy (and its TP degree or sweep parameters, when they vary).
   const points = ok.map((r) => ({
     series: r.series,
+    line: r.series.startsWith(`${r.row.backend} · `) ? r.series.slice(r.row.backend.length + 3) : r.series,
     backend: r.row.backend,
     policy: r.row.policy,
     batch: r.row.batch,
@@ -115,54 +161,49 @@ function decodeCharts(data: ReportData, ok: ReportData['rows'], kind: 'decode' |
 
   const tpot =
     kind === 'step'
-      ? lineChart(
+      ? facetChart(
           'step-vs-batch',
           'Step time vs decode batch',
-          'Time of one serving step (the decode batch with a prefill chunk riding along) for each backend and policy; lower is better.',
+          'Time of one serving step (the decode batch with a prefill chunk riding along), one panel per backend, a line per policy; lower is better.',
           points,
           batchAxis,
           { field: 'tpotMs', type: 'quantitative', title: 'step (ms)', scale: { zero: true } },
-          color,
+          'line',
+          LINE,
         )
-      : lineChart(
+      : facetChart(
           'tpot-vs-batch',
           'TPOT vs batch',
-          'Mean decode time per output token for each backend and policy; lower is better.',
+          'Mean decode time per output token, one panel per backend (its own scale), a line per policy; lower is better.',
           points,
           batchAxis,
           { field: 'tpotMs', type: 'quantitative', title: 'TPOT (ms)', scale: { zero: true } },
-          color,
+          'line',
+          LINE,
         );
-  const l2 = lineChart(
+  const l2 = facetChart(
     'l2-hit-vs-batch',
     'L2 hit rate vs batch',
-    'Share of all L2 accesses (reads and writes) that hit, per decode token.',
+    'Share of all L2 accesses (reads and writes) that hit, per decode token; one panel per backend, a line per policy.',
     points,
     batchAxis,
-    { field: 'l2HitRate', type: 'quantitative', title: 'L2 hit rate', axis: { format: '.0%' }, scale: { zero: true } },
-    color,
+    { field: 'l2HitRate', type: 'quantitative', title: 'L2 hit rate', axis: { format: '.0%' }, scale: { zero: true, domain: [0, 1] } },
+    'line',
+    LINE,
   );
 
-  const hbm: ChartSpec = {
-    id: 'hbm-bytes-per-token',
-    title: 'HBM bytes per token',
-    caption: 'HBM traffic (reads + write-backs) per decoded token: a batch shares one pass over the weights.',
-    spec: {
-      $schema: SCHEMA,
-      config,
-      // Grouped bars: about 14 px per bar keeps them readable whatever the series count.
-      width: Math.max(360, 14 * series.length * batches.length + 24 * batches.length),
-      height: 300,
-      data: { values: points },
-      mark: { type: 'bar' },
-      encoding: {
-        x: { field: 'batch', type: 'ordinal', title: 'batch size', axis: { labelAngle: 0 } },
-        xOffset: { field: 'series', type: 'nominal', scale: { domain: series } },
-        y: { field: 'hbmGB', type: 'quantitative', title: 'HBM GB per token' },
-        color,
-      },
-    },
-  };
+  // Grouped bars in each backend's panel: a bar per policy at each batch.
+  const hbm = facetChart(
+    'hbm-bytes-per-token',
+    'HBM bytes per token',
+    'HBM traffic (reads + write-backs) per decoded token, one panel per backend, a bar per policy: a batch shares one pass over the weights.',
+    points,
+    { field: 'batch', type: 'ordinal', title: 'batch size', axis: { labelAngle: 0 } },
+    { field: 'hbmGB', type: 'quantitative', title: 'HBM GB per token' },
+    'line',
+    { type: 'bar' },
+    { xOffset: { field: 'line', type: 'nominal' } },
+  );
 
   const maxAi = Math.max(1, ...ok.map((r) => r.intensity ?? 1));
   const minAi = Math.min(1, ...ok.map((r) => r.intensity ?? 1));
@@ -204,10 +245,15 @@ function decodeCharts(data: ReportData, ok: ReportData['rows'], kind: 'decode' |
   const bars = ok
     .filter((r) => r.breakdownMs)
     .flatMap((r) => OP_CLASSES.map((c, i) => ({ label: `${r.series} · b${r.row.batch}`, opClass: c, order: i, ms: r.breakdownMs![c] })));
+  const missing = ok.filter((r) => !r.breakdownMs && r.row.phase === 'decode').map((r) => `${r.series} · b${r.row.batch}`);
   const breakdown: ChartSpec = {
     id: 'time-breakdown',
     title: 'Time per op class',
-    caption: 'Each op class’s share of worker-busy time, scaled to TPOT (ms per token). Tasks of different classes overlap, so shares, not sums.',
+    caption:
+      'Each op class’s share of worker-busy time, scaled to TPOT (ms per token). Tasks of different classes overlap, so shares, not sums.' +
+      (missing.length > 0
+        ? ` Not shown (${missing.length}): ${missing.join(', ')} — tensor-parallel runs, or runs whose simulated tasks could not be matched to their ops.`
+        : ''),
     spec: {
       $schema: SCHEMA,
       config,

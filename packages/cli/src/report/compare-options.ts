@@ -117,6 +117,9 @@ export async function resolveCompareOptions(o: Record<string, string | undefined
     tps: parseTpList(o.tp ?? '1'),
     ep: parseInt1('--ep', o.ep ?? '1', 1, 64),
   };
+  // A mixed step is simulated on one device: refuse parallelism rather than ignore it.
+  if (phase === 'mixed' && (opts.tps!.some((t) => t > 1) || opts.ep! > 1))
+    throw inputError(`--phase mixed simulates one device: --tp and --ep must be 1 (got --tp ${o.tp ?? '1'}, --ep ${o.ep ?? '1'})`);
   // A histogram must have one count per expert of this model: refuse it before any simulation.
   if (model.moe) expertPopularity(opts.routing!, model.moe.numExperts, 0);
   const simulated = Math.min(opts.layers, model.numLayers);

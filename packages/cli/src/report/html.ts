@@ -1,6 +1,6 @@
 import { describeModel } from '@fleet/core';
 import { topologySummary } from '../backends.js';
-import { columnsFor, type CompareSampling } from '../format/index.js';
+import { columnsFor, configLabel, marginText, winners, type CompareSampling, type Winner } from '../format/index.js';
 import type { ChartSpec } from './charts.js';
 import type { ReportData } from './data.js';
 
@@ -27,6 +27,7 @@ th { border-bottom: 2px solid #ccc; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 tr.unsupported td { color: #888; }
 td.note { white-space: normal; max-width: 420px; }
+p.overall { font-size: 15px; margin: 4px 0 10px; }
 .charts { display: flex; flex-wrap: wrap; gap: 24px; }
 figure.chart { margin: 0; padding: 12px; border: 1px solid #e3e3e3; border-radius: 6px; }
 figure.chart figcaption p { margin: 2px 0 8px; color: #555; max-width: 560px; }
@@ -34,6 +35,43 @@ figure.chart svg { display: block; max-width: 100%; height: auto; }
 p.files { font-size: 12px; margin: 6px 0 0; }
 footer { margin-top: 32px; color: #777; font-size: 12px; }
 `;
+
+/**
+ * The answer first: per backend and batch (and prompt, TP degree, weights where they vary),
+ * the fastest policy, its time and its margin over the next; then the fastest backend per batch.
+ */
+export function winnersHtml(rows: Parameters<typeof winners>[0]): string {
+  const ws = winners(rows);
+  if (ws.length === 0) return '<p>No configuration ran: every row is unsupported (the comparison below says why).</p>';
+  const differ = (f: (w: Winner) => unknown) => new Set(ws.map(f)).size > 1;
+  const v = { prompt: differ((w) => w.promptTokens), tp: differ((w) => w.tp), weights: differ((w) => w.weights) };
+  const metric = [...new Set(ws.map((w) => w.metric))].join('/');
+  const body = ws
+    .map(
+      (w) =>
+        `<tr><td>${escapeHtml(configLabel(w, v))}</td><td><b>${escapeHtml(w.policy)}</b></td><td class="num">${w.ms.toFixed(3)}</td><td>${escapeHtml(marginText(w))}</td></tr>`,
+    )
+    .join('\n');
+  const best = new Map<string, Winner>();
+  for (const w of ws) {
+    const k = [w.phase, w.batch, w.promptTokens, w.tp, w.weights].join('\u0000');
+    const prev = best.get(k);
+    if (!prev || w.ms < prev.ms) best.set(k, w);
+  }
+  const overall =
+    new Set(ws.map((w) => w.backend)).size > 1
+      ? `<p class="overall">Fastest overall: ${[...best.values()]
+          .map((w) => `${escapeHtml(configLabel(w, v, false))}: <b>${escapeHtml(`${w.backend} ${w.policy}`)}</b> (${w.ms.toFixed(3)} ms)`)
+          .join('; ')}.</p>`
+      : '';
+  return `${overall}
+<table>
+<thead><tr><th>configuration</th><th>fastest policy</th><th class="num">${escapeHtml(metric)} ms</th><th>margin over the next policy</th></tr></thead>
+<tbody>
+${body}
+</tbody>
+</table>`;
+}
 
 /** The report page: self-contained (inline CSS and SVG, no scripts, nothing fetched). */
 export function reportHtml(data: ReportData, sampling: CompareSampling, charts: readonly RenderedChart[]): string {
@@ -75,6 +113,10 @@ ${svg}
 <p class="model">${escapeHtml(describeModel(data.model))}</p>
 <p class="note">${escapeHtml(sampling.note)}.</p>
 </header>
+<section id="winners">
+<h2>Which configuration wins</h2>
+${winnersHtml(data.rows.map((r) => r.row))}
+</section>
 <section id="backends">
 <h2>Backends</h2>
 <ul>

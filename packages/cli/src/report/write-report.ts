@@ -6,6 +6,7 @@ import type { ReportData } from './data.js';
 import { reportHtml, type RenderedChart } from './html.js';
 import { renderPng, renderSvg } from './render.js';
 import { sectionCharts, type ReportSection } from './sections.js';
+import { writable } from '../sweep/output.js';
 
 /**
  * Write the report into `dir`: `index.html` (self-contained), the comparison as
@@ -14,10 +15,10 @@ import { sectionCharts, type ReportSection } from './sections.js';
  * `dir`, in writing order.
  */
 export async function writeReport(dir: string, data: ReportData, sampling: CompareSampling, sections: readonly ReportSection[] = []): Promise<string[]> {
-  mkdirSync(join(dir, 'charts'), { recursive: true });
+  writable(dir, () => mkdirSync(join(dir, 'charts'), { recursive: true }));
   const files: string[] = [];
   const write = (rel: string, content: string | Buffer) => {
-    writeFileSync(join(dir, rel), content);
+    writable(join(dir, rel), () => writeFileSync(join(dir, rel), content));
     files.push(rel);
   };
   const rows = data.rows.map((r) => r.row);

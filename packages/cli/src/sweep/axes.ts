@@ -30,6 +30,14 @@ export interface SweepParams {
   fuseSilu: (typeof ON_OFF)[number] | null;
   traversal: 'm-tile' | 'm-split' | 'n-major' | null;
   twoLevel: (typeof ON_OFF)[number] | null;
+  /** Chiplet-task expert placement override (MoE); `null`: the policy's own. */
+  expertPlacement: 'owner' | 'spread' | null;
+  /** Tensor-parallel degree; `null`: 1. */
+  tp: number | null;
+  /** Expert-parallel degree (MoE); `null`: 1. */
+  ep: number | null;
+  /** MoE expert routing as `--routing` takes it; `null`: uniform. */
+  routing: string | null;
 }
 
 export interface SweepAxis {
@@ -109,6 +117,30 @@ export const SWEEP_AXES: readonly SweepAxis[] = [
   { specKey: 'fuseSilu', param: 'fuseSilu', item: choice(ON_OFF), default: [null], help: 'fuse SiLU·mul into gate+up override' },
   { specKey: 'traversal', param: 'traversal', item: choice(['m-tile', 'm-split', 'n-major']), default: [null], help: 'chiplet-task tile order override' },
   { specKey: 'twoLevel', param: 'twoLevel', item: choice(ON_OFF), default: [null], help: 'two-level completion counting override' },
+  // Axes added later default to null, which keeps the ids of the jobs that existed before them.
+  {
+    specKey: 'expertPlacement',
+    param: 'expertPlacement',
+    item: choice(['owner', 'spread']),
+    default: [null],
+    help: 'MoE chiplet-task expert placement override',
+  },
+  {
+    specKey: 'tp',
+    param: 'tp',
+    item: { anyOf: [{ enum: [1, 2, 4, 8, 16, 32, 64] }, { type: 'null' }] },
+    default: [null],
+    rowField: 'tp',
+    help: 'tensor-parallel degrees (null: 1)',
+  },
+  { specKey: 'ep', param: 'ep', item: { anyOf: [int(1, 64), { type: 'null' }] }, default: [null], rowField: 'ep', help: 'expert-parallel degrees (null: 1)' },
+  {
+    specKey: 'routing',
+    param: 'routing',
+    item: { anyOf: [{ type: 'string', minLength: 1 }, { type: 'null' }] },
+    default: [null],
+    help: 'MoE expert routing: uniform, zipf:<s> or a JSON file of per-expert counts (null: uniform)',
+  },
 ];
 
 /** The schedule overrides of a job, as `fleet compare`'s flags would give them. */
@@ -119,10 +151,11 @@ export function overridesOfParams(p: SweepParams): PolicyOverrides | undefined {
   if (p.fuseSilu !== null) out.fuseActivation = p.fuseSilu === 'on';
   if (p.traversal !== null) out.traversal = p.traversal;
   if (p.twoLevel !== null) out.twoLevelCounting = p.twoLevel === 'on';
+  if (p.expertPlacement !== null) out.expertPlacement = p.expertPlacement;
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
 /** A short label for progress bars and logs. */
 export function jobLabel(p: SweepParams): string {
-  return `${p.model} ${p.backend} ${p.policy} b${p.batch}`;
+  return `${p.model} ${p.backend} ${p.policy} b${p.batch}${p.tp !== null && p.tp > 1 ? ` tp${p.tp}` : ''}`;
 }

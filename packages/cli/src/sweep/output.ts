@@ -6,30 +6,17 @@
 import { appendFileSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { inputError } from '@fleet/core';
 import { csvField } from '../format/csv.js';
+import { RAW_FIELDS } from '../format/columns.js';
 import { SWEEP_AXES } from './axes.js';
 import type { SweepResult } from './runner.js';
 
 export const SWEEP_FORMATS = ['jsonl', 'csv'] as const;
 export type SweepFormat = (typeof SWEEP_FORMATS)[number];
 
-/** The comparison row's fields after the parameters it carries (the JSON contract's order). */
-const ROW_FIELDS = [
-  'status',
-  'reason',
-  'tpotMs',
-  'l2HitRate',
-  'hbmReadBytes',
-  'hbmWriteBytes',
-  'fabricReadBytes',
-  'tasksPerLayer',
-  'fencesPerToken',
-  'dispatchesPerToken',
-  'launchesPerToken',
-];
-
-/** CSV columns: id, every parameter (under its result-line name), then the measurements. */
+/** CSV columns: id, every parameter (under its result-line name), then every other field of the comparison row (the JSON contract's). */
 export function sweepCsvColumns(): string[] {
-  return ['id', ...SWEEP_AXES.map((a) => a.rowField ?? a.param), ...ROW_FIELDS];
+  const params = SWEEP_AXES.map((a) => a.rowField ?? a.param);
+  return ['id', ...params, ...RAW_FIELDS.filter((f) => !params.includes(f))];
 }
 
 /** One result in the file's format (no line ending). */
@@ -74,7 +61,7 @@ export class SweepOutput {
   append(r: SweepResult): void {
     const text = formatResult(this.format, r);
     this.fresh.set(r.id, text);
-    appendFileSync(this.path, text + EOL[this.format]);
+    writable(this.path, () => appendFileSync(this.path, text + EOL[this.format]));
   }
 
   /**
@@ -95,8 +82,28 @@ export class SweepOutput {
     const all = [...header, ...lines];
     const tmp = `${this.path}.tmp-${process.pid}`;
     // Write then rename: the file is never half-written.
-    writeFileSync(tmp, all.length > 0 ? all.join(EOL[this.format]) + EOL[this.format] : '');
-    renameSync(tmp, this.path);
+    writable(this.path, () => {
+      writeFileSync(tmp, all.length > 0 ? all.join(EOL[this.format]) + EOL[this.format] : '');
+      renameSync(tmp, this.path);
+    });
+  }
+}
+
+/** Run a write to `--out`; a missing or unwritable place is bad input (exit 2) naming the flag, not an internal error. */
+export function writable<T>(path: string, write: () => T): T {
+  try {
+    return write();
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === undefined) throw e;
+    const why: Record<string, string> = {
+      ENOENT: 'its folder does not exist',
+      EACCES: 'permission denied',
+      EROFS: 'read-only file system',
+      EISDIR: 'it is a folder',
+      ENOTDIR: 'a part of the path is not a folder',
+    };
+    throw inputError(`--out: cannot write ${path}: ${why[code] ?? code}`);
   }
 }
 

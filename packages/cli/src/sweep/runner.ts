@@ -3,13 +3,14 @@
  * result line. Used in-process, by local worker threads and by queue workers alike, so a
  * job's line is the same wherever it runs.
  */
-import { FleetError, loadModel, type BackendRegistry, type ModelSpec } from '@fleet/core';
+import { FleetError, loadModel, parseRouting, type BackendRegistry, type ModelSpec } from '@fleet/core';
 import { parseWeightType } from '@fleet/ops';
 import { loadBackends } from '../backends.js';
 import { runJob, type CompareRow } from '../compare.js';
 import { SWEEP_AXES, overridesOfParams } from './axes.js';
 import { modelPath, type SweepJobSpec } from './spec.js';
 import { withFlags } from '../flags.js';
+import { resolve } from 'node:path';
 
 /**
  * One line of a sweep's output: `id`, `model`, the comparison row (the `fleet compare --json`
@@ -55,7 +56,7 @@ export class SweepJobRunner {
     const weights = parseWeightType(p.weights, 'weights');
     const row = runJob(
       model,
-      { backend, policy: p.policy, batch: p.batch },
+      { backend, policy: p.policy, batch: p.batch, tp: p.tp ?? 1 },
       {
         backends: [backend],
         policies: [p.policy],
@@ -69,10 +70,17 @@ export class SweepJobRunner {
         overrides: overridesOfParams(p),
         weights,
         maxSimSteps: p.maxSimSteps,
+        ep: p.ep ?? 1,
+        routing: parseRouting(p.routing === null ? 'uniform' : routingPath(p.routing, this.ctx.baseDir)),
       },
     );
     return resultLine(job, row);
   }
+}
+
+/** A routing spec as the parser takes it: a histogram file's path resolves against the spec's folder. */
+function routingPath(routing: string, baseDir: string): string {
+  return /^(uniform|zipf:)/.test(routing) ? routing : resolve(baseDir, routing);
 }
 
 /** `{ id, model, ...row, <other parameters> }`: fixed key order, so lines compare byte for byte. */

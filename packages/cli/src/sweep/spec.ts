@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, extname, isAbsolute, resolve } from 'node:path';
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import { parse as parseYaml } from 'yaml';
-import { inputError, listPresets, loadModel, type BackendRegistry } from '@fleet/core';
+import { inputError, listPresets, loadModel, parseRouting, type BackendRegistry } from '@fleet/core';
 import { parseWeightType } from '@fleet/ops';
 import { policiesOf } from '../policies.js';
 import { SWEEP_AXES, type SweepAxis, type SweepParams } from './axes.js';
@@ -61,7 +61,7 @@ export function readSpecFile(path: string): unknown {
  * `SWEEP_AXES` order (policies default to each backend's own). Bad input throws one line
  * naming the field, e.g. `batch[2]: must be an integer in 1..4096 (got 0)`.
  */
-export function expandSweep(data: unknown, registry: BackendRegistry, origin: string, baseDir: string): ExpandedSweep {
+export function expandSweep(data: unknown, registry: BackendRegistry, origin: string, baseDir: string, maxJobs = DEFAULT_MAX_JOBS): ExpandedSweep {
   const fail = (msg: string): never => {
     throw inputError(`${origin}: ${msg}`);
   };
@@ -92,8 +92,32 @@ export function expandSweep(data: unknown, registry: BackendRegistry, origin: st
     }
   }
 
-  const jobs: SweepJobSpec[] = [];
+  for (const [i, r] of (lists.routing ?? []).entries()) {
+    if (r === null) continue;
+    try {
+      parseRouting(/^(uniform|zipf:)/.test(r as string) ? (r as string) : resolve(baseDir, r as string));
+    } catch (e) {
+      fail(`${field('routing', i, scalars)}: ${(e as Error).message}`);
+    }
+  }
+
   const values = (a: SweepAxis): readonly unknown[] => lists[a.specKey] ?? a.default ?? [];
+  // Count before expanding: a spec of long lists must be refused, not built in memory.
+  const count = SWEEP_AXES.reduce(
+    (n, a) =>
+      n *
+      (a.specKey === 'backends' && lists.backends === undefined
+        ? backendNames.length
+        : a.specKey === 'policies' && lists.policies === undefined
+          ? known.length
+          : values(a).length),
+    1,
+  );
+  if (count > maxJobs)
+    fail(
+      `the spec expands to ${count.toLocaleString('en-US')} configurations (the product of its lists' lengths), over the limit of ${maxJobs.toLocaleString('en-US')}; shorten its lists or raise --max-jobs`,
+    );
+  const jobs: SweepJobSpec[] = [];
   const walk = (depth: number, acc: Partial<SweepParams>) => {
     if (depth === SWEEP_AXES.length) {
       const params = acc as SweepParams;
@@ -111,9 +135,12 @@ export function expandSweep(data: unknown, registry: BackendRegistry, origin: st
 }
 
 /** Load and expand a spec file (model paths resolve against its folder). */
-export function loadSweep(path: string, registry: BackendRegistry): ExpandedSweep {
-  return expandSweep(readSpecFile(path), registry, path, dirname(resolve(path)));
+export function loadSweep(path: string, registry: BackendRegistry, maxJobs = DEFAULT_MAX_JOBS): ExpandedSweep {
+  return expandSweep(readSpecFile(path), registry, path, dirname(resolve(path)), maxJobs);
 }
+
+/** Configurations a spec may expand to unless `--max-jobs` says more (a sweep this size takes hours, its ids fit in memory). */
+export const DEFAULT_MAX_JOBS = 100_000;
 
 /**
  * A job's id: SHA-256 over its parameters in axis order, leaving out those that are `null`

@@ -13,31 +13,75 @@ function published(r: ValidationRow): string {
   return Array.isArray(r.published) ? `${fmt(r.published[0], r.unit)}–${fmt(r.published[1], r.unit)}` : fmt(r.published, r.unit);
 }
 
-/** A text table: experiment, kind, published, predicted, error, verdict; then a line per suite (MAPE) and a summary line. */
+const errorText = (r: ValidationRow) => `${r.error >= 0 ? '+' : ''}${r.error.toFixed(1)}${r.errorUnit === '%' ? '%' : ' pt'}`;
+
+/** Width the experiment column wraps at, so no line runs far past a terminal's width. */
+const EXPERIMENT_WIDTH = 72;
+
+/** Split `text` into lines of at most `width` characters at spaces (a longer word stays whole). */
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line !== '' && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line === '' ? word : `${line} ${word}`;
+  }
+  return [...lines, line];
+}
+
+/**
+ * A suite's summary: the shared per-suite verdict (`formatSuiteSummary`: points within
+ * tolerance, MAPE of its predicted % rows, mean error of its predicted rates), how many
+ * claims hold, and the worst row against its tolerance.
+ */
+export function suiteSummary(suite: string, rows: readonly ValidationRow[]): string {
+  const [summary] = summariseSuites(rows.map((r) => ({ ...r, suite })));
+  // Claims hold or fail: counted, not averaged into an error.
+  const claims = rows.filter((r) => r.unit === 'claim holds');
+  const claimText = claims.length > 0 ? `; ${claims.filter((r) => r.ok).length} of ${claims.length} claims hold` : '';
+  // The worst row: misses first, then the largest error against its tolerance.
+  const judged = rows.filter((r) => r.unit === 'claim holds' || Number.isFinite(r.error));
+  const badness = (r: ValidationRow) => (r.ok ? 0 : 1e9) + (r.tolerance > 0 ? Math.abs(r.error) / r.tolerance : Math.abs(r.error));
+  const worst = [...judged].sort((a, b) => badness(b) - badness(a))[0];
+  const worstText = worst
+    ? `; worst: ${errorText(worst)} (±${worst.tolerance}) ${wrap(worst.experiment, 60)[0]}${worst.experiment.length > 60 ? '…' : ''}`
+    : '';
+  return `${summary ? formatSuiteSummary(summary) : `${suite}: no rows`}${claimText}${worstText}`;
+}
+
+/**
+ * Per suite: its summary line, then a table of kind, published, predicted, error, verdict and
+ * the experiment (wrapped); a closing line over all suites.
+ */
 export function formatValidation(rows: readonly ValidationRow[]): string {
-  const cells = rows.map((r) => [
-    r.suite,
-    r.experiment,
+  const header = ['kind', 'published', 'predicted', 'error', 'verdict', 'experiment'];
+  const cellsOf = (r: ValidationRow) => [
     r.kind,
     published(r),
     fmt(r.predicted, r.unit),
-    `${r.error >= 0 ? '+' : ''}${r.error.toFixed(1)}${r.errorUnit === '%' ? '%' : ' pt'}`,
+    errorText(r),
     r.ok ? 'ok' : `MISS (±${r.tolerance}${r.errorUnit === '%' ? '%' : ' pt'})`,
-  ]);
-  const header = ['suite', 'experiment', 'kind', 'published', 'predicted', 'error', 'verdict'];
-  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
-  const line = (c: string[]) =>
-    c
-      .map((x, i) => (i >= 3 && i <= 5 ? x.padStart(widths[i]!) : x.padEnd(widths[i]!)))
-      .join('  ')
-      .trimEnd();
+  ];
+  const all = rows.map(cellsOf);
+  const widths = header.slice(0, 5).map((h, i) => Math.max(h.length, ...all.map((c) => c[i]!.length)));
+  const pad = (c: string[]) => c.map((x, i) => (i >= 1 && i <= 3 ? x.padStart(widths[i]!) : x.padEnd(widths[i]!))).join('  ');
+  const indent = ' '.repeat(widths.reduce((a, w) => a + w + 2, 0));
+  const out: string[] = [];
+  const suites = [...new Set(rows.map((r) => r.suite))];
+  for (const suite of suites) {
+    const rs = rows.filter((r) => r.suite === suite);
+    out.push(suiteSummary(suite, rs), `  ${pad(header.slice(0, 5))}  ${header[5]}`, `  ${pad(widths.map((w) => '-'.repeat(w)))}  ----------`);
+    for (const r of rs) {
+      const [first, ...more] = wrap(r.experiment, EXPERIMENT_WIDTH);
+      out.push(`  ${pad(cellsOf(r))}  ${first}`, ...more.map((l) => `  ${indent}${l}`));
+    }
+    out.push('');
+  }
   const ok = rows.filter((r) => r.ok).length;
   return [
-    line(header),
-    line(widths.map((w) => '-'.repeat(w))),
-    ...cells.map(line),
-    '',
-    ...summariseSuites(rows).map(formatSuiteSummary),
-    `${ok} of ${rows.length} within tolerance.`,
+    ...out,
+    `${ok} of ${rows.length} within tolerance${ok < rows.length ? ` (${rows.length - ok} missed; --strict exits 1 when any point misses)` : ''}.`,
   ].join('\n');
 }

@@ -44,6 +44,7 @@ import { KV_CHUNK } from '../decompose/attention.js';
 import { lowerGraph, type CompileOptions } from '../compile/lowering.js';
 import { kernelPerOpLowering, kernelSchedule, KERNEL_PER_OP_GRAPH } from './kernel-per-op.js';
 import type { Policy } from './policy.js';
+import { sixteenBitWeightsOnly, unusedOverrides } from './options.js';
 import { MLA_FUSED, mlaFusedTasks } from './clusterfusion-mla.js';
 import {
   batchRows,
@@ -241,6 +242,11 @@ export const CLUSTERFUSION: Policy = {
   unsupportedOn: needsClusters,
   prefill: 'ClusterFusion fuses the decode attention block (one query token per request); prefill runs on the base kernels',
   tensorParallel: 'its cluster kernel fuses QKV, attention and the O projection of whole heads on one GPU',
+  // The fused block reads 2-byte weights and the base kernels compile with the graph's dtype and
+  // kernel-per-op-graph's own schedule: a low-bit type or a schedule override would be ignored.
+  refusesOptions: (o) =>
+    sixteenBitWeightsOnly('clusterfusion', o.weights, 'its fused cluster kernel and its base kernels are modelled with 2-byte weights') ??
+    unusedOverrides('clusterfusion', o.overrides, []),
   functional: (model) =>
     model.mla ? 'the fused MLA cluster block is simulated for timing only (functional runs cover its kernel-per-op and megakernel schedules)' : null,
   compile(graph: OpGraph, backend: Backend, _schedule, opts: CompileOptions): TaskGraph {

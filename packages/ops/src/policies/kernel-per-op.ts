@@ -27,6 +27,7 @@ import type { Schedule } from '../compile/schedule.js';
 import { linearWeightRegions, splitKBoundary } from '../quant/weight-regions.js';
 import { DENSE_BF16, type QuantizedWeights } from '../quant/weight-type.js';
 import type { Policy } from './policy.js';
+import { unusedOverrides } from './options.js';
 
 const EL = 2;
 
@@ -262,6 +263,9 @@ export function kernelSchedule(launchMode: 'eager' | 'graph'): Schedule {
   };
 }
 
+/** The schedule knobs kernel-per-op lowering reads. */
+const KERNEL_KNOBS = ['weightPolicy', 'storePolicy'] as const;
+
 /** A kernel-per-op policy: every backend runs one (kernels need nothing of the topology). */
 function kernelPerOp(name: string, description: string, launchMode: 'eager' | 'graph'): Policy {
   return {
@@ -271,6 +275,8 @@ function kernelPerOp(name: string, description: string, launchMode: 'eager' | 'g
     unsupportedOn: () => null,
     prefill: null,
     tensorParallel: null,
+    // The framework's kernels: cache policies apply to their loads and stores; fusions are the framework's own.
+    refusesOptions: (o) => unusedOverrides(name, o.overrides, KERNEL_KNOBS),
     functional: () => null,
     compile: (graph: OpGraph, backend: Backend, schedule: Schedule, opts: CompileOptions): TaskGraph =>
       lowerGraph(graph, name, schedule, kernelPerOpLowering, backend.topology, opts),

@@ -12,6 +12,7 @@ import { stageTask, type Draft, type Stage } from '../compile/drafts.js';
 import { colTiles, lowerGraph, splitCols, type CompileOptions, type LinearJob, type Lowering, type LoweringContext } from '../compile/lowering.js';
 import type { Schedule, Traversal } from '../compile/schedule.js';
 import type { Policy } from './policy.js';
+import { SCHEDULE_KNOBS, unusedOverrides, type ScheduleKnob } from './options.js';
 
 /**
  * MPK's stages: q/k norm, RoPE and the KV append run inside the attention task; residual adds
@@ -198,8 +199,16 @@ const PREFILL =
   'the megakernel schedules decode steps (one token per request, RoPE and the KV append inside attention tasks); its systems serve prefill with kernel-per-op';
 
 /**
+ * The schedule knobs MPK's CU-task lowering reads: no chiplet-tasks, so no traversal, expert
+ * placement or two-level counting (the runtime counts only chiplet-tasks at two levels).
+ */
+const CU_TASK_KNOBS: readonly ScheduleKnob[] = ['weightPolicy', 'storePolicy', 'fuseActivation'];
+
+/**
  * A persistent megakernel policy lowered by `lowering`, runnable where `requires` finds
- * nothing missing; `functional` says why `fleet verify` cannot execute it with data, if so.
+ * nothing missing; `functional` says why `fleet verify` cannot execute it with
+ * data, if so; `honours` lists the schedule knobs it reads (default: MPK's CU-task
+ * lowering reads no chiplet-task knob; any other lowering every knob).
  */
 export function megakernelPolicy(
   name: string,
@@ -208,6 +217,7 @@ export function megakernelPolicy(
   lowering: Lowering,
   requires: (backend: Backend) => string | null = () => null,
   functional: string | null = null,
+  honours: readonly ScheduleKnob[] = lowering === cuTaskLowering ? CU_TASK_KNOBS : SCHEDULE_KNOBS,
 ): Policy {
   return {
     name,
@@ -216,6 +226,7 @@ export function megakernelPolicy(
     unsupportedOn: requires,
     prefill: PREFILL,
     tensorParallel: null,
+    refusesOptions: (o) => unusedOverrides(name, o.overrides, honours),
     functional: () => functional,
     compile: (graph: OpGraph, backend: Backend, s: Schedule, opts: CompileOptions): TaskGraph => lowerGraph(graph, name, s, lowering, backend.topology, opts),
     runtime: (backend, s) => ({ persistent: persistentOptionsFor(backend, name, s) }),

@@ -7,6 +7,7 @@
 import type { Backend, OpGraph, PersistentOptions, TaskGraph } from '@fleet/core';
 import type { CompileOptions } from '../compile/lowering.js';
 import type { Schedule } from '../compile/schedule.js';
+import type { PolicyRunOptions } from './options.js';
 
 /** How the simulation runs a policy's task graph. */
 export interface RuntimeOptions {
@@ -31,6 +32,12 @@ export interface Policy {
   readonly prefill: string | null;
   /** Why it has no tensor-parallel schedule, or null. */
   readonly tensorParallel: string | null;
+  /**
+   * Why it cannot honour `opts` — a weight type its kernels are not modelled with, a schedule
+   * override its lowering never reads — or null. Without it, only `prefill` and
+   * `tensorParallel` refuse. Quote option fields in backticks (`` `weights` ``).
+   */
+  refusesOptions?(opts: PolicyRunOptions): string | null;
   /** Why `fleet verify` cannot run it with data on `model`, or null. */
   functional(model: { mla?: unknown }): string | null;
   /** Compile one step's op graph into a task graph on `backend`. */

@@ -18,6 +18,7 @@ import {
 import { PROOF_LAYERS, simulateStep, stepSimulation, worseExtrapolation, type LayerExtrapolation, type StepOptions } from './step.js';
 import { NO_TRAFFIC, trafficOf, type StepTraffic } from './traffic.js';
 import { resolvePolicy } from '../policies/registry.js';
+import { refusedInPhase } from '../policies/options.js';
 import { STEP_K, TILE_M, TILE_N } from '../decompose/linear.js';
 import { KV_CHUNK } from '../decompose/attention.js';
 import { decoderLinearBytes } from '../quant/cost.js';
@@ -180,6 +181,9 @@ export function predictDecode(backend: Backend, model: ModelSpec, opts: DecodeOp
   const why = parallelismProblem(backend, model, par);
   if (why) return unsupported(why);
   if (par.tp > 1 && policy.tensorParallel) return unsupported(`${policy.name} has no tensor-parallel schedule: ${policy.tensorParallel}`);
+  const asked = { phase: 'decode', weights: opts.weights, overrides: opts.overrides, tp: par.tp, ep: par.ep } as const;
+  const refused = refusedInPhase(asked) ?? policy.refusesOptions?.(asked) ?? null;
+  if (refused) return unsupported(refused);
   const capacity = backend.topology.memory.hbm.capacityBytes;
   if (perDevice > capacity) return unsupported(doesNotFit(backend.name, perDevice, capacity, par.tp));
   const nPos = Math.max(1, Math.min(opts.decode, opts.positions ?? 2));

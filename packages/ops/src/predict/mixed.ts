@@ -41,6 +41,8 @@ export function predictMixed(backend: Backend, model: ModelSpec, opts: MixedOpti
   const resolved = resolvePolicy(backend, opts.policy, opts.overrides, opts.policies);
   if ('reason' in resolved) return unsupported(resolved.reason);
   if (resolved.policy.prefill) return unsupported(resolved.policy.prefill);
+  const refused = resolved.policy.refusesOptions?.({ phase: 'mixed', weights: opts.weights, overrides: opts.overrides });
+  if (refused) return unsupported(refused);
   const chunkContext = opts.chunkContext ?? 0;
   const need =
     residentBytes(model, opts.batch, opts.context + 1, opts.weights) +

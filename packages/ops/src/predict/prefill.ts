@@ -75,6 +75,8 @@ export function predictPrefill(backend: Backend, model: ModelSpec, opts: Prefill
   const problem = parallelismProblem(backend, model, par);
   if (problem) return unsupported(problem);
   if (par.tp > 1 && policy.tensorParallel) return unsupported(`${policy.name} has no tensor-parallel schedule`);
+  const refused = policy.refusesOptions?.({ phase: 'prefill', weights: opts.weights, overrides: opts.overrides, tp: par.tp, ep: par.ep });
+  if (refused) return unsupported(refused);
   const capacity = backend.topology.memory.hbm.capacityBytes;
   if (perDevice > capacity) return unsupported(doesNotFit(backend.name, perDevice, capacity, par.tp));
 
