@@ -22,6 +22,7 @@ import {
   type PrefillAttentionShape,
   type TilePipeline,
 } from '@fleet/core';
+import { selectFlashDecode } from './flash-decoding.js';
 import { PIPELINE } from './reference/calibration.js';
 import { GRAPH_GAP_NS, TILE_OVERHEAD_NS, VECTOR_EFFICIENCY, WGMMA_EFFICIENCY } from './cost-params.js';
 import { H100_CLOCK_GHZ, H100_LATENCY_CYCLES as LAT, H100_SXM5 as topology } from './reference/topology.js';
@@ -366,10 +367,26 @@ export function selectGroupedGemm(s: GroupedGemmShape): GroupedGemmKernel {
   };
 }
 
+/**
+ * The libraries as a serving engine calls them: cuBLASLt GEMMs, decode attention split over the
+ * KV length as FlashAttention-2 does (flash-decoding; also PyTorch's SDPA with one query per
+ * head and `enable_gqa`), cuDNN prefill, CUTLASS grouped GEMM.
+ */
 export const kernelLibrary: KernelLibrary = {
-  name: 'cuBLASLt 13.0 (nvjet), tinygemm (W4A16), cuDNN 9.19 SDPA and CUTLASS grouped GEMM, as PyTorch 2.11 calls them',
+  name: 'cuBLASLt 13.0 (nvjet), tinygemm (W4A16), FlashAttention-2 split-KV decode, cuDNN 9.19 prefill SDPA and CUTLASS grouped GEMM, as PyTorch 2.11 calls them',
   gemm: selectGemm,
-  decodeAttention: selectDecodeAttention,
+  decodeAttention: selectFlashDecode,
   prefillAttention: selectPrefillAttention,
   groupedGemm: selectGroupedGemm,
+};
+
+/**
+ * The same libraries when decode calls PyTorch's SDPA with a GQA group's queries as the query
+ * rows of their KV head (`q [B, Hkv, Hq/Hkv, D]`, as bench/h100/*.py do): cuDNN's sm90 flash
+ * kernel, one CTA per (request, KV head), never split.
+ */
+export const SDPA_GROUPED_ROWS_LIBRARY: KernelLibrary = {
+  ...kernelLibrary,
+  name: 'cuBLASLt 13.0 (nvjet), tinygemm (W4A16), cuDNN 9.19 SDPA (decode GQA as grouped query rows) and CUTLASS grouped GEMM, as PyTorch 2.11 calls them',
+  decodeAttention: selectDecodeAttention,
 };

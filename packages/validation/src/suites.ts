@@ -1,6 +1,7 @@
 import type { ValidationSuite } from '@fleet/core';
 import { attentionValidation, attentionValidationPoints } from '@fleet/attention-study';
 import { clusterFusionClaimPoints, clusterFusionValidation } from './h100/clusterfusion.js';
+import { decodeValidationPoints, h100DecodeValidation } from './h100/decode.js';
 import { h100MoeValidation, moeValidationPoints } from './h100/moe.js';
 import { h100PipelineValidation, pipelineValidationPoints } from './h100/pipeline.js';
 import { h100PrefillValidation, prefillValidationPoints } from './h100/prefill.js';
@@ -50,6 +51,14 @@ export const SUITES: ValidationSuite[] = [
     backends: ['h100'],
     points: pipelineValidationPoints(),
     run: (registry, tick) => h100PipelineValidation(registry.get('h100'), { tick }),
+  },
+  {
+    name: 'h100-decode',
+    description:
+      'H100 decode attention as FlashAttention-2 splits it (batch 1–64 × KV 1K–128K × heads 32/8, 40/8, 64/8, 32/4) and Qwen3-8B/14B/32B decode TPOT in one CUDA graph, split-KV and grouped-rows SDPA',
+    backends: ['h100'],
+    points: decodeValidationPoints(),
+    run: (registry, tick) => h100DecodeValidation(registry.get('h100'), { tick }),
   },
   {
     name: 'h100-prefill',

@@ -39,6 +39,13 @@ export interface DecodeAttentionKernel {
    * once per workgroup, not per pair. Omitted: one workgroup per pair (or split).
    */
   persistentWorkgroups?: number;
+  /**
+   * Split kernels: the combine walks a (request, head)'s partial outputs one after another,
+   * each a dependent read; this much per split, ns, beside its reads. Default 0.
+   */
+  combineNsPerSplit?: number;
+  /** Split kernels: the combine's time per (request, head) outside its reads, ns. Default 0. */
+  combineFixedNs?: number;
 }
 
 /** A prefill (causal, many-query) attention kernel: FlashAttention-2/3 style tiles. */

@@ -9,7 +9,7 @@
 import { buildDecodeGraph, loadModel, simulateGraph, type Backend, type ValidationRow } from '@fleet/core';
 import { KERNEL_PER_OP_GRAPH, predictDecode } from '@fleet/ops';
 import moe from './measured/h100-moe-ours.json' with { type: 'json' };
-import { row, type H100ValidationOptions } from './validation.js';
+import { row, type H100ValidationOptions, groupedRows } from './validation.js';
 
 const SRC = 'ours: bench/h100/phases.py MoeModel on an H100 80GB HBM3 (packages/validation/src/h100/measured/h100-moe-ours.json)';
 const GROUPED = 'GemmUniversal';
@@ -41,7 +41,8 @@ export function groupedGemmUs(backend: Backend, batch: number): number {
   return simulateGraph(backend, tg, { launchMode: 'graph' }).timeNs / 1000 / grouped.length;
 }
 
-export function h100MoeValidation(backend: Backend, opts: H100ValidationOptions = {}): ValidationRow[] {
+export function h100MoeValidation(device: Backend, opts: H100ValidationOptions = {}): ValidationRow[] {
+  const backend = groupedRows(device);
   const tick = opts.tick ?? (() => {});
   const quick = opts.quick ?? false;
   const out: ValidationRow[] = [];

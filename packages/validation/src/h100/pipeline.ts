@@ -8,7 +8,7 @@
 import { buildDecodeGraph, loadModel, simulateGraph, type Backend, type ValidationRow } from '@fleet/core';
 import * as ops from '@fleet/ops';
 import sweep from './measured/h100-pipeline-ours.json' with { type: 'json' };
-import { gemmRow, graphDecodeRow, linearOpUs, row, type H100ValidationOptions } from './validation.js';
+import { gemmRow, graphDecodeRow, linearOpUs, row, type H100ValidationOptions, groupedRows } from './validation.js';
 
 const SRC = 'ours: bench/h100/pipeline.py on an H100 80GB HBM3, 2026-11-24 (packages/validation/src/h100/measured/h100-pipeline-ours.json)';
 const QWEN3_SHAPES = new Set(['qkv_proj', 'o_proj', 'gate_up_proj', 'down_proj']);
@@ -54,7 +54,8 @@ function decodeRows(quick: boolean) {
   return quick ? q.filter((r) => r.batch === 1 && r.kvLen === 1024) : [...q, ...l];
 }
 
-export function h100PipelineValidation(backend: Backend, opts: H100ValidationOptions = {}): ValidationRow[] {
+export function h100PipelineValidation(device: Backend, opts: H100ValidationOptions = {}): ValidationRow[] {
+  const backend = groupedRows(device);
   const tick = opts.tick ?? (() => {});
   const quick = opts.quick ?? false;
   const rows: ValidationRow[] = [];

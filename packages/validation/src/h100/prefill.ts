@@ -8,7 +8,7 @@
 import { buildPrefillGraph, loadModel, simulateGraph, type Backend, type ValidationRow } from '@fleet/core';
 import * as ops from '@fleet/ops';
 import data from './measured/h100-prefill-ours.json' with { type: 'json' };
-import { row, type H100ValidationOptions } from './validation.js';
+import { row, type H100ValidationOptions, groupedRows } from './validation.js';
 
 const SRC = 'ours: bench/h100/phases.py on an H100 80GB HBM3, 2026-11-24 (packages/validation/src/h100/measured/h100-prefill-ours.json)';
 
@@ -37,7 +37,8 @@ function prefillAttentionUs(backend: Backend, heads: number, kvHeads: number, ba
   return simulateGraph(backend, tg, { launchMode: 'graph' }).timeNs / 1000;
 }
 
-export function h100PrefillValidation(backend: Backend, opts: H100ValidationOptions = {}): ValidationRow[] {
+export function h100PrefillValidation(device: Backend, opts: H100ValidationOptions = {}): ValidationRow[] {
+  const backend = groupedRows(device);
   const tick = opts.tick ?? (() => {});
   const quick = opts.quick ?? false;
   const rows: ValidationRow[] = [];

@@ -7,7 +7,7 @@
  */
 import { loadModel, type Backend, type ValidationRow } from '@fleet/core';
 import * as ops from '@fleet/ops';
-import { gemmRow, graphDecodeRow, row, type H100ValidationOptions } from '../h100/validation.js';
+import { gemmRow, graphDecodeRow, groupedRows, row, type H100ValidationOptions } from '../h100/validation.js';
 import sweep from './measured/h200-pipeline-ours.json' with { type: 'json' };
 import phases from './measured/h200-prefill-ours.json' with { type: 'json' };
 
@@ -43,7 +43,8 @@ export function h200PrefillValidationPoints(quick = false): number {
 }
 
 /** GEMMs and decode TPOT on one H200. Decode TPOT is the headline: the target is within 10%. */
-export function h200PipelineValidation(backend: Backend, opts: H100ValidationOptions = {}): ValidationRow[] {
+export function h200PipelineValidation(device: Backend, opts: H100ValidationOptions = {}): ValidationRow[] {
+  const backend = groupedRows(device);
   const tick = opts.tick ?? (() => {});
   const quick = opts.quick ?? false;
   const rows: ValidationRow[] = [];
@@ -59,7 +60,8 @@ export function h200PipelineValidation(backend: Backend, opts: H100ValidationOpt
 }
 
 /** Prefill TTFT on one H200 (one CUDA graph per forward). */
-export function h200PrefillValidation(backend: Backend, opts: H100ValidationOptions = {}): ValidationRow[] {
+export function h200PrefillValidation(device: Backend, opts: H100ValidationOptions = {}): ValidationRow[] {
+  const backend = groupedRows(device);
   const tick = opts.tick ?? (() => {});
   const rows: ValidationRow[] = [];
   for (const t of ttftRows(opts.quick ?? false)) {
