@@ -413,6 +413,11 @@ E2E_PLAN = [
     (QWEN3_14B, [("rows", 1, 1024), ("rows", 4, 1024), ("rows", 16, 1024), ("rows", 64, 1024), ("gqa", 1, 1024), ("gqa", 1, 16384), ("gqa", 4, 32768)]),
     (QWEN3_32B, [("rows", 1, 1024), ("rows", 4, 1024), ("rows", 16, 1024), ("gqa", 1, 1024), ("gqa", 1, 8192), ("gqa", 1, 16384)]),
 ]
+QWEN3_4B = qwen3("qwen3-4b", 2560, 36, 32, 8, 9728)
+# held-out shapes of a second run: a smaller hidden size, and Qwen3-14B at more batch points
+E2E_EXTRA = [(QWEN3_4B, [("rows", 1, 1024), ("rows", 4, 1024), ("rows", 16, 1024), ("rows", 64, 1024), ("gqa", 1, 1024), ("gqa", 1, 32768), ("gqa", 4, 16384),
+                         ("gqa", 2, 131072)]),
+             (QWEN3_14B, [("gqa", 2, 65536), ("gqa", 1, 131072), ("gqa", 8, 8192), ("rows", 32, 1024)])]
 E2E_QUICK = [(QWEN3_8B, [("gqa", 1, 1024), ("gqa", 1, 8192), ("gqa", 1, 32768), ("gqa", 4, 32768), ("gqa", 2, 65536), ("rows", 1, 1024), ("rows", 1, 32768),
                          ("rows", 64, 1024), ("rows", 16, 1024)]),
              (QWEN3_14B, [("rows", 1, 1024), ("rows", 16, 1024), ("gqa", 1, 16384)])]
@@ -423,7 +428,7 @@ def e2e(deadline):
     probe_gqa()
     out = {"method": "one CUDA graph per decode step (embedding, all layers, final norm, LM head, argmax) of a Qwen3-shaped stack with random bf16 weights N(0, 0.02), fused QKV and gate+up weights, q/k RMSNorm, rotate-half RoPE, KV-cache slice assignment, SDPA, SiLU-gated MLP; every request attends over kvLen tokens (kvLen-1 cached + the new one); median of 10 replays (CUDA events). layout rows: SDPA with q [B, Hkv, Hq/Hkv, 128] (PyTorch picks cuDNN); layout gqa: q [B, Hq, 1, 128], enable_gqa=True, under sdpa_kernel(FLASH_ATTENTION) (PyTorch's FlashAttention-2 with split-KV)",
            "models": {}}
-    for cfg, points in (E2E_QUICK if QUICK else E2E_PLAN):
+    for cfg, points in (E2E_EXTRA if "--extra" in sys.argv else E2E_QUICK if QUICK else E2E_PLAN):
         if time.time() > deadline:
             out["truncated"] = True
             break

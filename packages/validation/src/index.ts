@@ -26,6 +26,8 @@ export { h100PipelineValidation, pipelineValidationPoints } from './h100/pipelin
 export { h100PrefillValidation, prefillValidationPoints } from './h100/prefill.js';
 export { h100MoeValidation, moeValidationPoints, groupedGemmUs } from './h100/moe.js';
 export { h100DecodeValidation, decodeValidationPoints, decodeAttentionUs, qwen3Dense } from './h100/decode.js';
+export { groupedRows } from './h100/validation.js';
+export { h100LinearShapesValidation, linearShapesValidationPoints } from './h100/linear-shapes.js';
 export { clusterFusionValidation, clusterFusionClaimPoints, clusterFusionSpeedup, CLUSTERFUSION_CLAIMS } from './h100/clusterfusion.js';
 // H200: our measurements with the H100 scripts.
 export { h200PipelineValidation, h200PipelineValidationPoints, h200PrefillValidation, h200PrefillValidationPoints } from './h200/validation.js';

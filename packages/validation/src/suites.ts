@@ -2,6 +2,7 @@ import type { ValidationSuite } from '@fleet/core';
 import { attentionValidation, attentionValidationPoints } from '@fleet/attention-study';
 import { clusterFusionClaimPoints, clusterFusionValidation } from './h100/clusterfusion.js';
 import { decodeValidationPoints, h100DecodeValidation } from './h100/decode.js';
+import { h100LinearShapesValidation, linearShapesValidationPoints } from './h100/linear-shapes.js';
 import { h100MoeValidation, moeValidationPoints } from './h100/moe.js';
 import { h100PipelineValidation, pipelineValidationPoints } from './h100/pipeline.js';
 import { h100PrefillValidation, prefillValidationPoints } from './h100/prefill.js';
@@ -59,6 +60,14 @@ export const SUITES: ValidationSuite[] = [
     backends: ['h100'],
     points: decodeValidationPoints(),
     run: (registry, tick) => h100DecodeValidation(registry.get('h100'), { tick }),
+  },
+  {
+    name: 'h100-linear',
+    description:
+      'H100 cuBLASLt GEMMs for the projections of nine model shapes (hidden 2048–8192, Llama3-70B TP4/TP8 shards) at M = 1–256, cold weights; Qwen3-8B calibrated, the rest held out',
+    backends: ['h100'],
+    points: linearShapesValidationPoints(),
+    run: (registry, tick) => h100LinearShapesValidation(registry.get('h100'), { tick }),
   },
   {
     name: 'h100-prefill',

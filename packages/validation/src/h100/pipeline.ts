@@ -8,7 +8,7 @@
 import { buildDecodeGraph, loadModel, simulateGraph, type Backend, type ValidationRow } from '@fleet/core';
 import * as ops from '@fleet/ops';
 import sweep from './measured/h100-pipeline-ours.json' with { type: 'json' };
-import { gemmRow, graphDecodeRow, linearOpUs, row, type H100ValidationOptions, groupedRows } from './validation.js';
+import { GOAL_PCT, gemmRow, graphDecodeRow, linearOpUs, row, type H100ValidationOptions, groupedRows } from './validation.js';
 
 const SRC = 'ours: bench/h100/pipeline.py on an H100 80GB HBM3, 2026-11-24 (packages/validation/src/h100/measured/h100-pipeline-ours.json)';
 const QWEN3_SHAPES = new Set(['qkv_proj', 'o_proj', 'gate_up_proj', 'down_proj']);
@@ -76,7 +76,7 @@ export function h100PipelineValidation(device: Backend, opts: H100ValidationOpti
         q.us,
         p.us,
         'µs',
-        15,
+        GOAL_PCT,
         SRC,
       ),
     );
@@ -92,14 +92,14 @@ export function h100PipelineValidation(device: Backend, opts: H100ValidationOpti
         a.us,
         p,
         'µs',
-        20,
+        GOAL_PCT,
         SRC,
       ),
     );
   }
   for (const d of decodeRows(quick)) {
     tick(`decode ${d.model} b${d.batch} kv${d.kvLen}`);
-    rows.push(graphDecodeRow(backend, d, 12, SRC));
+    rows.push(graphDecodeRow(backend, d, GOAL_PCT, SRC));
   }
   return rows.map((r) => ({ ...r, suite: 'h100-pipeline' }));
 }
