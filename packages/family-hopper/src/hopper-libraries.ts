@@ -347,6 +347,17 @@ export const CUTLASS_GROUPED_DRAM_IN_FLIGHT = Math.round(
  */
 export const CUTLASS_GROUPED_LARGE = { tileRows: 128, tileCols: 256, kTile: 64, stages: 4, clusterRows: 2 };
 
+/**
+ * CAL ours (bench/results/h100/sweep.json, section moe: torch._grouped_mm gate+up, 8 of 128
+ * experts with one row each, 34.4 µs a call): CUTLASS's grouped persistent tile scheduler reads
+ * the problem shape of every group in PyTorch's list — all 128 experts, empty ones too — one
+ * dependent load after another as it advances to a CTA's tiles, so a call costs a time per
+ * group beyond its tiles whatever the experts that got rows. Set so the simulated call
+ * matches; the sweep's other 47 points (8–128 active experts × 1–64 rows, gate+up and down)
+ * are predictions. About one L2 round trip per group.
+ */
+export const CUTLASS_GROUP_WALK_NS = 94;
+
 export function selectGroupedGemm(s: GroupedGemmShape): GroupedGemmKernel {
   const rows = s.groups.reduce((a, r) => a + r, 0) / Math.max(1, s.groups.length);
   const large = rows > 128 && s.n > 128;
@@ -362,6 +373,7 @@ export function selectGroupedGemm(s: GroupedGemmShape): GroupedGemmKernel {
     tileCols: c.tileCols,
     ctas: SMS,
     clusterRows: c.clusterRows,
+    fixedNs: (s.numGroups ?? s.groups.length) * CUTLASS_GROUP_WALK_NS,
     // Two consumer warpgroups (alternating tiles, or sharing one) over a 4-stage ring.
     pipeline: { inFlightBytes: c.stages * stageBytes, dramInFlightBytes: dramInFlight, overlap: c.stages },
   };

@@ -115,6 +115,8 @@ export interface GroupedGemmShape {
   n: number;
   k: number;
   weightBytes: number;
+  /** Groups in the problem list the kernel is given, with rows or not (all experts); default `groups.length`. */
+  numGroups?: number;
 }
 
 /**
@@ -138,6 +140,11 @@ export interface GroupedGemmKernel {
    * group the partner CTA only helps load. Default 1.
    */
   clusterRows?: number;
+  /**
+   * Time each CTA spends outside its tiles, ns: a persistent scheduler walking the groups'
+   * problem shapes to find its tiles. Default 0.
+   */
+  fixedNs?: number;
   pipeline: TilePipeline;
 }
 
