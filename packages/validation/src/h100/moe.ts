@@ -32,7 +32,7 @@ function groupedPoints(quick: boolean) {
 export function groupedCallUs(backend: Backend, op: 'gate_up' | 'down', active: number, rows: number): number {
   const g = buildDecodeGraph(model(), { batch: 64, contextLen: 1023 });
   const base = g.ops.find((o) => o.layer === 0 && o.kind === 'grouped-linear' && (op === 'gate_up' ? o.gatedActivation : !o.gatedActivation));
-  if (!base || base.kind !== 'grouped-linear') throw new Error(`no ${op} grouped GEMM in ${model().name}`);
+  if (base?.kind !== 'grouped-linear') throw new Error(`no ${op} grouped GEMM in ${model().name}`);
   const groups = Array.from({ length: active }, (_, i) => ({ group: Math.round((i * (base.numGroups - 1)) / Math.max(1, active - 1)), rows }));
   const tg = KERNEL_PER_OP_GRAPH.compile({ ...g, ops: [{ ...base, groups }] }, backend, KERNEL_PER_OP_GRAPH.schedule, {
     layers: [0],
