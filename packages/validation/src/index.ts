@@ -27,6 +27,7 @@ export { h100PrefillValidation, prefillValidationPoints } from './h100/prefill.j
 export { h100MoeValidation, moeValidationPoints, groupedGemmUs } from './h100/moe.js';
 export { h100DecodeValidation, decodeValidationPoints, decodeAttentionUs, qwen3Dense } from './h100/decode.js';
 export { groupedRows } from './h100/validation.js';
+export { h100NcclValidation, ncclValidationPoints, ncclGraphAllReduceUs } from './h100/nccl.js';
 export { h100LinearShapesValidation, linearShapesValidationPoints } from './h100/linear-shapes.js';
 export { clusterFusionValidation, clusterFusionClaimPoints, clusterFusionSpeedup, CLUSTERFUSION_CLAIMS } from './h100/clusterfusion.js';
 // H200: our measurements with the H100 scripts.

@@ -4,6 +4,7 @@ import { clusterFusionClaimPoints, clusterFusionValidation } from './h100/cluste
 import { decodeValidationPoints, h100DecodeValidation } from './h100/decode.js';
 import { h100LinearShapesValidation, linearShapesValidationPoints } from './h100/linear-shapes.js';
 import { h100MoeValidation, moeValidationPoints } from './h100/moe.js';
+import { h100NcclValidation, ncclValidationPoints } from './h100/nccl.js';
 import { h100PipelineValidation, pipelineValidationPoints } from './h100/pipeline.js';
 import { h100PrefillValidation, prefillValidationPoints } from './h100/prefill.js';
 import { clusterFusionTableValidation, h100Validation } from './h100/validation.js';
@@ -68,6 +69,13 @@ export const SUITES: ValidationSuite[] = [
     backends: ['h100'],
     points: linearShapesValidationPoints(),
     run: (registry, tick) => h100LinearShapesValidation(registry.get('h100'), { tick }),
+  },
+  {
+    name: 'h100-nccl',
+    description: "NCCL all-reduce on two H100s (NVLink 4 ×18) in a CUDA graph, per protocol, 8 KB–64 MB, beside NCCL's tuning model alone",
+    backends: ['h100'],
+    points: ncclValidationPoints(),
+    run: (registry, tick) => h100NcclValidation(registry.get('h100'), { tick }),
   },
   {
     name: 'h100-prefill',
