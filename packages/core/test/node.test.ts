@@ -74,6 +74,19 @@ describe('collective cost model', () => {
     ).not.toBe('one-shot');
   });
 
+  it('names the custom all-reduce as the engine’s kernel, and prices the library alone on request', () => {
+    const withCustom = { ...spec, library: { ...library, custom: { name: 'engine-ar', maxBytes: 8 * 2 ** 20, barrierUs: 2 } } };
+    const c = collectiveCost(withCustom, 'all-reduce', 8192, 2);
+    expect(c.algorithm).toBe('one-shot');
+    expect(c.library).toBe('engine-ar');
+    const n = collectiveCost(withCustom, 'all-reduce', 8192, 2, { customAllReduce: false });
+    expect(['ring', 'tree']).toContain(n.algorithm);
+    expect(n.library).toBe(library.name);
+    // NCCL alone pays its protocol's base latency
+    expect(n.latencyUs).toBeGreaterThanOrEqual(Math.min(library.baseLatencyUs.ring.LL, library.baseLatencyUs.tree.LL));
+    expect(n.latencyUs).toBeGreaterThan(c.latencyUs);
+  });
+
   it('a faster link makes large collectives faster; one device costs nothing', () => {
     const slow = collectiveCost({ topology: node('full-mesh', 64), library }, 'all-reduce', 2 ** 24, 2).latencyUs;
     const fast = collectiveCost({ topology: node('switch', 25), library }, 'all-reduce', 2 ** 24, 2).latencyUs;

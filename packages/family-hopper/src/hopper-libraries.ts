@@ -22,6 +22,7 @@ import {
   type PrefillAttentionShape,
   type TilePipeline,
 } from '@fleet/core';
+import { selectFlashDecode } from './flash-decoding.js';
 import { PIPELINE } from './reference/calibration.js';
 import { selectLowBitGemm, type DenseGemm, type LowBitKernelFamily } from './lowbit-gemm.js';
 import { h100Sm80Device } from './lowbit-h100.js';
@@ -362,6 +363,17 @@ export const CUTLASS_GROUPED_DRAM_IN_FLIGHT = Math.round(
  */
 export const CUTLASS_GROUPED_LARGE = { tileRows: 128, tileCols: 256, kTile: 64, stages: 4, clusterRows: 2 };
 
+/**
+ * CAL ours (bench/results/h100/sweep.json, section moe: torch._grouped_mm gate+up, 8 of 128
+ * experts with one row each, 34.4 µs a call): CUTLASS's grouped persistent tile scheduler reads
+ * the problem shape of every group in PyTorch's list — all 128 experts, empty ones too — one
+ * dependent load after another as it advances to a CTA's tiles, so a call costs a time per
+ * group beyond its tiles whatever the experts that got rows. Set so the simulated call
+ * matches; the sweep's other 47 points (8–128 active experts × 1–64 rows, gate+up and down)
+ * are predictions. About one L2 round trip per group.
+ */
+export const CUTLASS_GROUP_WALK_NS = 94;
+
 export function selectGroupedGemm(s: GroupedGemmShape): GroupedGemmKernel {
   const rows = s.groups.reduce((a, r) => a + r, 0) / Math.max(1, s.groups.length);
   const large = rows > 128 && s.n > 128;
@@ -377,6 +389,7 @@ export function selectGroupedGemm(s: GroupedGemmShape): GroupedGemmKernel {
     tileCols: c.tileCols,
     ctas: SMS,
     clusterRows: c.clusterRows,
+    fixedNs: (s.numGroups ?? s.groups.length) * CUTLASS_GROUP_WALK_NS,
     // Two consumer warpgroups (alternating tiles, or sharing one) over a 4-stage ring.
     pipeline: { inFlightBytes: c.stages * stageBytes, dramInFlightBytes: dramInFlight, overlap: c.stages },
   };
@@ -386,18 +399,35 @@ export function selectGroupedGemm(s: GroupedGemmShape): GroupedGemmKernel {
 export function hopperKernelLibrary(lowBit: LowBitChoice): KernelLibrary {
   const names: Record<LowBitChoice, string> = { tilus: 'Tilus low-bit GEMMs', triton: 'Triton split-K low-bit GEMMs', tinygemm: 'tinygemm (W4A16)' };
   return {
-    name: `cuBLASLt 13.0 (nvjet), ${names[lowBit]}, cuDNN 9.19 SDPA and CUTLASS grouped GEMM, as PyTorch 2.11 calls them`,
+    name: `cuBLASLt 13.0 (nvjet), ${names[lowBit]}, FlashAttention-2 split-KV decode, cuDNN 9.19 prefill SDPA and CUTLASS grouped GEMM, as PyTorch 2.11 calls them`,
     gemm: (s) => selectGemm(s, lowBit),
-    decodeAttention: selectDecodeAttention,
+    decodeAttention: selectFlashDecode,
     prefillAttention: selectPrefillAttention,
     groupedGemm: selectGroupedGemm,
   };
 }
 
+/**
+ * The libraries as a serving engine calls them: cuBLASLt GEMMs, Tilus low-bit GEMMs, decode
+ * attention split over the KV length as FlashAttention-2 does (flash-decoding; also PyTorch's
+ * SDPA with one query per head and `enable_gqa`), cuDNN prefill, CUTLASS grouped GEMM.
+ */
 export const kernelLibrary: KernelLibrary = {
-  name: 'cuBLASLt 13.0 (nvjet), Tilus low-bit GEMMs, cuDNN 9.19 SDPA and CUTLASS grouped GEMM, as PyTorch 2.11 calls them',
+  name: 'cuBLASLt 13.0 (nvjet), Tilus low-bit GEMMs, FlashAttention-2 split-KV decode, cuDNN 9.19 prefill SDPA and CUTLASS grouped GEMM, as PyTorch 2.11 calls them',
   gemm: (s) => selectGemm(s),
-  decodeAttention: selectDecodeAttention,
+  decodeAttention: selectFlashDecode,
   prefillAttention: selectPrefillAttention,
   groupedGemm: selectGroupedGemm,
+};
+
+/**
+ * The same libraries when decode calls PyTorch's SDPA with a GQA group's queries as the query
+ * rows of their KV head (`q [B, Hkv, Hq/Hkv, D]`, as bench/h100/*.py do): cuDNN's sm90 flash
+ * kernel, one CTA per (request, KV head), never split.
+ */
+export const SDPA_GROUPED_ROWS_LIBRARY: KernelLibrary = {
+  // PyTorch alone runs tinygemm for W4A16, as the bench scripts measured.
+  ...hopperKernelLibrary('tinygemm'),
+  name: 'cuBLASLt 13.0 (nvjet), tinygemm (W4A16), cuDNN 9.19 SDPA (decode GQA as grouped query rows) and CUTLASS grouped GEMM, as PyTorch 2.11 calls them',
+  decodeAttention: selectDecodeAttention,
 };

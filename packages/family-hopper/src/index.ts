@@ -29,6 +29,7 @@ export {
   kernelLibrary,
   hopperKernelLibrary,
   type LowBitChoice,
+  SDPA_GROUPED_ROWS_LIBRARY,
   selectGemm,
   selectDecodeAttention,
   selectPrefillAttention,
@@ -70,6 +71,16 @@ export {
   SM80_CVT_PER_CLK,
   SM80_SHARED_BYTES_PER_CLK,
 } from './lowbit-h100.js';
+  selectFlashDecode,
+  flashDecodeSplits,
+  numSplitsHeuristic,
+  flashKvBlock,
+  FLASH_SPLIT_CTAS_PER_SM,
+  FLASH_SPLIT_TILE_FIXED_NS,
+  FLASH_COMBINE_NS_PER_SPLIT,
+  FLASH_COMBINE_FIXED_NS,
+  FLASH_FWD_DRAM_BYTES_PER_NS,
+} from './flash-decoding.js';
 export { ncclHopper, NVLINK4_LINKS, NVLINK4_LINK_GBPS, NCCL_SM90_NVLINK_GBPS, HGX_NVLINK4_INTERCONNECT, HGX_NVLINK4_SOURCES } from './nvlink.js';
 export { H100_CALIBRATION, type HopperCalibration } from './calibration.js';
 export { hopperBackend, hopperModule, type HopperDevice } from './backend.js';

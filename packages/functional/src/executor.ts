@@ -343,6 +343,9 @@ export class FunctionalExecutor {
       for (const op of stage.ops.slice(0, -1)) this.ops.rowOp(op as RowOp, t);
     });
     const chunks = this.kvChunks(task, att);
+    // A split-KV combine reads the partials of every split (a kernel workspace): its output is
+    // the attention over the whole KV length.
+    const combines = task.tiles.some((tl) => tl.reads.some((r) => !this.tensorSpec.has(this.bufferName(r))));
     const round = this.ops.round;
     const d = att.headDim;
     const group = att.heads / att.kvHeads;
@@ -350,6 +353,8 @@ export class FunctionalExecutor {
     for (const tile of task.tiles) {
       for (const r of tile.writes) {
         const tensor = this.bufferName(r);
+        // A kernel's own workspace (split-KV partials) is not a tensor of the model.
+        if (!this.tensorSpec.has(tensor)) continue;
         const pos = this.writerOf(stage, tensor, task);
         const indices = this.regionElements(r, tensor, task);
         if (pos < stage.ops.length - 1) {
@@ -366,7 +371,7 @@ export class FunctionalExecutor {
           const head = Math.floor((e % perRequest) / d);
           const kvHead = Math.floor(head / group);
           const key = `${b}:${kvHead}`;
-          const ch = chunks.get(key);
+          const ch = chunks.get(key) ?? (combines ? [{ t0: 0, t1: att.kvLen }] : undefined);
           if (!ch) throw new Error(`task ${task.name} writes attention output of request ${b}, KV head ${kvHead} without reading its K cache`);
           const out = this.ops.attentionGroup(att, t, b, kvHead, ch);
           const groupStart = (b * att.heads + kvHead * group) * d;

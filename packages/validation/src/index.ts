@@ -25,6 +25,10 @@ export {
 export { h100PipelineValidation, pipelineValidationPoints } from './h100/pipeline.js';
 export { h100PrefillValidation, prefillValidationPoints } from './h100/prefill.js';
 export { h100MoeValidation, moeValidationPoints, groupedGemmUs } from './h100/moe.js';
+export { h100DecodeValidation, decodeValidationPoints, decodeAttentionUs, qwen3Dense } from './h100/decode.js';
+export { groupedRows } from './h100/validation.js';
+export { h100NcclValidation, ncclValidationPoints, ncclGraphAllReduceUs } from './h100/nccl.js';
+export { h100LinearShapesValidation, linearShapesValidationPoints } from './h100/linear-shapes.js';
 export { clusterFusionValidation, clusterFusionClaimPoints, clusterFusionSpeedup, CLUSTERFUSION_CLAIMS } from './h100/clusterfusion.js';
 // H200: our measurements with the H100 scripts.
 export { h200PipelineValidation, h200PipelineValidationPoints, h200PrefillValidation, h200PrefillValidationPoints } from './h200/validation.js';

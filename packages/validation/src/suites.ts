@@ -1,7 +1,10 @@
 import type { ValidationSuite } from '@fleet/core';
 import { attentionValidation, attentionValidationPoints } from '@fleet/attention-study';
 import { clusterFusionClaimPoints, clusterFusionValidation } from './h100/clusterfusion.js';
+import { decodeValidationPoints, h100DecodeValidation } from './h100/decode.js';
+import { h100LinearShapesValidation, linearShapesValidationPoints } from './h100/linear-shapes.js';
 import { h100MoeValidation, moeValidationPoints } from './h100/moe.js';
+import { h100NcclValidation, ncclValidationPoints } from './h100/nccl.js';
 import { h100PipelineValidation, pipelineValidationPoints } from './h100/pipeline.js';
 import { h100PrefillValidation, prefillValidationPoints } from './h100/prefill.js';
 import { clusterFusionTableValidation, h100Validation } from './h100/validation.js';
@@ -51,6 +54,29 @@ export const SUITES: ValidationSuite[] = [
     backends: ['h100'],
     points: pipelineValidationPoints(),
     run: (registry, tick) => h100PipelineValidation(registry.get('h100'), { tick }),
+  },
+  {
+    name: 'h100-decode',
+    description:
+      'H100 decode attention as FlashAttention-2 splits it (batch 1–64 × KV 1K–128K × heads 32/8, 40/8, 64/8, 32/4) and Qwen3-8B/14B/32B decode TPOT in one CUDA graph, split-KV and grouped-rows SDPA',
+    backends: ['h100'],
+    points: decodeValidationPoints(),
+    run: (registry, tick) => h100DecodeValidation(registry.get('h100'), { tick }),
+  },
+  {
+    name: 'h100-linear',
+    description:
+      'H100 cuBLASLt GEMMs for the projections of nine model shapes (hidden 2048–8192, Llama3-70B TP4/TP8 shards) at M = 1–256, cold weights; Qwen3-8B calibrated, the rest held out',
+    backends: ['h100'],
+    points: linearShapesValidationPoints(),
+    run: (registry, tick) => h100LinearShapesValidation(registry.get('h100'), { tick }),
+  },
+  {
+    name: 'h100-nccl',
+    description: "NCCL all-reduce on two H100s (NVLink 4 ×18) in a CUDA graph, per protocol, 8 KB–64 MB, beside NCCL's tuning model alone",
+    backends: ['h100'],
+    points: ncclValidationPoints(),
+    run: (registry, tick) => h100NcclValidation(registry.get('h100'), { tick }),
   },
   {
     name: 'h100-prefill',

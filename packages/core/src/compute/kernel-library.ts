@@ -55,6 +55,13 @@ export interface DecodeAttentionKernel {
    * once per workgroup, not per pair. Omitted: one workgroup per pair (or split).
    */
   persistentWorkgroups?: number;
+  /**
+   * Split kernels: the combine walks a (request, head)'s partial outputs one after another,
+   * each a dependent read; this much per split, ns, beside its reads. Default 0.
+   */
+  combineNsPerSplit?: number;
+  /** Split kernels: the combine's time per (request, head) outside its reads, ns. Default 0. */
+  combineFixedNs?: number;
 }
 
 /** A prefill (causal, many-query) attention kernel: FlashAttention-2/3 style tiles. */
@@ -138,6 +145,8 @@ export interface GroupedGemmShape {
   n: number;
   k: number;
   weightBytes: number;
+  /** Groups in the problem list the kernel is given, with rows or not (all experts); default `groups.length`. */
+  numGroups?: number;
 }
 
 /**
@@ -161,6 +170,11 @@ export interface GroupedGemmKernel {
    * group the partner CTA only helps load. Default 1.
    */
   clusterRows?: number;
+  /**
+   * Time each CTA spends outside its tiles, ns: a persistent scheduler walking the groups'
+   * problem shapes to find its tiles. Default 0.
+   */
+  fixedNs?: number;
   pipeline: TilePipeline;
 }
 

@@ -129,11 +129,19 @@ function ncclTime(
   return lat + bytes / (1000 * alg);
 }
 
+/** Which implementations a caller allows: a serving engine's custom all-reduce beside the library's, or the library alone. */
+export interface CollectiveChoice {
+  /** Consider the engine's custom all-reduce (`CollectiveLibrary.custom`) for small all-reduces; default true. */
+  customAllReduce?: boolean;
+}
+
 /**
  * Cost of one collective over `devices` devices of `node` (a group of the node's devices),
- * the fastest of the library's algorithms and protocols.
+ * the fastest of the library's algorithms and protocols — and of the engine's custom
+ * all-reduce unless `choice.customAllReduce` is false. `library` names what runs: the custom
+ * all-reduce is the engine's kernel, not the collective library's.
  */
-export function collectiveCost(spec: NodeSpec, op: CollectiveOpName, bytes: number, devices: number): CollectiveCost {
+export function collectiveCost(spec: NodeSpec, op: CollectiveOpName, bytes: number, devices: number, choice: CollectiveChoice = {}): CollectiveCost {
   if (!COLLECTIVE_OPS.includes(op)) throw inputError(`\`op\` must be one of ${COLLECTIVE_OPS.join(', ')} (got ${String(op)})`, 'op');
   if (!Number.isFinite(bytes) || bytes < 0 || bytes > MAX_COLLECTIVE_BYTES)
     throw inputError(`\`bytes\` must be a number in 0..${MAX_COLLECTIVE_BYTES} (got ${bytes})`, 'bytes');
@@ -154,7 +162,7 @@ export function collectiveCost(spec: NodeSpec, op: CollectiveOpName, bytes: numb
       if (t !== null) candidates.push({ algorithm, protocol: p, latencyUs: t });
     }
   }
-  if (lib.custom && op === 'all-reduce' && bytes <= lib.custom.maxBytes) {
+  if (lib.custom && (choice.customAllReduce ?? true) && op === 'all-reduce' && bytes <= lib.custom.maxBytes) {
     // Peer loads at the links' rate: one-shot reads the N − 1 peer buffers whole; two-shot
     // reads (N − 1)/N of them twice (its reduce-scatter, then its all-gather).
     const rate = linkGBps * lib.linkEfficiency * 1000;
@@ -165,8 +173,10 @@ export function collectiveCost(spec: NodeSpec, op: CollectiveOpName, bytes: numb
   candidates.sort((a, b) => a.latencyUs - b.latencyUs);
   const best = candidates[0]!;
   const alg = bytes / (best.latencyUs * 1000);
+  const custom = best.algorithm === 'one-shot' || best.algorithm === 'two-shot';
   return {
     ...base,
+    library: custom && lib.custom ? lib.custom.name : lib.name,
     algorithm: best.algorithm,
     protocol: best.protocol,
     latencyUs: best.latencyUs,

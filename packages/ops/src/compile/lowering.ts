@@ -519,6 +519,9 @@ class StageLowering {
               writes: [{ buffer: b.out, offset: (((op.rowOffset ?? 0) + r) * op.heads + h * group) * d * EL, bytes: group * d * EL, policy: 'default' }],
               flops: 4 * splits * group * d,
               unit: 'vector',
+              ...(kernel.combineNsPerSplit || kernel.combineFixedNs
+                ? { fixedNs: (kernel.combineFixedNs ?? 0) + (kernel.combineNsPerSplit ?? 0) * splits }
+                : {}),
             },
           ],
         });

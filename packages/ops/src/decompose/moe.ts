@@ -124,7 +124,9 @@ export function libraryGroupedDrafts(op: GroupedLinearOp, b: GroupedBuffers, ker
       ctas[(u % clusters) * c + j]!.push(gt.tile);
     });
   });
-  return ctas.filter((tiles) => tiles.length > 0).map((tiles, i) => ({ name: `${op.id}.cta${i}`, level: 'cu', partition: null, tiles }));
+  // The scheduler's walk over the problem list delays each CTA's first tile.
+  const first = (tiles: Tile[]): Tile[] => (kernel.fixedNs ? [{ ...tiles[0]!, fixedNs: (tiles[0]!.fixedNs ?? 0) + kernel.fixedNs }, ...tiles.slice(1)] : tiles);
+  return ctas.filter((tiles) => tiles.length > 0).map((tiles, i) => ({ name: `${op.id}.cta${i}`, level: 'cu', partition: null, tiles: first(tiles) }));
 }
 
 /**

@@ -115,7 +115,10 @@ export const kernelPerOpLowering: Lowering = {
   },
   grouped(op, b, t, ctx): Draft[] {
     if (!ctx.library) return cuGroupedDrafts(op, b, t);
-    const lib = op.role === 'experts' ? ctx.library.groupedGemm?.({ groups: op.groups.map((g) => g.rows), n: op.n, k: op.k, weightBytes: EL }) : undefined;
+    const lib =
+      op.role === 'experts'
+        ? ctx.library.groupedGemm?.({ groups: op.groups.map((g) => g.rows), n: op.n, k: op.k, weightBytes: EL, numGroups: op.numGroups })
+        : undefined;
     if (lib) {
       return libraryGroupedDrafts(op, b, lib, {
         ...t,

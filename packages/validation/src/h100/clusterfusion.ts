@@ -7,7 +7,7 @@
  */
 import { loadModel, type Backend, type ValidationRow } from '@fleet/core';
 import * as ops from '@fleet/ops';
-import { row, type H100ValidationOptions } from './validation.js';
+import { row, type H100ValidationOptions, groupedRows } from './validation.js';
 
 const CF = 'ClusterFusion (arXiv 2508.18850), /work/shared/reference/clusterfusion-h100.json';
 
@@ -32,7 +32,8 @@ export function clusterFusionSpeedup(backend: Backend, model: string, batch: num
   return { base, fused, speedup: base / fused };
 }
 
-export function clusterFusionValidation(backend: Backend, opts: H100ValidationOptions = {}): ValidationRow[] {
+export function clusterFusionValidation(device: Backend, opts: H100ValidationOptions = {}): ValidationRow[] {
+  const backend = groupedRows(device);
   const tick = opts.tick ?? (() => {});
   const out: ValidationRow[] = [];
   for (const c of CLUSTERFUSION_CLAIMS) {

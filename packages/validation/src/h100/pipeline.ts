@@ -9,7 +9,7 @@ import { buildDecodeGraph, loadModel, simulateGraph, type Backend, type Validati
 import * as ops from '@fleet/ops';
 import { hopperKernelLibrary } from '@fleet/family-hopper';
 import sweep from './measured/h100-pipeline-ours.json' with { type: 'json' };
-import { gemmRow, graphDecodeRow, linearOpUs, row, type H100ValidationOptions } from './validation.js';
+import { GOAL_PCT, gemmRow, graphDecodeRow, linearOpUs, row, type H100ValidationOptions, groupedRows } from './validation.js';
 
 const SRC = 'ours: bench/h100/pipeline.py on an H100 80GB HBM3, 2026-11-24 (packages/validation/src/h100/measured/h100-pipeline-ours.json)';
 const QWEN3_SHAPES = new Set(['qkv_proj', 'o_proj', 'gate_up_proj', 'down_proj']);
@@ -55,7 +55,8 @@ function decodeRows(quick: boolean) {
   return quick ? q.filter((r) => r.batch === 1 && r.kvLen === 1024) : [...q, ...l];
 }
 
-export function h100PipelineValidation(backend: Backend, opts: H100ValidationOptions = {}): ValidationRow[] {
+export function h100PipelineValidation(device: Backend, opts: H100ValidationOptions = {}): ValidationRow[] {
+  const backend = groupedRows(device);
   const tick = opts.tick ?? (() => {});
   const quick = opts.quick ?? false;
   const rows: ValidationRow[] = [];
@@ -77,7 +78,7 @@ export function h100PipelineValidation(backend: Backend, opts: H100ValidationOpt
         q.us,
         p.us,
         'µs',
-        15,
+        GOAL_PCT,
         SRC,
       ),
     );
@@ -93,14 +94,14 @@ export function h100PipelineValidation(backend: Backend, opts: H100ValidationOpt
         a.us,
         p,
         'µs',
-        20,
+        GOAL_PCT,
         SRC,
       ),
     );
   }
   for (const d of decodeRows(quick)) {
     tick(`decode ${d.model} b${d.batch} kv${d.kvLen}`);
-    rows.push(graphDecodeRow(backend, d, 12, SRC));
+    rows.push(graphDecodeRow(backend, d, GOAL_PCT, SRC));
   }
   return rows.map((r) => ({ ...r, suite: 'h100-pipeline' }));
 }

@@ -8,7 +8,7 @@
 import { buildPrefillGraph, loadModel, simulateGraph, type Backend, type ValidationRow } from '@fleet/core';
 import * as ops from '@fleet/ops';
 import data from './measured/h100-prefill-ours.json' with { type: 'json' };
-import { row, type H100ValidationOptions } from './validation.js';
+import { GOAL_PCT, row, type H100ValidationOptions, groupedRows } from './validation.js';
 
 const SRC = 'ours: bench/h100/phases.py on an H100 80GB HBM3, 2026-11-24 (packages/validation/src/h100/measured/h100-prefill-ours.json)';
 
@@ -37,7 +37,8 @@ function prefillAttentionUs(backend: Backend, heads: number, kvHeads: number, ba
   return simulateGraph(backend, tg, { launchMode: 'graph' }).timeNs / 1000;
 }
 
-export function h100PrefillValidation(backend: Backend, opts: H100ValidationOptions = {}): ValidationRow[] {
+export function h100PrefillValidation(device: Backend, opts: H100ValidationOptions = {}): ValidationRow[] {
+  const backend = groupedRows(device);
   const tick = opts.tick ?? (() => {});
   const quick = opts.quick ?? false;
   const rows: ValidationRow[] = [];
@@ -52,7 +53,7 @@ export function h100PrefillValidation(backend: Backend, opts: H100ValidationOpti
         a.us,
         p,
         'µs',
-        20,
+        GOAL_PCT,
         SRC,
       ),
     );
@@ -60,7 +61,7 @@ export function h100PrefillValidation(backend: Backend, opts: H100ValidationOpti
   for (const t of ttftRows(quick)) {
     tick(`prefill ${t.model} b${t.batch} S${t.promptLen}`);
     const r = ops.predictPrefill(backend, loadModel(t.model), { policy: 'kernel-per-op-graph', batch: t.batch, prompt: t.promptLen });
-    rows.push(row(`${t.model} prefill TTFT, one CUDA graph, batch ${t.batch}, prompt ${t.promptLen}`, 'measurement', t.ttftMs, r.ttftMs, 'ms', 15, SRC));
+    rows.push(row(`${t.model} prefill TTFT, one CUDA graph, batch ${t.batch}, prompt ${t.promptLen}`, 'measurement', t.ttftMs, r.ttftMs, 'ms', GOAL_PCT, SRC));
   }
   return rows.map((r) => ({ ...r, suite: 'h100-prefill' }));
 }

@@ -1,0 +1,113 @@
+/**
+ * Decode attention as FlashAttention-2 splits it (flash-decoding): the kernel a serving engine's
+ * FlashAttention backend and PyTorch's SDPA (`q [B, Hq, 1, D]`, `enable_gqa`, FLASH backend)
+ * run for one query token per head. When batch × KV heads cannot fill the GPU, the KV length is
+ * split over several CTAs and a combine kernel merges their partial outputs.
+ *
+ * The split count is FlashAttention-2's own (`set_params_splitkv` and `num_splits_heuristic`,
+ * csrc/flash_attn/flash_api.cpp, as PyTorch 2.11 ships it): for one query token and GQA the
+ * group's query heads become the query rows of their KV head (`seqlenq_ngroups_swapped`), so the
+ * work units are batch × KV heads × ⌈group / 64⌉, the KV blocks are 128 tokens (head dim ≤ 128),
+ * and the heuristic takes the fewest splits whose wave efficiency over 2 × SMs slots is within
+ * 85% of the best. MEAS ours (bench/device/sweep.py, section attn, 2026-11-25, H100): the grids
+ * of all 186 flash points (batch 1–64 × KV 1K–128K × heads 32/8, 40/8, 64/8, 32/4) equal it.
+ */
+import type { DecodeAttentionKernel, DecodeAttentionShape } from '@fleet/core';
+import { H100_SXM5 as topology } from './reference/topology.js';
+
+const SMS = topology.partitions.computeUnits.reduce((a, b) => a + b, 0);
+
+/** DS (flash_api.cpp): the split kernel's KV block, by head dim. */
+export function flashKvBlock(headDim: number): number {
+  return headDim <= 64 ? 256 : headDim <= 128 ? 128 : 64;
+}
+
+/** DS (flash_api.cpp): query rows per CTA of the split kernel (kBlockM). */
+const FLASH_SPLIT_QUERY_ROWS = 64;
+/** DS (flash_api.cpp): at most 128 splits. */
+const FLASH_MAX_SPLITS = 128;
+/** DS (flash_api.cpp): two CTAs of the split kernel fit an SM (80 KB of shared memory each; MEAS ours: 81920 B). */
+export const FLASH_SPLIT_CTAS_PER_SM = 2;
+
+/**
+ * FlashAttention-2's `num_splits_heuristic`: with enough work units to fill 80% of the slots,
+ * one split; otherwise the fewest eligible splits whose wave efficiency (waves / ⌈waves⌉) is at
+ * least 85% of the best. A split count is eligible when it changes the blocks per split (11
+ * splits of 64 blocks are 6 × 10 + 4, 12 would be 6 × 11 − 2: 11 anyway).
+ */
+export function numSplitsHeuristic(units: number, slots: number, kvBlocks: number, maxSplits = FLASH_MAX_SPLITS): number {
+  if (units >= 0.8 * slots) return 1;
+  const max = Math.min(maxSplits, slots, kvBlocks);
+  const eligible = (s: number) => s === 1 || Math.ceil(kvBlocks / s) !== Math.ceil(kvBlocks / (s - 1));
+  const eff: number[] = [];
+  let best = 0;
+  for (let s = 1; s <= max; s++) {
+    const waves = (units * s) / slots;
+    const e = eligible(s) ? waves / Math.ceil(waves) : 0;
+    eff.push(e);
+    best = Math.max(best, e);
+  }
+  for (let s = 1; s <= max; s++) if (eligible(s) && eff[s - 1]! >= 0.85 * best) return s;
+  return 1;
+}
+
+/** FlashAttention-2's split count for one decode query token per head, `sms` SMs. */
+export function flashDecodeSplits(s: DecodeAttentionShape, sms = SMS): number {
+  const group = s.heads / s.kvHeads;
+  // seqlenq_ngroups_swapped: a GQA group's queries become query rows of its KV head.
+  const [rows, heads] = group > 1 ? [group, s.kvHeads] : [1, s.heads];
+  const units = s.batch * heads * Math.ceil(rows / FLASH_SPLIT_QUERY_ROWS);
+  return numSplitsHeuristic(units, FLASH_SPLIT_CTAS_PER_SM * sms, Math.ceil(s.kvLen / flashKvBlock(s.headDim)));
+}
+
+/**
+ * CAL ours (bench/results/h100/sweep.json, section attn, gqa/flash 32/8 heads, batch 1): the
+ * split kernel's time outside its KV loop per CTA (loading Q, the first K/V block before the
+ * pipeline fills, writing the fp32 partial output and its log-sum-exp), and the combine's per
+ * (request, head) time outside its reads, set together so the simulated call matches the
+ * measured one at KV 1024 (8 splits, 11.0 µs) and KV 4096 (32 splits, 22.4 µs). Every other
+ * point of the sweep is a prediction.
+ */
+export const FLASH_SPLIT_TILE_FIXED_NS = 3500;
+export const FLASH_COMBINE_FIXED_NS = 3000;
+
+/**
+ * DER from CAL ours (same sweep, gqa/flash 32/8 heads, batch 32, KV 32768: one split, 256
+ * CTAs of `flash_fwd_kernel`, 2 per SM): each SM streams its two CTAs' 2 × 16.8 MB of K/V in
+ * the measured 1681 µs, 20 B/ns, a rate that stays the same at batch 64 (two waves): the
+ * unsplit kernel's 64-token blocks are issue-limited, not latency-limited.
+ */
+export const FLASH_FWD_DRAM_BYTES_PER_NS = Math.round((2 * 32768 * 128 * 2 * 2) / (1681.236 * 1000));
+
+/**
+ * DER from CAL ours (same sweep, batch 1 at 32/8 heads): the combine kernel
+ * (`flash_fwd_splitkv_combine_kernel`, 4 query rows per CTA) takes 4.70 µs at 8 splits and
+ * 9.47 µs at 32: (9.47 − 4.70) / 24 ≈ 0.2 µs per split. It walks a row's splits one after
+ * another (each partial output is rescaled by the running log-sum-exp), so each split adds a
+ * dependent L2 round trip.
+ */
+export const FLASH_COMBINE_NS_PER_SPLIT = Math.round(((9.472 - 4.704) / (32 - 8)) * 1000);
+
+/**
+ * The kernel FlashAttention-2 runs: `flash_fwd_splitkv_kernel` + combine when it splits, else
+ * `flash_fwd_kernel`; both stream 128-token K and V blocks through cp.async (sm80 code: no TMA,
+ * no wgmma), 4 warps, two CTAs per SM.
+ */
+export function selectFlashDecode(s: DecodeAttentionShape): DecodeAttentionKernel {
+  const splits = flashDecodeSplits(s);
+  const block = flashKvBlock(s.headDim);
+  return {
+    name: splits > 1 ? `flash_fwd_splitkv_kernel<${s.headDim},64,${block},4>+combine` : `flash_fwd_kernel<${s.headDim},128,${block >= 128 ? 64 : 32},4>`,
+    splits,
+    // One K and one V block in flight per CTA (cp.async, issued a block ahead of the math).
+    pipeline: {
+      inFlightBytes: 2 * block * s.headDim * 2,
+      overlap: 2,
+      residentTiles: FLASH_SPLIT_CTAS_PER_SM,
+      ...(splits === 1 ? { dramBytesPerNs: FLASH_FWD_DRAM_BYTES_PER_NS } : {}),
+    },
+    tileFixedNs: FLASH_SPLIT_TILE_FIXED_NS,
+    combineNsPerSplit: FLASH_COMBINE_NS_PER_SPLIT,
+    combineFixedNs: FLASH_COMBINE_FIXED_NS,
+  };
+}

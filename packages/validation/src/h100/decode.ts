@@ -1,0 +1,88 @@
+/**
+ * The decode suite: FlashAttention-2's split-KV decode attention (flash-decoding) beside our
+ * 2026-11-25 H100 sweep (measured/h100-decode-ours.json) — the kernel alone over batch × KV
+ * length × (query, KV) heads, and Qwen3-8B/14B/32B-shaped decode steps in one CUDA graph, with
+ * attention split (q [B, Hq, 1, D], the FLASH backend) or as grouped query rows (cuDNN,
+ * unsplit). Three attention points set FlashAttention-2's fixed times and the unsplit kernel's
+ * rate (family-hopper's flash-decoding.ts) and are listed as calibration; the rest, and every
+ * end-to-end step, are predictions.
+ */
+import { buildDecodeGraph, loadModel, simulateGraph, type Backend, type ModelSpec, type ValidationRow } from '@fleet/core';
+import { flashDecodeSplits } from '@fleet/family-hopper';
+import * as ops from '@fleet/ops';
+import sweep from './measured/h100-decode-ours.json' with { type: 'json' };
+import { GOAL_PCT, groupedRows, row, type H100ValidationOptions } from './validation.js';
+
+const SRC = 'ours: bench/device/sweep.py on an H100 80GB HBM3, 2026-11-25 (packages/validation/src/h100/measured/h100-decode-ours.json)';
+
+/** The points that set flash-decoding.ts's parameters. */
+const CALIBRATION = new Set(['32/8 b1 kv1024', '32/8 b1 kv4096', '32/8 b32 kv32768']);
+
+/**
+ * Qwen3 dense shapes beside the 8B preset, from Qwen/Qwen3-4B, -14B and -32B's config.json; the
+ * 4B as our bench built it, with its own LM head (the released model ties it to the embedding).
+ */
+export function qwen3Dense(name: string): ModelSpec {
+  const base = loadModel('qwen3-8b');
+  if (name === 'qwen3-4b') return { ...base, name, hiddenSize: 2560, numLayers: 36, numHeads: 32, intermediateSize: 9728 };
+  if (name === 'qwen3-14b') return { ...base, name, hiddenSize: 5120, numLayers: 40, numHeads: 40, intermediateSize: 17408 };
+  if (name === 'qwen3-32b') return { ...base, name, hiddenSize: 5120, numLayers: 64, numHeads: 64, intermediateSize: 25600 };
+  return loadModel(name);
+}
+
+/** Decode-attention time of one layer alone (its kernels and their graph gaps), µs. */
+export function decodeAttentionUs(backend: Backend, heads: number, kvHeads: number, batch: number, kvLen: number): number {
+  const model = { ...loadModel('qwen3-8b'), numHeads: heads, numKvHeads: kvHeads, headDim: 128 };
+  const def = ops.KERNEL_PER_OP_GRAPH;
+  const g = buildDecodeGraph(model, { batch, contextLen: kvLen - 1 });
+  const att = g.ops.filter((o) => o.layer === 0 && o.kind === 'attention');
+  const tg = def.compile({ ...g, ops: att }, backend, def.schedule, { layers: [0], library: backend.kernelLibrary, kernels: backend.tuning.kernels });
+  return simulateGraph(backend, tg, { launchMode: 'graph' }).timeNs / 1000;
+}
+
+function attnRows(quick: boolean) {
+  return sweep.attn.rows.filter((r) =>
+    quick
+      ? r.heads === 32 && r.kvHeads === 8 && r.batch === 1 && [4096, 32768].includes(r.kvLen)
+      : [1024, 4096, 8192, 32768, 131072].includes(r.kvLen) && (r.heads === 32 && r.kvHeads === 8 ? true : [1, 4, 16, 64].includes(r.batch)),
+  );
+}
+
+function e2eRows(quick: boolean) {
+  return sweep.e2e.rows.filter((r) => !quick || (r.model === 'qwen3-8b' && r.layout === 'gqa' && r.batch === 1 && r.kvLen === 32768));
+}
+
+export function decodeValidationPoints(quick = false): number {
+  return attnRows(quick).length + e2eRows(quick).length;
+}
+
+export function h100DecodeValidation(backend: Backend, opts: H100ValidationOptions = {}): ValidationRow[] {
+  const tick = opts.tick ?? (() => {});
+  const quick = opts.quick ?? false;
+  const rows: ValidationRow[] = [];
+  const grouped = groupedRows(backend);
+  for (const a of attnRows(quick)) {
+    const key = `${a.heads}/${a.kvHeads} b${a.batch} kv${a.kvLen}`;
+    tick(`flash decode ${key}`);
+    const splits = flashDecodeSplits({ batch: a.batch, heads: a.heads, kvHeads: a.kvHeads, kvLen: a.kvLen, headDim: 128 });
+    rows.push(
+      row(
+        `FlashAttention-2 decode ${a.heads}/${a.kvHeads} heads, batch ${a.batch}, KV ${a.kvLen}: ${splits} splits (measured grid: ${a.splits}) (kernels + graph gaps)`,
+        CALIBRATION.has(key) ? 'calibration' : 'measurement',
+        a.usPerCall,
+        decodeAttentionUs(backend, a.heads, a.kvHeads, a.batch, a.kvLen),
+        'µs',
+        GOAL_PCT,
+        SRC,
+      ),
+    );
+  }
+  for (const d of e2eRows(quick)) {
+    tick(`decode ${d.model} ${d.layout} b${d.batch} kv${d.kvLen}`);
+    const b = d.layout === 'rows' ? grouped : backend;
+    const how = d.layout === 'rows' ? 'SDPA as grouped query rows (cuDNN, unsplit)' : 'SDPA FlashAttention-2 split-KV';
+    const p = ops.predictDecode(b, qwen3Dense(d.model), { policy: 'kernel-per-op-graph', batch: d.batch, prompt: d.kvLen - 1, decode: 1, positions: 1 });
+    rows.push(row(`${d.model} decode TPOT, one CUDA graph, ${how}, batch ${d.batch}, KV ${d.kvLen}`, 'measurement', d.tpotMs, p.tpotMs, 'ms', GOAL_PCT, SRC));
+  }
+  return rows.map((r) => ({ ...r, suite: 'h100-decode' }));
+}

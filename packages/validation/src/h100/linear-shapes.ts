@@ -1,0 +1,41 @@
+/**
+ * The linear-shape suite: cuBLASLt bf16 GEMMs (F.linear, cold weights) for the projections of
+ * nine model shapes — hidden 2048–8192, Llama3-70B's tensor-parallel shards of 4 and 8 — at
+ * M = 1–256 (measured/h100-linear-shapes-ours.json, our 2026-11-25 sweep). The nvjet model was
+ * calibrated on Qwen3-8B's shapes alone; every other family is held out, and none of these
+ * numbers sets a parameter.
+ */
+import type { Backend, ValidationRow } from '@fleet/core';
+import sweep from './measured/h100-linear-shapes-ours.json' with { type: 'json' };
+import { GOAL_PCT, linearOpUs, row, type H100ValidationOptions } from './validation.js';
+
+const SRC = 'ours: bench/device/sweep.py on an H100 80GB HBM3, 2026-11-25 (packages/validation/src/h100/measured/h100-linear-shapes-ours.json)';
+
+function shapeRows(quick: boolean) {
+  return sweep.rows.filter((r) => (quick ? r.family === 'qwen3-32b' && r.m === 1 : [1, 4, 16, 64, 256].includes(r.m)));
+}
+
+export function linearShapesValidationPoints(quick = false): number {
+  return shapeRows(quick).length;
+}
+
+export function h100LinearShapesValidation(backend: Backend, opts: H100ValidationOptions = {}): ValidationRow[] {
+  const tick = opts.tick ?? (() => {});
+  return shapeRows(opts.quick ?? false).map((r) => {
+    tick(`linear ${r.family} ${r.op} m${r.m}`);
+    const picked = backend.kernelLibrary?.gemm({ m: r.m, n: r.n, k: r.k, weightBytes: 2 }).name ?? 'default';
+    const measured = r.kernels[0]?.name.replace(/^nvjet_sm90_tst_/, '').replace(/_[vh]_bz.*$/, '') ?? '?';
+    return {
+      ...row(
+        `GEMM bf16 ${r.family} ${r.op} M=${r.m} N=${r.n} K=${r.k} (picked ${picked.replace(/^nvjet_sm90_tst_/, '')}; cuBLAS ${measured})`,
+        'measurement',
+        r.us,
+        linearOpUs(backend, r.m, r.n, r.k).us,
+        'µs',
+        GOAL_PCT,
+        SRC,
+      ),
+      suite: 'h100-linear',
+    };
+  });
+}

@@ -1,0 +1,51 @@
+/**
+ * The NCCL suite: all-reduce on two H100s of one host (NVLink 4 ×18) inside a CUDA graph, per
+ * protocol, 8 KB–64 MB (measured/h100x2-nccl-ours.json, our 2026-11-25 run, validation only),
+ * beside NCCL's own tuning model alone — no engine's custom all-reduce — plus the graph node's
+ * launch. Nothing here sets a parameter.
+ */
+import { collectiveCost, type Backend, type CollectiveProtocol, type ValidationRow } from '@fleet/core';
+import nccl from './measured/h100x2-nccl-ours.json' with { type: 'json' };
+import { GOAL_PCT, row, type H100ValidationOptions } from './validation.js';
+
+const SRC = 'ours: bench/device/nccl.py on 2 H100 80GB HBM3 (NV18), NCCL 2.28.9, 2026-11-25 (packages/validation/src/h100/measured/h100x2-nccl-ours.json)';
+
+function points(quick: boolean) {
+  return Object.entries(nccl.protocols).flatMap(([proto, rows]) =>
+    rows.filter((r) => !quick || (proto === 'default' && [8192, 64 * 2 ** 20].includes(r.bytes))).map((r) => ({ proto, ...r })),
+  );
+}
+
+export function ncclValidationPoints(quick = false): number {
+  return points(quick).length;
+}
+
+/** NCCL all-reduce over `devices` GPUs of the backend's node as one CUDA-graph node, µs; `proto` forces a protocol. */
+export function ncclGraphAllReduceUs(backend: Backend, bytes: number, devices: number, proto?: CollectiveProtocol): number {
+  if (!backend.node) throw new Error(`backend ${backend.name} describes no node`);
+  const library = proto ? { ...backend.node.library, protocols: [proto] } : backend.node.library;
+  const c = collectiveCost({ ...backend.node, library }, 'all-reduce', bytes, devices, { customAllReduce: false });
+  const cm = backend.costModel;
+  return c.latencyUs + (cm.launch.graphNodeNs + cm.endOfKernel.barrierNs) / 1000;
+}
+
+export function h100NcclValidation(backend: Backend, opts: H100ValidationOptions = {}): ValidationRow[] {
+  const tick = opts.tick ?? (() => {});
+  return points(opts.quick ?? false).map((p) => {
+    tick(`nccl ${p.proto} ${p.bytes}`);
+    const proto = p.proto === 'default' ? undefined : (p.proto as CollectiveProtocol);
+    const size = p.bytes >= 2 ** 20 ? `${p.bytes / 2 ** 20} MB` : `${p.bytes / 1024} KB`;
+    return {
+      ...row(
+        `NCCL all-reduce ${size} bf16, 2 GPUs, ${proto ? `NCCL_PROTO=${proto}` : "NCCL's choice"}, one CUDA graph (NCCL alone)`,
+        'measurement',
+        p.graphUs,
+        ncclGraphAllReduceUs(backend, p.bytes, 2, proto),
+        'µs',
+        GOAL_PCT,
+        SRC,
+      ),
+      suite: 'h100-nccl',
+    };
+  });
+}
