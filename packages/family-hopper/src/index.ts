@@ -71,6 +71,7 @@ export {
   SM80_CVT_PER_CLK,
   SM80_SHARED_BYTES_PER_CLK,
 } from './lowbit-h100.js';
+export {
   selectFlashDecode,
   flashDecodeSplits,
   numSplitsHeuristic,
