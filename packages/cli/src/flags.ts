@@ -16,6 +16,9 @@ export const FLAG_OF_FIELD: Readonly<Record<string, string>> = {
   ep: '--ep',
   weights: '--weights',
   routing: '--routing',
+  clusterSize: '--cluster-size',
+  clusterDataflow: '--dataflow',
+  dsmem: '--dsmem',
   // fleet collective (@fleet/core node collectives)
   op: '--op',
   bytes: '--bytes',

@@ -26,9 +26,13 @@ export const PYTORCH_KERNELS: KernelGranularity = {
   splitKReduce: true,
 };
 
+/** MPK's TaskDesc with TMA descriptors (Hopper), bytes: seed code, a layout replica of runtime_header.h. */
+export const MPK_HOPPER_TASK_DESC_BYTES = 352;
+
 export const tuning: BackendTuning = {
   // 8 GPCs × 16 = 128 workers; the 16 schedulers are 4 warps on each of 4 SMs, not per GPC.
-  persistent: { workersPerPartition: MIRAGE_WORKERS_PER_GPC, globalSchedulers: MIRAGE_SCHEDULERS },
+  // MPK's Hopper tasks carry TMA descriptors: a TaskDesc is 352 B (seed code: a layout replica of runtime_header.h).
+  persistent: { workersPerPartition: MIRAGE_WORKERS_PER_GPC, globalSchedulers: MIRAGE_SCHEDULERS, descriptorBytes: MPK_HOPPER_TASK_DESC_BYTES },
   // kernel-per-op(-graph) stand for PyTorch's ops on H100.
   kernels: PYTORCH_KERNELS,
   // QKV projection + attention + output projection fused per KV-head group in a cluster of 4

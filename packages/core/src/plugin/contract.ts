@@ -76,6 +76,8 @@ export interface PersistentTuning {
   schedulersPerPartition?: number;
   /** Total schedulers when they are not per partition (MPK on NVIDIA). */
   globalSchedulers?: number;
+  /** Bytes of one task descriptor a worker copies (MPK: 112, 352 with the TMA descriptors Hopper's tasks carry). */
+  descriptorBytes?: number;
 }
 
 /**

@@ -53,6 +53,9 @@ export interface GraphSimulationResult {
   dispatches: number;
   fences: number;
   launches: number;
+  /** Persistent: worker fetches of task descriptors and the descriptors they copied, over the run. */
+  descriptorFetches: number;
+  descriptorsFetched: number;
   engineEvents: number;
   /** Metrics the backend's stream contributions derived. */
   backendMetrics: BackendMetric[];
@@ -189,7 +192,8 @@ export function simulateGraph(backend: Backend, graph: TaskGraph, opts: Simulati
       pending,
     );
   }
-  const counters = machine.memory.allCounters();
+  // A persistent launch running several iterations reports its last one.
+  const counters = runtime instanceof PersistentRuntime ? runtime.lastIterationCounters() : machine.memory.allCounters();
   counters.forEach((c, bucket) => {
     bus.emit({
       type: 'memory-summary',
@@ -206,13 +210,15 @@ export function simulateGraph(backend: Backend, graph: TaskGraph, opts: Simulati
   bus.emit({ type: 'step-end', t: end });
   bus.complete();
   return {
-    timeNs: end,
+    timeNs: end - (runtime instanceof PersistentRuntime ? runtime.iterationStartNs : 0),
     layerEndNs: runtime.layerEnd,
     counters,
     tasks: graph.tasks.length,
     dispatches: runtime instanceof PersistentRuntime ? runtime.dispatches : 0,
     fences: runtime instanceof PersistentRuntime ? runtime.fences : 0,
     launches: runtime instanceof KernelRuntime ? runtime.launches : 1,
+    descriptorFetches: runtime instanceof PersistentRuntime ? runtime.descriptorFetches : 0,
+    descriptorsFetched: runtime instanceof PersistentRuntime ? runtime.descriptorsFetched : 0,
     engineEvents: engine.eventCount,
     backendMetrics: contributed,
     steadyFrom: runtime.steadyFrom,

@@ -40,6 +40,12 @@ export interface Schedule {
    * partitions.
    */
   expertPlacement?: ExpertPlacement;
+  /** Cluster policies (ClusterFusion): CTAs per thread-block cluster (default: the backend's tuning). */
+  clusterSize?: number;
+  /** Cluster policies: how a cluster splits a head group — SplitToken (KV positions) or SplitHead (head dim). */
+  clusterDataflow?: 'split-token' | 'split-head';
+  /** Cluster policies: exchange through DSMEM (default) or, off, through global memory (the paper's ablation). */
+  dsmem?: boolean;
 }
 
 /** Schedule knobs a user may override on a policy, to isolate one mechanism. */
@@ -50,6 +56,9 @@ export interface PolicyOverrides {
   traversal?: Traversal;
   twoLevelCounting?: boolean;
   expertPlacement?: ExpertPlacement;
+  clusterSize?: number;
+  clusterDataflow?: 'split-token' | 'split-head';
+  dsmem?: boolean;
 }
 
 /** A schedule with overrides applied. */

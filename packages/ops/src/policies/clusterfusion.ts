@@ -44,6 +44,7 @@ import { KV_CHUNK } from '../decompose/attention.js';
 import { lowerGraph, type CompileOptions } from '../compile/lowering.js';
 import { kernelPerOpLowering, kernelSchedule, KERNEL_PER_OP_GRAPH } from './kernel-per-op.js';
 import type { Policy } from './policy.js';
+import type { Schedule } from '../compile/schedule.js';
 import { MLA_FUSED, mlaFusedTasks } from './clusterfusion-mla.js';
 import {
   batchRows,
@@ -60,8 +61,9 @@ export * from './cluster-dataflow.js';
 /** The kernels outside the fused block and the graph replay: kernel-per-op-graph's decompositions. */
 const BASE_SCHEDULE = kernelSchedule('graph');
 
-/** Ops of a layer the fused kernel replaces (the norm before it stays fused with the residual add). */
-const FUSED = ['qkv_proj', 'qk_norm', 'rope', 'kv_append', 'attention', 'o_proj', ...MLA_FUSED];
+/** Ops of a layer the fused kernel replaces (the norm before it stays fused with the residual add): the attention module. */
+export const CLUSTER_BLOCK_OPS: readonly string[] = ['qkv_proj', 'qk_norm', 'rope', 'kv_append', 'attention', 'o_proj', ...MLA_FUSED];
+const FUSED = CLUSTER_BLOCK_OPS;
 const EL = 2;
 
 /**
@@ -72,7 +74,7 @@ export function compileClusterFusion(graph: OpGraph, topology: Topology, opts: C
   const N = opts.clusterSize ?? 4;
   const maxSize = topology.levels.chiplet.maxSize ?? 1;
   if (!(Number.isInteger(N) && N >= 1 && (N & (N - 1)) === 0 && N <= maxSize)) {
-    throw inputError(`clusterfusion: cluster size must be a power of two in 1..${maxSize} on ${topology.name} (got ${N})`);
+    throw inputError(`clusterfusion: \`clusterSize\` must be a power of two in 1..${maxSize} on ${topology.name} (got ${N})`, 'clusterSize');
   }
   const dataflow = opts.dataflow ?? 'split-token';
   const base = lowerGraph(graph, 'clusterfusion-kernels', BASE_SCHEDULE, kernelPerOpLowering, topology, { layers: opts.layers });
@@ -232,6 +234,27 @@ function needsClusters(backend: Backend): string | null {
   return `${backend.name} has no thread-block clusters with distributed shared memory (its chiplet level is the ${unit}); ClusterFusion's ClusterReduce/ClusterGather need them`;
 }
 
+/**
+ * A ClusterFusion compile's options: the schedule's cluster size, dataflow and DSMEM choice (a
+ * user's overrides) over the backend's cluster tuning (size, co-resident clusters) and
+ * collectives in `opts.cluster`. Co-resident clusters are the backend's for its own cluster
+ * size; another size gets the topology's placement (`clustersFromPartitions`).
+ */
+export function clusterFusionOptions(schedule: Schedule, opts: CompileOptions): ClusterFusionOptions {
+  const c = opts.cluster ?? {};
+  const size = schedule.clusterSize ?? c.size;
+  const maxActive = size === c.size ? c.maxActiveClusters : undefined;
+  return {
+    layers: opts.layers,
+    weights: opts.weights,
+    clusterSize: size,
+    dataflow: schedule.clusterDataflow ?? c.dataflow,
+    collectives: c.collectives,
+    offChip: schedule.dsmem === false,
+    maxActiveClusters: maxActive === undefined ? undefined : () => maxActive,
+  };
+}
+
 /** ClusterFusion as a policy: the cluster block per layer over kernel-per-op-graph kernels, one graph. */
 export const CLUSTERFUSION: Policy = {
   name: 'clusterfusion',
@@ -243,18 +266,8 @@ export const CLUSTERFUSION: Policy = {
   tensorParallel: 'its cluster kernel fuses QKV, attention and the O projection of whole heads on one GPU',
   functional: (model) =>
     model.mla ? 'the fused MLA cluster block is simulated for timing only (functional runs cover its kernel-per-op and megakernel schedules)' : null,
-  compile(graph: OpGraph, backend: Backend, _schedule, opts: CompileOptions): TaskGraph {
-    // The backend's cluster tuning (size, co-resident clusters) and collectives come in `opts.cluster`.
-    const c = opts.cluster ?? {};
-    const maxActive = c.maxActiveClusters;
-    return compileClusterFusion(graph, backend.topology, {
-      layers: opts.layers,
-      weights: opts.weights,
-      clusterSize: c.size,
-      dataflow: c.dataflow,
-      collectives: c.collectives,
-      maxActiveClusters: maxActive === undefined ? undefined : () => maxActive,
-    });
+  compile(graph: OpGraph, backend: Backend, schedule, opts: CompileOptions): TaskGraph {
+    return compileClusterFusion(graph, backend.topology, clusterFusionOptions(schedule, opts));
   },
   runtime: () => ({ launchMode: 'graph' }),
   // Projections outside the fused block run as kernel-per-op-graph kernels.

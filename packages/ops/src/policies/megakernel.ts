@@ -4,7 +4,17 @@
  * (chiplet-tasks) gives each partition one task per linear that its workers share through the
  * partition's L2, in one of three tile orders; it runs where the chiplet level is the partition.
  */
-import type { Backend, EventCounterSpec, OpGraph, OpNode, PersistentOptions, Task, TaskGraph, Tile } from '@fleet/core';
+import {
+  MPK_TASK_DESC_BYTES,
+  type Backend,
+  type EventCounterSpec,
+  type OpGraph,
+  type OpNode,
+  type PersistentOptions,
+  type Task,
+  type TaskGraph,
+  type Tile,
+} from '@fleet/core';
 import type { BufferTable } from '../decompose/buffers.js';
 import { linearTile } from '../decompose/linear.js';
 import { chipletGroupedDrafts, cuGroupedDrafts } from '../decompose/moe.js';
@@ -170,8 +180,25 @@ export function persistentOptionsFor(backend: Backend, name: string, schedule: S
     chipletAware: schedule.chipletAware,
     schedulers: t.globalSchedulers ?? (t.schedulersPerPartition ?? 1) * parts.length,
     twoLevelCounting: schedule.twoLevelCounting,
+    descriptorsPerFetch: MPK_DESCRIPTORS_PER_FETCH,
+    descriptorBytes: t.descriptorBytes ?? MPK_TASK_DESC_BYTES,
+    iterations: DECODE_ITERATIONS,
   };
 }
+
+/**
+ * MPK's worker copies up to 16 queued task descriptors into shared memory per fetch
+ * (TASK_DESCS_BUFFER_LENGTH; the Mirage runtime walkthrough and the seed code).
+ */
+export const MPK_DESCRIPTORS_PER_FETCH = 16;
+
+/**
+ * Decode iterations a prediction runs in the one launch: the megakernel is launched once and
+ * serves every decode step, so a step is the second iteration — begun by the previous one's
+ * end-of-task-graph event, counters carried on, caches as the previous step left them — not a
+ * fresh launch.
+ */
+export const DECODE_ITERATIONS = 2;
 
 const PREFILL =
   'the megakernel schedules decode steps (one token per request, RoPE and the KV append inside attention tasks); its systems serve prefill with kernel-per-op';

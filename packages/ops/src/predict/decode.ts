@@ -220,7 +220,8 @@ export function predictDecode(backend: Backend, model: ModelSpec, opts: DecodeOp
       addCounters(acc.total, r.counters, 1 / nPos);
       acc.fences += r.fences / nPos;
       acc.dispatches += r.dispatches / nPos;
-      acc.launches += r.launches / nPos;
+      // A persistent kernel is launched once for the run: its launch spreads over the decode tokens.
+      acc.launches += (r.launches + r.launchesPerRun / opts.decode) / nPos;
       acc.extrapolation = worseExtrapolation(acc.extrapolation, r.extrapolation);
       if (pos === positions[0]) acc.metrics.push(...r.backendMetrics);
     }
