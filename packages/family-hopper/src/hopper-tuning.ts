@@ -1,6 +1,6 @@
 /** How H100 runs the policies' runtimes: MPK's layout, PyTorch's kernels, ClusterFusion's clusters. */
 import type { BackendTuning, KernelGranularity } from '@fleet/core';
-import { CLUSTER_DOMAINS, maxActiveClusters } from './clusters.js';
+import { CLUSTER_DOMAINS, CLUSTERFUSION_CTAS_PER_SM, maxActiveClusters } from './clusters.js';
 
 /** Mirage MPK on H100: 128 workers (one per SM) + 16 schedulers (seeds §5, seedcode §6 mirage utils.py). */
 export const MIRAGE_WORKERS_PER_GPC = 16;
@@ -38,5 +38,9 @@ export const tuning: BackendTuning = {
   // QKV projection + attention + output projection fused per KV-head group in a cluster of 4
   // CTAs (SplitToken, DSMEM ClusterGather/ClusterReduce), FFN as kernels, one CUDA graph.
   // ≈101 KB of shared memory per CTA fits two CTAs per SM (measured placement domains).
-  cluster: { size: CLUSTERFUSION_DEFAULT_CLUSTER, maxActiveClusters: maxActiveClusters(CLUSTERFUSION_DEFAULT_CLUSTER, CLUSTER_DOMAINS, 2) },
+  cluster: {
+    size: CLUSTERFUSION_DEFAULT_CLUSTER,
+    maxActiveClusters: maxActiveClusters(CLUSTERFUSION_DEFAULT_CLUSTER, CLUSTER_DOMAINS, CLUSTERFUSION_CTAS_PER_SM),
+    ctasPerUnit: CLUSTERFUSION_CTAS_PER_SM,
+  },
 };

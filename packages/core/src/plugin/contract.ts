@@ -92,7 +92,7 @@ export interface BackendTuning {
   /** Kernel-per-op policies: the framework's kernel granularity on this backend. */
   kernels?: KernelGranularity;
   /** Cluster policies: blocks per thread-block cluster, and how many clusters fit at once (default: one CTA per SM, whole clusters per partition). */
-  cluster?: { size: number; maxActiveClusters?: number };
+  cluster?: { size: number; maxActiveClusters?: number; ctasPerUnit?: number };
   /** Exceptions by policy name: a policy's own megakernel layout, or a refusal shown to users. */
   policies?: Record<string, { persistent?: PersistentTuning; refuse?: string }>;
 }

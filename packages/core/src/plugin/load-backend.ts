@@ -55,7 +55,12 @@ const validateTuning = ajv.compile({
       additionalProperties: false,
       properties: { unfused: { type: 'boolean' }, splitKReduce: { type: 'boolean' }, perOp: { type: 'object', additionalProperties: count(64) } },
     },
-    cluster: { type: 'object', additionalProperties: false, required: ['size'], properties: { size: count(64), maxActiveClusters: count(65536) } },
+    cluster: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['size'],
+      properties: { size: count(64), maxActiveClusters: count(65536), ctasPerUnit: count(64) },
+    },
     policies: {
       type: 'object',
       propertyNames: { pattern: '^[a-z0-9][a-z0-9.-]*$' },

@@ -136,12 +136,19 @@ export function simulateGraph(backend: Backend, graph: TaskGraph, opts: Simulati
   } else {
     let rt!: KernelRuntime;
     const pipe = backend.costModel.pipelines?.kernel ?? UNLIMITED_PIPELINE;
-    const perUnit = opts.workgroupsPerUnit ?? 1;
+    // Slots per unit: the largest occupancy a kernel asks for; kernels without their own use the simulation's.
+    const defaultPerUnit = opts.workgroupsPerUnit ?? 1;
+    const perUnit = Math.max(defaultPerUnit, ...graph.kernels.map((k) => k.workgroupsPerUnit ?? 1));
     if (!(Number.isInteger(perUnit) && perUnit >= 1)) throw new FleetError(`workgroupsPerUnit: '${perUnit}' is not a positive integer`);
     const slots = unitPartitions(backend, perUnit);
     const units = perUnit > 1 ? slots.map((_, s) => Math.floor(s / perUnit)) : undefined;
     machine = new Machine(engine, backend.topology, backend.costModel, bus, graph, slots, granularity, pipe, (s) => rt.opDone(s), units, opts.linkBytesPerNs);
-    rt = new KernelRuntime(machine, graph, { launchMode: opts.launchMode ?? 'eager', checkSteadyState: opts.checkSteadyState ?? false });
+    rt = new KernelRuntime(machine, graph, {
+      launchMode: opts.launchMode ?? 'eager',
+      checkSteadyState: opts.checkSteadyState ?? false,
+      slotsPerUnit: perUnit,
+      defaultWorkgroupsPerUnit: defaultPerUnit,
+    });
     runtime = rt;
   }
   bus.emit({

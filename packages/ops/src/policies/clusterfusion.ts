@@ -46,15 +46,7 @@ import { kernelPerOpLowering, kernelSchedule, KERNEL_PER_OP_GRAPH } from './kern
 import type { Policy } from './policy.js';
 import type { Schedule } from '../compile/schedule.js';
 import { MLA_FUSED, mlaFusedTasks } from './clusterfusion-mla.js';
-import {
-  batchRows,
-  clusterMessages,
-  clustersFromPartitions,
-  collectiveNs,
-  ctaTask,
-  type ClusterDataflow,
-  type ClusterFusionOptions,
-} from './cluster-dataflow.js';
+import { batchRows, clusterMessages, collectiveNs, residentClusters, ctaTask, type ClusterDataflow, type ClusterFusionOptions } from './cluster-dataflow.js';
 
 export * from './cluster-dataflow.js';
 
@@ -74,7 +66,7 @@ export function compileClusterFusion(graph: OpGraph, topology: Topology, opts: C
   const N = opts.clusterSize ?? 4;
   const maxSize = topology.levels.chiplet.maxSize ?? 1;
   if (!(Number.isInteger(N) && N >= 1 && (N & (N - 1)) === 0 && N <= maxSize)) {
-    throw inputError(`clusterfusion: \`clusterSize\` must be a power of two in 1..${maxSize} on ${topology.name} (got ${N})`, 'clusterSize');
+    throw inputError(`clusterfusion: the cluster size (\`clusterSize\`) must be a power of two in 1..${maxSize} on ${topology.name} (got ${N})`, 'clusterSize');
   }
   const dataflow = opts.dataflow ?? 'split-token';
   const base = lowerGraph(graph, 'clusterfusion-kernels', BASE_SCHEDULE, kernelPerOpLowering, topology, { layers: opts.layers });
@@ -96,7 +88,15 @@ export function compileClusterFusion(graph: OpGraph, topology: Topology, opts: C
       fusedDone.add(k.layer);
       // The ops of this layer the kernel replaces, in graph order (q/k norm only where the model has it).
       const opIds = graph.ops.filter((o) => o.layer === k.layer && FUSED.includes(o.id.replace(/^L\d+\./, ''))).map((o) => o.id);
-      const kernel: KernelSpec = { id: kernels.length, name: `L${k.layer}.cluster_attention`, opIds, layer: k.layer, tasks: [] };
+      const per = opts.ctasPerUnit ?? 1;
+      const kernel: KernelSpec = {
+        id: kernels.length,
+        name: `L${k.layer}.cluster_attention`,
+        opIds,
+        layer: k.layer,
+        tasks: [],
+        ...(per > 1 ? { workgroupsPerUnit: per } : {}),
+      };
       const latent = graph.ops.some((o) => o.layer === k.layer && o.kind === 'attention' && o.latent);
       for (const t of latent ? mlaFusedTasks(graph, k.layer, topology, opts, N, bufId) : fusedTasks(graph, k.layer, topology, opts, N, dataflow, bufId)) {
         kernel.tasks.push(tasks.length);
@@ -133,16 +133,14 @@ function fusedTasks(
   const hidden = qkv.k;
   const G = heads / kvHeads;
   if (d % N !== 0 || hidden % N !== 0) throw inputError(`clusterfusion: cluster size ${N} must divide the head dim ${d} and hidden ${hidden}`);
-  const active = Math.max(1, (opts.maxActiveClusters ?? ((s) => clustersFromPartitions(topology, s)))(N));
-  // The kernel runtime runs one CTA per SM slot: at most ⌊SMs / N⌋ clusters run side by side.
-  const slots = Math.max(1, Math.floor(topology.partitions.computeUnits.reduce((a, x) => a + x, 0) / N));
+  const resident = residentClusters(topology, opts, N);
   const split = opts.requestSplit;
   if (split !== undefined && !(Number.isInteger(split) && split >= 1))
     throw inputError(`clusterfusion: requestSplit must be a positive integer (got ${split})`);
   // Clusters per KV group, each serving a contiguous share of the requests.
-  const S = Math.max(1, Math.min(batch, split ?? Math.floor(Math.min(active, slots) / kvHeads)));
+  const S = Math.max(1, Math.min(batch, split ?? Math.floor(resident / kvHeads)));
   const units = kvHeads * S;
-  const C = Math.min(units, active, slots);
+  const C = Math.min(units, resident);
   const b = { x: bufId('x'), wqkv: bufId(qkv.weight), k: bufId(att.kCache), v: bufId(att.vCache), wo: bufId(oProj.weight), o: bufId(oProj.outputs[0]!) };
   /** Gather and reduce latencies of a unit serving `nb` requests. */
   const collectives = (nb: number) => {
@@ -245,6 +243,7 @@ export function clusterFusionOptions(schedule: Schedule, opts: CompileOptions): 
   const size = schedule.clusterSize ?? c.size;
   const maxActive = size === c.size ? c.maxActiveClusters : undefined;
   return {
+    ctasPerUnit: c.ctasPerUnit,
     layers: opts.layers,
     weights: opts.weights,
     clusterSize: size,

@@ -145,7 +145,7 @@ export interface StepResult {
 export function backendCompileOptions(backend: Backend): Omit<CompileOptions, 'layers'> {
   const t = backend.tuning;
   return {
-    cluster: { size: t.cluster?.size, maxActiveClusters: t.cluster?.maxActiveClusters, collectives: backend.collectives },
+    cluster: { size: t.cluster?.size, maxActiveClusters: t.cluster?.maxActiveClusters, ctasPerUnit: t.cluster?.ctasPerUnit, collectives: backend.collectives },
     kernels: t.kernels,
     library: backend.kernelLibrary,
   };

@@ -140,6 +140,7 @@ export function clusterKernelUs(backend: Backend, model: ModelSpec, context: num
     collectives: backend.collectives,
     offChip,
     maxActiveClusters: (n) => maxActiveClusters(n, CLUSTER_DOMAINS, CLUSTERFUSION_CTAS_PER_SM),
+    ctasPerUnit: CLUSTERFUSION_CTAS_PER_SM,
   });
   const fused = tg.kernels.find((k) => k.name.endsWith('cluster_attention'))!;
   let start = 0;
@@ -167,6 +168,7 @@ export function clusterFusionTpotMs(backend: Backend, model: ModelSpec, batch: n
     collectives: backend.collectives,
     offChip,
     maxActiveClusters: (n) => maxActiveClusters(n, CLUSTER_DOMAINS, CLUSTERFUSION_CTAS_PER_SM),
+    ctasPerUnit: CLUSTERFUSION_CTAS_PER_SM,
   });
   const r = simulateGraph(backend, tg, { launchMode: 'graph' });
   const end = (b: number) => r.layerEndNs[b] ?? 0;
