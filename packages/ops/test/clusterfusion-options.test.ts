@@ -30,10 +30,13 @@ describe('ClusterFusion reads its cluster size, dataflow and DSMEM from its sche
   });
 
   it('dataflow and DSMEM: the options the compile receives', () => {
-    const o = clusterFusionOptions({ ...CLUSTERFUSION.schedule, clusterDataflow: 'split-head', dsmem: false }, backendCompileOptions(backend));
+    const o = clusterFusionOptions(
+      { ...CLUSTERFUSION.schedule, clusterDataflow: 'split-head', dsmem: false },
+      { ...backendCompileOptions(backend), layers: [0] },
+    );
     expect(o.dataflow).toBe('split-head');
     expect(o.offChip).toBe(true);
-    expect(clusterFusionOptions(CLUSTERFUSION.schedule, backendCompileOptions(backend)).offChip).toBe(false);
+    expect(clusterFusionOptions(CLUSTERFUSION.schedule, { ...backendCompileOptions(backend), layers: [0] }).offChip).toBe(false);
   });
 
   it('DSMEM off routes the collectives through global memory: a slower decode step, the same bytes of weights', () => {
@@ -56,8 +59,8 @@ describe('ClusterFusion reads its cluster size, dataflow and DSMEM from its sche
 
 describe('cluster kernel occupancy', () => {
   it('two CTAs per SM double the clusters that run side by side, and the fused kernel runs them at once', () => {
-    const one = residentClusters(backend.topology, {}, 4);
-    const two = residentClusters(backend.topology, { ctasPerUnit: 2 }, 4);
+    const one = residentClusters(backend.topology, { layers: [0] }, 4);
+    const two = residentClusters(backend.topology, { layers: [0], ctasPerUnit: 2 }, 4);
     expect(one).toBe(32);
     expect(two).toBe(66);
     const tuned = { ...backend, tuning: { ...backend.tuning, cluster: { size: 4, ctasPerUnit: 2 } } };
