@@ -31,5 +31,18 @@ export function formatValidation(rows: readonly ValidationRow[]): string {
       .join('  ')
       .trimEnd();
   const ok = rows.filter((r) => r.ok).length;
-  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line), '', `${ok} of ${rows.length} within tolerance.`].join('\n');
+  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line), '', `${ok} of ${rows.length} within tolerance.`, ...suiteMape(rows)].join(
+    '\n',
+  );
+}
+
+/** Per suite: rows within tolerance and the mean absolute error of its %-error rows (0 inside a published range). */
+function suiteMape(rows: readonly ValidationRow[]): string[] {
+  const suites = [...new Set(rows.map((r) => r.suite))];
+  return suites.map((s) => {
+    const of = rows.filter((r) => r.suite === s);
+    const pct = of.filter((r) => r.errorUnit === '%');
+    const mape = pct.length > 0 ? pct.reduce((a, r) => a + Math.abs(r.error), 0) / pct.length : NaN;
+    return `${s}: ${of.filter((r) => r.ok).length} of ${of.length} within tolerance${pct.length > 0 ? `, MAPE ${mape.toFixed(1)}% over ${pct.length} rows` : ''}`;
+  });
 }

@@ -138,8 +138,10 @@ export function simulateGraph(backend: Backend, graph: TaskGraph, opts: Simulati
     const pipe = backend.costModel.pipelines?.kernel ?? UNLIMITED_PIPELINE;
     // Slots per unit: the largest occupancy a kernel asks for; kernels without their own use the simulation's.
     const defaultPerUnit = opts.workgroupsPerUnit ?? 1;
+    for (const n of [defaultPerUnit, ...graph.kernels.map((k) => k.workgroupsPerUnit ?? 1)]) {
+      if (!(Number.isInteger(n) && n >= 1)) throw new FleetError(`workgroupsPerUnit: '${n}' is not a positive integer`);
+    }
     const perUnit = Math.max(defaultPerUnit, ...graph.kernels.map((k) => k.workgroupsPerUnit ?? 1));
-    if (!(Number.isInteger(perUnit) && perUnit >= 1)) throw new FleetError(`workgroupsPerUnit: '${perUnit}' is not a positive integer`);
     const slots = unitPartitions(backend, perUnit);
     const units = perUnit > 1 ? slots.map((_, s) => Math.floor(s / perUnit)) : undefined;
     machine = new Machine(engine, backend.topology, backend.costModel, bus, graph, slots, granularity, pipe, (s) => rt.opDone(s), units, opts.linkBytesPerNs);
