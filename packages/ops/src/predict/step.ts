@@ -236,7 +236,7 @@ export function simulateStep(backend: Backend, { policy, schedule }: ResolvedPol
  * embedding, the head and the sampled layers; an unsampled layer counts as a sampled layer
  * with the same ops that follows another compiled layer (the first compiled layer's schedule
  * differs at its boundary: e.g. its input norm is a kernel of its own rather than the previous
- * residual's epilogue), else from a compile of the layers from the one before it
+ * residual's epilogue), else as a representative of its ops compiled after the layer before it
  * (`compileLayers`). A persistent step also dispatches its begin-task-graph task.
  */
 export function stepCounts(
@@ -259,9 +259,17 @@ export function stepCounts(
     else missing.push(l);
   }
   if (missing.length > 0) {
-    const from = Math.max(0, missing[0]! - 1);
-    const own = scheduleCounts(compileLayers(Array.from({ length: missing[missing.length - 1]! + 1 - from }, (_, i) => from + i)), persistent);
-    for (const l of missing) addScheduleCounts(total, own[l + 1] ?? zeroScheduleCounts());
+    // One representative per distinct layer, compiled after the layer before it (so it is interior).
+    const reps: number[] = [];
+    const repOf = new Map<number, number>();
+    for (const l of missing) {
+      const r = reps.find((x) => sameLayerOps(g, x, l));
+      if (r === undefined) reps.push(l);
+      repOf.set(l, r ?? l);
+    }
+    const layers = [...new Set(reps.flatMap((r) => (r > 0 ? [r - 1, r] : [r])))].sort((a, b) => a - b);
+    const own = scheduleCounts(compileLayers(layers), persistent);
+    for (const l of missing) addScheduleCounts(total, own[repOf.get(l)! + 1] ?? zeroScheduleCounts());
   }
   if (persistent) total.dispatches++;
   return total;
