@@ -104,9 +104,7 @@ export function runLinearOp(
 ): OpResult {
   const compiled = compileLinearOp(backend, policy, m, n, k, weights, policies);
   const { graph, weightBytes } = compiled;
-  // A lone op is one launch of one iteration (a persistent policy's decode runs several).
-  const rt = compiled.policy.runtime(backend, compiled.policy.schedule);
-  const r = simulateGraph(backend, graph, rt.persistent ? { ...rt, persistent: { ...rt.persistent, iterations: 1 } } : rt);
+  const r = simulateGraph(backend, graph, compiled.policy.runtime(backend, compiled.policy.schedule));
   const c = zeroCounters();
   for (const b of r.counters) addCounters(c, b);
   return {

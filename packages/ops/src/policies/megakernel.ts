@@ -182,7 +182,6 @@ export function persistentOptionsFor(backend: Backend, name: string, schedule: S
     twoLevelCounting: schedule.twoLevelCounting,
     descriptorsPerFetch: MPK_DESCRIPTORS_PER_FETCH,
     descriptorBytes: t.descriptorBytes ?? MPK_TASK_DESC_BYTES,
-    iterations: DECODE_ITERATIONS,
   };
 }
 
@@ -191,14 +190,6 @@ export function persistentOptionsFor(backend: Backend, name: string, schedule: S
  * (TASK_DESCS_BUFFER_LENGTH; the Mirage runtime walkthrough and the seed code).
  */
 export const MPK_DESCRIPTORS_PER_FETCH = 16;
-
-/**
- * Decode iterations a prediction runs in the one launch: the megakernel is launched once and
- * serves every decode step, so a step is the second iteration — begun by the previous one's
- * end-of-task-graph event, counters carried on, caches as the previous step left them — not a
- * fresh launch.
- */
-export const DECODE_ITERATIONS = 2;
 
 const PREFILL =
   'the megakernel schedules decode steps (one token per request, RoPE and the KV append inside attention tasks); its systems serve prefill with kernel-per-op';

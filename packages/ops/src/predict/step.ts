@@ -76,6 +76,8 @@ export interface StepSimulation {
   tooLarge?: (steps: number) => Error;
   /** Kind of a layer (MoE FFN or dense): unsimulated layers repeat a sampled layer of their own kind. */
   isMoeLayer?: (layer: number) => boolean;
+  /** Persistent policies: iterations the one launch runs; the step is the last (default 1). */
+  iterations?: number;
 }
 
 /**
@@ -176,7 +178,8 @@ export function simulateStep(backend: Backend, { policy, schedule }: ResolvedPol
     const steps = compiledSteps(tg.tasks);
     if (steps > sim.maxSimSteps) throw sim.tooLarge(steps);
   }
-  const runtime = policy.runtime(backend, schedule);
+  const own = policy.runtime(backend, schedule);
+  const runtime = own.persistent && sim.iterations ? { ...own, persistent: { ...own.persistent, iterations: sim.iterations } } : own;
   const r = simulateGraph(backend, tg, {
     granularityBytes: sim.granularityBytes,
     ...runtime,
