@@ -16,6 +16,8 @@ export const FLAG_OF_FIELD: Readonly<Record<string, string>> = {
   ep: '--ep',
   weights: '--weights',
   routing: '--routing',
+  // fleet op --op attention-module
+  context: '--context',
   clusterSize: '--cluster-size',
   clusterDataflow: '--dataflow',
   dsmem: '--dsmem',

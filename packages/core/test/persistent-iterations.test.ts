@@ -57,8 +57,8 @@ describe('persistent runtime: one launch, several iterations', () => {
   });
 
   it('refuses a non-integer iteration count, naming the option', () => {
-    expect(() => simulateGraph(testBackend(), g, { persistent: persistent({ iterations: 0 }) })).toThrow(/`iterations`/);
-    expect(() => simulateGraph(testBackend(), g, { persistent: persistent({ descriptorsPerFetch: 1.5 }) })).toThrow(/`descriptorsPerFetch`/);
+    expect(() => simulateGraph(testBackend(), g, { persistent: persistent({ iterations: 0 }) })).toThrow(/iterations must/);
+    expect(() => simulateGraph(testBackend(), g, { persistent: persistent({ descriptorsPerFetch: 1.5 }) })).toThrow(/descriptorsPerFetch must/);
   });
 });
 

@@ -135,10 +135,10 @@ export class PersistentRuntime extends TaskProgress {
     this.buffered = new Int32Array(W);
     const iterations = opts.iterations ?? 1;
     if (!(Number.isInteger(iterations) && iterations >= 1))
-      throw new RangeError(`persistent runtime: \`iterations\` must be a positive integer (got ${iterations})`);
+      throw new RangeError(`persistent runtime: iterations must be a positive integer (got ${iterations})`);
     const perFetch = opts.descriptorsPerFetch ?? 1;
     if (!(Number.isInteger(perFetch) && perFetch >= 1))
-      throw new RangeError(`persistent runtime: \`descriptorsPerFetch\` must be a positive integer (got ${perFetch})`);
+      throw new RangeError(`persistent runtime: descriptorsPerFetch must be a positive integer (got ${perFetch})`);
   }
 
   /** Iterations the launch runs. */

@@ -87,7 +87,7 @@ export function clustersFromPartitions(topology: Topology, size: number, ctasPer
  */
 export function residentClusters(topology: Topology, opts: ClusterFusionOptions, n: number): number {
   const per = opts.ctasPerUnit ?? 1;
-  if (!(Number.isInteger(per) && per >= 1)) throw new RangeError(`clusterfusion: \`ctasPerUnit\` must be a positive integer (got ${per})`);
+  if (!(Number.isInteger(per) && per >= 1)) throw new RangeError(`clusterfusion: ctasPerUnit must be a positive integer (got ${per})`);
   const active = Math.max(1, (opts.maxActiveClusters ?? ((s) => clustersFromPartitions(topology, s, per)))(n));
   const slots = Math.max(1, Math.floor((topology.partitions.computeUnits.reduce((a, x) => a + x, 0) * per) / n));
   return Math.min(active, slots);
