@@ -218,7 +218,8 @@ export function runJob(model: ModelSpec, job: CompareJob, o: CompareOptions): Co
     layersExtrapolated: r.sampling.layersExtrapolated,
     fencesPerToken: Math.round(r.fencesPerToken),
     dispatchesPerToken: Math.round(r.dispatchesPerToken),
-    launchesPerToken: Math.round(r.launchesPerToken),
+    // A persistent kernel launched once for the run: 1 / decode tokens per token.
+    launchesPerToken: round(r.launchesPerToken, 4),
     ...(r.activeExperts !== undefined ? { activeExperts: round(r.activeExperts, 2), experts: r.experts } : {}),
   };
 }

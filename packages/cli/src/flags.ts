@@ -24,6 +24,11 @@ export const FLAG_OF_FIELD: Readonly<Record<string, string>> = {
   traversal: '--traversal',
   twoLevelCounting: '--two-level',
   expertPlacement: '--expert-placement',
+  // fleet op --op attention-module
+  context: '--context',
+  clusterSize: '--cluster-size',
+  clusterDataflow: '--dataflow',
+  dsmem: '--dsmem',
   // fleet collective (@fleet/core node collectives)
   op: '--op',
   bytes: '--bytes',

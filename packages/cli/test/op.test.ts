@@ -102,3 +102,34 @@ describe('fleet op', () => {
     }
   });
 });
+
+describe('fleet op --op attention-module', () => {
+  it('times layer 0’s QKV projection + attention + output projection under the policy and as kernel-per-op-graph kernels', { timeout: 120_000 }, async () => {
+    const args = ['op', '--backend', 'h100', '--op', 'attention-module', '--policy', 'clusterfusion', '--model', 'llama2-7b', '--context', '1024', '--json'];
+    const on = JSON.parse((await run(args)).out);
+    expect(on.op).toBe('attention-module');
+    expect(on.kernels).toBe(1);
+    expect(on.unfusedKernels).toBeGreaterThan(1);
+    expect(on.speedup).toBeCloseTo(on.unfusedUs / on.moduleUs, 2);
+    const off = JSON.parse((await run([...args, '--dsmem', 'off'])).out);
+    expect(off.overrides).toEqual({ dsmem: false });
+    expect(off.moduleUs).toBeGreaterThan(on.moduleUs);
+    expect(off.unfusedUs).toBe(on.unfusedUs);
+  });
+
+  it('refuses linear flags, a cluster size that is not offered, and a persistent policy, with exit code 2', async () => {
+    const base = ['op', '--backend', 'h100', '--op', 'attention-module'];
+    const m = await run([...base, '--m', '1']);
+    expect(m.code).toBe(2);
+    expect(m.err).toMatch(/--m applies to --op linear/);
+    const size = await run([...base, '--policy', 'clusterfusion', '--cluster-size', '3']);
+    expect(size.code).toBe(2);
+    expect(size.err).toMatch(/--cluster-size/);
+    const mpk = await run([...base, '--policy', 'mirage']);
+    expect(mpk.code).toBe(2);
+    expect(mpk.err).toMatch(/persistent kernel/);
+    const linear = await run(['op', '--backend', 'h100', '--n', '8', '--k', '8']);
+    expect(linear.code).toBe(2);
+    expect(linear.err).toMatch(/--m is required/);
+  });
+});

@@ -56,6 +56,24 @@ describe('kernel-per-op study hooks', () => {
     expect(starts.map((s) => s.partition)).toEqual([1, 1, 1]);
   });
 
+  it('a kernel may carry its own occupancy: its workgroups fill two slots per unit, the other kernels keep one', () => {
+    // 16 memory-only workgroups on 8 units: at occupancy 2 all start at launch; at 1 half wait for a slot.
+    const tiles = Array.from({ length: 16 }, (_, i) => [
+      { reads: [{ buffer: 0, offset: i * 16 * KiB, bytes: 16 * KiB, policy: 'default' as const }], writes: [], flops: 0, unit: 'vector' as const },
+    ]);
+    const startsOf = (g: TaskGraph) => {
+      const rec = eventRecorder();
+      simulateGraph(testBackend(), g, { launchMode: 'graph', observers: [rec.observer] });
+      return rec.events.filter((e): e is Extract<SimEvent, { type: 'task-start' }> => e.type === 'task-start').map((e) => e.t);
+    };
+    const plain = kernelGraph(tiles);
+    const own = { ...plain, kernels: [{ ...plain.kernels[0]!, workgroupsPerUnit: 2 }] };
+    const first = (ts: number[]) => ts.filter((t) => t === Math.min(...ts)).length;
+    expect(first(startsOf(plain))).toBe(8);
+    expect(first(startsOf(own))).toBe(16);
+    expect(() => simulateGraph(testBackend(), { ...plain, kernels: [{ ...plain.kernels[0]!, workgroupsPerUnit: 0 }] })).toThrow(/workgroupsPerUnit/);
+  });
+
   it('workgroups resident on one unit share its compute', () => {
     // 16 compute-only workgroups on 8 units: one wave of 2 per unit takes as long as two waves of 1.
     const tiles = Array.from({ length: 16 }, () => [{ reads: [], writes: [], flops: 1e6, unit: 'matrix' as const }]);

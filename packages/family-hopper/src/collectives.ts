@@ -8,15 +8,17 @@
  *   latencies, measured); a reduce also combines 3 × message in its own shared memory at
  *   128 B/clk (DS).
  * - off chip: store the message to global memory and load the peer's (2 × message at one CTA's
- *   streaming rate, from the GEMV calibration), then a device release fence, one atomic flag
- *   add and an acquire poll (all measured).
+ *   streaming rate, from the GEMV calibration), then the synchronisation the exchange needs — a
+ *   device release fence, one atomic flag add and an acquire poll among the N CTAs — and the
+ *   global-memory round trip of the load: the peer's message comes back from L2 (its line homed
+ *   in either half: the near latency plus half the far extra). All measured.
  *
  * `bytes` is per participant: a reduce's vector, a gather's slice.
  */
 import { collectiveRounds, collectiveTrafficBytes, scheduleLatencyNs, type ClusterCollectiveKind, type CollectiveModel, type RoundPricing } from '@fleet/core';
 import { OURS, PRIOR } from './reference/calibration.js';
 import { dsmem } from './clusters.js';
-import { H100_CLOCK_GHZ } from './reference/topology.js';
+import { H100_CLOCK_GHZ, H100_LATENCY_CYCLES } from './reference/topology.js';
 
 const CLK = H100_CLOCK_GHZ;
 
@@ -30,8 +32,15 @@ export const SHARED_BYTES_PER_NS = 128 * CLK;
  */
 export const CTA_STREAM_BYTES_PER_NS = (6144 * 4096 * 2) / 96 / (PRIOR.gemvBf16ColdUs.qkv_proj_N6144_K4096 * 1000);
 
-/** Off-chip round: fence.acq_rel.gpu after the stores + flag atomic (mean over L2 homes) + acquire poll, ns (ours). */
-export const OFF_CHIP_ROUND_FIXED_NS = (OURS.atomics.storeThenFenceAcqRelGpu + OURS.atomics.atomRelaxedMeanOverLinesCycles + OURS.atomics.ldAcquireGpu) / CLK;
+/** Loading the peer's message from L2 after the flag: an L2 hit homed in either half (mean), cycles (ours). */
+export const OFF_CHIP_LOAD_CYCLES = H100_LATENCY_CYCLES.l2 + H100_LATENCY_CYCLES.l2FarExtra / 2;
+
+/**
+ * Off-chip round: fence.acq_rel.gpu after the stores + flag atomic (mean over L2 homes) + acquire
+ * poll (the synchronisation), then the load's L2 round trip, ns (ours).
+ */
+export const OFF_CHIP_ROUND_FIXED_NS =
+  (OURS.atomics.storeThenFenceAcqRelGpu + OURS.atomics.atomRelaxedMeanOverLinesCycles + OURS.atomics.ldAcquireGpu + OFF_CHIP_LOAD_CYCLES) / CLK;
 
 export function onChipPricing(clusterSize: number): RoundPricing {
   return {

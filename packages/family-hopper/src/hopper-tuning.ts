@@ -1,6 +1,6 @@
 /** How H100 runs the policies' runtimes: MPK's layout, PyTorch's kernels, ClusterFusion's clusters. */
 import type { BackendTuning, KernelGranularity } from '@fleet/core';
-import { CLUSTER_DOMAINS, maxActiveClusters } from './clusters.js';
+import { CLUSTER_DOMAINS, CLUSTERFUSION_CTAS_PER_SM, maxActiveClusters } from './clusters.js';
 
 /** Mirage MPK on H100: 128 workers (one per SM) + 16 schedulers (seeds §5, seedcode §6 mirage utils.py). */
 export const MIRAGE_WORKERS_PER_GPC = 16;
@@ -26,13 +26,21 @@ export const PYTORCH_KERNELS: KernelGranularity = {
   splitKReduce: true,
 };
 
+/** MPK's TaskDesc with TMA descriptors (Hopper), bytes: seed code, a layout replica of runtime_header.h. */
+export const MPK_HOPPER_TASK_DESC_BYTES = 352;
+
 export const tuning: BackendTuning = {
   // 8 GPCs × 16 = 128 workers; the 16 schedulers are 4 warps on each of 4 SMs, not per GPC.
-  persistent: { workersPerPartition: MIRAGE_WORKERS_PER_GPC, globalSchedulers: MIRAGE_SCHEDULERS },
+  // MPK's Hopper tasks carry TMA descriptors: a TaskDesc is 352 B (seed code: a layout replica of runtime_header.h).
+  persistent: { workersPerPartition: MIRAGE_WORKERS_PER_GPC, globalSchedulers: MIRAGE_SCHEDULERS, descriptorBytes: MPK_HOPPER_TASK_DESC_BYTES },
   // kernel-per-op(-graph) stand for PyTorch's ops on H100.
   kernels: PYTORCH_KERNELS,
   // QKV projection + attention + output projection fused per KV-head group in a cluster of 4
   // CTAs (SplitToken, DSMEM ClusterGather/ClusterReduce), FFN as kernels, one CUDA graph.
   // ≈101 KB of shared memory per CTA fits two CTAs per SM (measured placement domains).
-  cluster: { size: CLUSTERFUSION_DEFAULT_CLUSTER, maxActiveClusters: maxActiveClusters(CLUSTERFUSION_DEFAULT_CLUSTER, CLUSTER_DOMAINS, 2) },
+  cluster: {
+    size: CLUSTERFUSION_DEFAULT_CLUSTER,
+    maxActiveClusters: maxActiveClusters(CLUSTERFUSION_DEFAULT_CLUSTER, CLUSTER_DOMAINS, CLUSTERFUSION_CTAS_PER_SM),
+    ctasPerUnit: CLUSTERFUSION_CTAS_PER_SM,
+  },
 };

@@ -62,6 +62,7 @@ export {
 } from './predict/step.js';
 export type { StepTraffic } from './predict/traffic.js';
 export { linearOpGraph } from './predict/single-op.js';
+export { attentionModuleLatency, type AttentionModuleLatency, type AttentionModuleOptions } from './predict/attention-module.js';
 export * from './quant/weight-type.js';
 export * from './quant/groupwise.js';
 export * from './quant/prelayout.js';

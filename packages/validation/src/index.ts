@@ -20,6 +20,7 @@ export {
   clusterKernelUs,
   clusterFusionTpotMs,
   row as validationRow,
+  speedupRow,
   type H100ValidationOptions,
 } from './h100/validation.js';
 export { h100PipelineValidation, pipelineValidationPoints } from './h100/pipeline.js';
@@ -29,7 +30,16 @@ export { h100DecodeValidation, decodeValidationPoints, decodeAttentionUs, qwen3D
 export { groupedRows } from './h100/validation.js';
 export { h100NcclValidation, ncclValidationPoints, ncclGraphAllReduceUs } from './h100/nccl.js';
 export { h100LinearShapesValidation, linearShapesValidationPoints } from './h100/linear-shapes.js';
-export { clusterFusionValidation, clusterFusionClaimPoints, clusterFusionSpeedup, CLUSTERFUSION_CLAIMS } from './h100/clusterfusion.js';
+export {
+  clusterFusionValidation,
+  clusterFusionClaimPoints,
+  clusterFusionSpeedup,
+  clusterFusionModuleSpeedup,
+  CLUSTERFUSION_CLAIMS,
+  CLUSTERFUSION_MODULE_CLAIMS,
+} from './h100/clusterfusion.js';
+// Mirage MPK: the runtime walkthrough and FLEET's citation of its H100 speedups.
+export { mpkValidation, mpkValidationPoints, MPK_SPEEDUP_BATCHES } from './h100/mpk.js';
 // H200: our measurements with the H100 scripts.
 export { h200PipelineValidation, h200PipelineValidationPoints, h200PrefillValidation, h200PrefillValidationPoints } from './h200/validation.js';
 // MI350X: the FLEET paper; MI300X: vendor GEMV bandwidth.

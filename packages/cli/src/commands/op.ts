@@ -1,9 +1,30 @@
 import { Option, type Command } from 'commander';
-import { addCounters, inputError, l2HitRate, simulateGraph, uniqueReadBytes, zeroCounters, type Backend, type LinearOp, type TaskGraph } from '@fleet/core';
-import { DENSE_BF16, linearOpGraph, parseWeightType, PolicyRegistry, type Policy, type WeightType } from '@fleet/ops';
+import {
+  addCounters,
+  inputError,
+  l2HitRate,
+  loadModel,
+  simulateGraph,
+  uniqueReadBytes,
+  zeroCounters,
+  type Backend,
+  type LinearOp,
+  type TaskGraph,
+} from '@fleet/core';
+import {
+  attentionModuleLatency,
+  DENSE_BF16,
+  linearOpGraph,
+  parseWeightType,
+  PolicyRegistry,
+  type Policy,
+  type PolicyOverrides,
+  type WeightType,
+} from '@fleet/ops';
 import { loadBackends } from '../backends.js';
 import { policiesOf, requirePolicy } from '../policies.js';
 import { parseInt1 } from '../compare.js';
+import { CLUSTER_SIZES, overridesOf } from '../report/compare-options.js';
 import type { Io } from '../io.js';
 
 export interface OpResult {
@@ -106,16 +127,78 @@ export function runLinearOp(
   };
 }
 
+/** The attention module (QKV projection … output projection) of layer 0 under a policy and as kernel-per-op-graph kernels. */
+export interface AttentionModuleResult {
+  backend: string;
+  policy: string;
+  op: 'attention-module';
+  model: string;
+  batch: number;
+  context: number;
+  /** The policy's schedule overrides given (cluster size, dataflow, DSMEM). */
+  overrides: PolicyOverrides;
+  /** The module under the policy: first kernel's launch to last kernel's end, µs. */
+  moduleUs: number;
+  kernels: number;
+  /** The same ops as kernel-per-op-graph kernels (PyTorch's, one CUDA graph), µs. */
+  unfusedUs: number;
+  unfusedKernels: number;
+  /** unfusedUs / moduleUs. */
+  speedup: number;
+}
+
+export function runAttentionModule(
+  backend: Backend,
+  policy: string,
+  model: string,
+  batch: number,
+  context: number,
+  overrides: PolicyOverrides = {},
+  policies?: PolicyRegistry,
+): AttentionModuleResult {
+  const spec = loadModel(model);
+  const fused = attentionModuleLatency(backend, spec, policy, { batch, context, overrides, policies });
+  const base = attentionModuleLatency(backend, spec, 'kernel-per-op-graph', { batch, context, policies });
+  const r3 = (x: number) => Math.round(x * 1000) / 1000;
+  return {
+    backend: backend.name,
+    policy,
+    op: 'attention-module',
+    model: spec.name,
+    batch,
+    context,
+    overrides,
+    moduleUs: r3(fused.moduleUs),
+    kernels: fused.kernels,
+    unfusedUs: r3(base.moduleUs),
+    unfusedKernels: base.kernels,
+    speedup: r3(base.moduleUs / fused.moduleUs),
+  };
+}
+
 /** `fleet op`: one operator launched on its own. */
 export function registerOp(program: Command, io: Io): void {
   program
     .command('op')
     .description('predict one operator launched on its own: time, unique/fabric/HBM bytes, L2 hit rate')
     .requiredOption('--backend <name>', 'backend to simulate')
-    .addOption(new Option('--op <op>', 'operator').choices(['linear']).default('linear'))
-    .requiredOption('--m <n>', 'rows of the activation (tokens)')
-    .requiredOption('--n <n>', 'output features (rows of the weight)')
-    .requiredOption('--k <n>', 'input features')
+    .addOption(
+      new Option(
+        '--op <op>',
+        "operator: linear (one y = x·Wᵀ), or attention-module (layer 0's QKV projection + attention + output projection of --model, under --policy and as kernel-per-op-graph kernels)",
+      )
+        .choices(['linear', 'attention-module'])
+        .default('linear'),
+    )
+    .option('--m <n>', 'linear: rows of the activation (tokens)')
+    .option('--n <n>', 'linear: output features (rows of the weight)')
+    .option('--k <n>', 'linear: input features')
+    .option('--model <name|path>', 'attention-module: the model', 'llama2-7b')
+    .option('--batch <n>', 'attention-module: requests', '1')
+    .option('--context <n>', 'attention-module: tokens in the KV cache, the new one included', '4096')
+    .addOption(new Option('--cluster-size <n>', 'attention-module, cluster policies: CTAs per thread-block cluster').choices(CLUSTER_SIZES))
+    .addOption(new Option('--dataflow <d>', 'attention-module, cluster policies: split-token or split-head').choices(['split-token', 'split-head']))
+    .addOption(new Option('--dsmem <on|off>', 'attention-module, cluster policies: collectives through DSMEM or through global memory').choices(['on', 'off']))
     .option('--policy <name>', 'scheduling policy whose decomposition to use', 'kernel-per-op-graph')
     .option(
       '--weights <type>',
@@ -126,6 +209,21 @@ export function registerOp(program: Command, io: Io): void {
     .action(async (o) => {
       const registry = await loadBackends(io.cwd);
       const backend = registry.get(o.backend as string);
+      if (o.op === 'attention-module') {
+        for (const f of ['m', 'n', 'k', 'weights'] as const) {
+          if (o[f] !== undefined && !(f === 'weights' && o[f] === 'bf16')) throw inputError(`--${f} applies to --op linear (got --op attention-module)`);
+        }
+        const batch = parseInt1('--batch', o.batch as string, 1, 65536);
+        const context = parseInt1('--context', o.context as string, 1, 1 << 22);
+        const r = runAttentionModule(backend, o.policy as string, o.model as string, batch, context, overridesOf(o) ?? {}, policiesOf(registry));
+        if (o.json) io.out(`${JSON.stringify({ schemaVersion: 1, ...r }, null, 2)}\n`);
+        else
+          io.out(
+            `${r.backend} ${r.model} attention module (layer 0, batch ${batch}, context ${context}): ${r.policy} ${r.moduleUs.toFixed(2)} µs in ${r.kernels} kernel(s); kernel-per-op-graph ${r.unfusedUs.toFixed(2)} µs in ${r.unfusedKernels} kernels; speedup ${r.speedup.toFixed(2)}×\n`,
+          );
+        return;
+      }
+      for (const f of ['m', 'n', 'k'] as const) if (o[f] === undefined) throw inputError(`--${f} is required for --op linear`);
       const m = parseInt1('--m', o.m as string, 1, 65536);
       const n = parseInt1('--n', o.n as string, 1, 1 << 20);
       const k = parseInt1('--k', o.k as string, 1, 1 << 20);

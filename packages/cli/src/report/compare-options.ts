@@ -43,6 +43,16 @@ export function addCompareOptions(cmd: Command): Command {
     .addOption(new Option('--fuse-silu <on|off>', 'override fusing SiLU·mul into the gate+up projection').choices(['on', 'off']))
     .addOption(new Option('--traversal <order>', 'override the chiplet-task tile order').choices(['m-tile', 'm-split', 'n-major']))
     .addOption(new Option('--two-level <on|off>', 'override two-level completion counting').choices(['on', 'off']))
+    .addOption(new Option('--cluster-size <n>', 'cluster policies (clusterfusion): CTAs per thread-block cluster').choices(CLUSTER_SIZES))
+    .addOption(
+      new Option('--dataflow <d>', 'cluster policies: split-token (CTAs split the KV positions) or split-head (the head dim)').choices([
+        'split-token',
+        'split-head',
+      ]),
+    )
+    .addOption(
+      new Option('--dsmem <on|off>', 'cluster policies: collectives through DSMEM (on) or through global memory (off, the ablation)').choices(['on', 'off']),
+    )
     .option('--routing <spec>', 'MoE models: expert routing — uniform, zipf:<s> (popularity ∝ 1/rank^s), or a JSON file of per-expert token counts', 'uniform')
     .addOption(
       new Option(
@@ -57,6 +67,9 @@ export function addCompareOptions(cmd: Command): Command {
       ).choices([...ATTENTION_MAPPINGS]),
     );
 }
+
+/** Thread-block cluster sizes a cluster policy may take (Hopper: up to 16 CTAs, powers of two). */
+export const CLUSTER_SIZES = ['1', '2', '4', '8', '16'];
 
 /** `--tp 8,4,2`: distinct powers of two in 1..64 (a tensor-parallel group of a node). */
 export function parseTpList(value: string): number[] {
@@ -77,6 +90,9 @@ export function overridesOf(o: Record<string, string | undefined>): PolicyOverri
   if (o.twoLevel) out.twoLevelCounting = o.twoLevel === 'on';
   if (o.expertPlacement) out.expertPlacement = o.expertPlacement as PolicyOverrides['expertPlacement'];
   if (o.attentionMapping) out.attentionMapping = o.attentionMapping as PolicyOverrides['attentionMapping'];
+  if (o.clusterSize) out.clusterSize = Number(o.clusterSize);
+  if (o.dataflow) out.clusterDataflow = o.dataflow as PolicyOverrides['clusterDataflow'];
+  if (o.dsmem) out.dsmem = o.dsmem === 'on';
   return Object.keys(out).length > 0 ? out : undefined;
 }
 

@@ -104,6 +104,12 @@ export interface KernelSpec {
   opIds: string[];
   layer: number;
   tasks: number[];
+  /**
+   * Workgroups of this kernel resident on one compute unit at once (its occupancy, e.g. two
+   * ClusterFusion CTAs of ≈101 KB shared memory per H100 SM). Default: the simulation's
+   * `workgroupsPerUnit`.
+   */
+  workgroupsPerUnit?: number;
 }
 
 /** Execution style of a compiled graph; selects the runtime. */

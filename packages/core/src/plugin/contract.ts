@@ -76,6 +76,8 @@ export interface PersistentTuning {
   schedulersPerPartition?: number;
   /** Total schedulers when they are not per partition (MPK on NVIDIA). */
   globalSchedulers?: number;
+  /** Bytes of one task descriptor a worker copies (MPK: 112, 352 with the TMA descriptors Hopper's tasks carry). */
+  descriptorBytes?: number;
 }
 
 /**
@@ -90,7 +92,7 @@ export interface BackendTuning {
   /** Kernel-per-op policies: the framework's kernel granularity on this backend. */
   kernels?: KernelGranularity;
   /** Cluster policies: blocks per thread-block cluster, and how many clusters fit at once (default: one CTA per SM, whole clusters per partition). */
-  cluster?: { size: number; maxActiveClusters?: number };
+  cluster?: { size: number; maxActiveClusters?: number; ctasPerUnit?: number };
   /** Exceptions by policy name: a policy's own megakernel layout, or a refusal shown to users. */
   policies?: Record<string, { persistent?: PersistentTuning; refuse?: string }>;
 }

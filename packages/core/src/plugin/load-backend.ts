@@ -43,7 +43,7 @@ const count = (max: number) => ({ type: 'integer', minimum: 1, maximum: max }) a
 const persistentTuning = {
   type: 'object',
   additionalProperties: false,
-  properties: { workersPerPartition: count(4096), schedulersPerPartition: count(4096), globalSchedulers: count(65536) },
+  properties: { workersPerPartition: count(4096), schedulersPerPartition: count(4096), globalSchedulers: count(65536), descriptorBytes: count(65536) },
 } as const;
 const validateTuning = ajv.compile({
   type: 'object',
@@ -55,7 +55,12 @@ const validateTuning = ajv.compile({
       additionalProperties: false,
       properties: { unfused: { type: 'boolean' }, splitKReduce: { type: 'boolean' }, perOp: { type: 'object', additionalProperties: count(64) } },
     },
-    cluster: { type: 'object', additionalProperties: false, required: ['size'], properties: { size: count(64), maxActiveClusters: count(65536) } },
+    cluster: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['size'],
+      properties: { size: count(64), maxActiveClusters: count(65536), ctasPerUnit: count(64) },
+    },
     policies: {
       type: 'object',
       propertyNames: { pattern: '^[a-z0-9][a-z0-9.-]*$' },

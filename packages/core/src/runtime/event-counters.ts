@@ -4,7 +4,9 @@ import type { EventBus } from '../protocol/event-bus.js';
 
 /**
  * Event counters with thresholds. A task becomes ready once every event it waits on has
- * fired; an event fires when its count reaches its threshold — exactly once.
+ * fired; an event fires when its count reaches its threshold — exactly once per iteration.
+ * As in MPK, a persistent kernel running several iterations never resets its counters: in
+ * iteration k (from 1) an event fires when its count reaches threshold × k.
  */
 export class EventCounters {
   private readonly count: Int32Array;
@@ -12,6 +14,8 @@ export class EventCounters {
   private readonly waiting: number[][];
   private readonly unmet: Int32Array;
   fires = 0;
+  /** The iteration running (1 for the first). */
+  iteration = 1;
 
   constructor(
     private readonly graph: TaskGraph,
@@ -32,11 +36,21 @@ export class EventCounters {
     return this.graph.tasks.filter((t) => t.waits.length === 0).map((t) => t.id);
   }
 
+  /**
+   * The next iteration begins: every event may fire once more (at its threshold times the new
+   * iteration) and every task waits again; the counts carry on.
+   */
+  nextIteration(): void {
+    this.iteration++;
+    this.fired.fill(0);
+    for (const t of this.graph.tasks) this.unmet[t.id] = t.waits.length;
+  }
+
   /** Add one to `event`; fires it (and readies its waiters) when the threshold is reached. */
   signal(event: number, now: number, bus: EventBus): void {
     const c = ++this.count[event]!;
     const spec = this.graph.events[event]!;
-    if (c !== spec.threshold) return;
+    if (c !== spec.threshold * this.iteration) return;
     this.fired[event] = 1;
     this.fires++;
     if (bus.active) bus.emit({ type: 'event-fire', t: now, event });
@@ -47,7 +61,7 @@ export class EventCounters {
 
   /** Events that have not reached their threshold, as `name count/threshold`. */
   pendingEvents(): string[] {
-    return this.graph.events.filter((e) => !this.fired[e.id]).map((e) => `${e.name} ${this.count[e.id]}/${e.threshold}`);
+    return this.graph.events.filter((e) => !this.fired[e.id]).map((e) => `${e.name} ${this.count[e.id]}/${e.threshold * this.iteration}`);
   }
 }
 

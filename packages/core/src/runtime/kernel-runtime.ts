@@ -17,6 +17,10 @@ export interface KernelRuntimeOptions {
    * so the caches are the whole state a layer inherits.
    */
   checkSteadyState?: boolean;
+  /** Slots each compute unit has (the largest occupancy of any kernel). Default 1. */
+  slotsPerUnit?: number;
+  /** Occupancy of a kernel that does not give its own `workgroupsPerUnit`. Default: `slotsPerUnit`. */
+  defaultWorkgroupsPerUnit?: number;
 }
 
 /**
@@ -111,7 +115,19 @@ export class KernelRuntime extends TaskProgress {
     for (let s = 0; s < this.m.slots; s++) if (!this.busy[s]) this.take(s);
   }
 
+  /** Whether the running kernel's occupancy lets it use `slot` (the unit's first `workgroupsPerUnit` slots). */
+  private usable(slot: number): boolean {
+    const per = this.opts.slotsPerUnit ?? 1;
+    if (per === 1) return true;
+    const k = this.graph.kernels[this.kernel]!;
+    return slot % per < (k.workgroupsPerUnit ?? this.opts.defaultWorkgroupsPerUnit ?? per);
+  }
+
   private take(slot: number): void {
+    if (!this.usable(slot)) {
+      this.busy[slot] = 0;
+      return;
+    }
     const q = this.queues.length === 1 ? this.queues[0]! : this.queues[this.m.partitionOf[slot]!]!;
     const id = q.shift();
     if (id === undefined) {

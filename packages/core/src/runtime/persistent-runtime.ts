@@ -1,4 +1,5 @@
 import type { Task, TaskGraph } from '../graph/task-graph.js';
+import { addCounters, zeroCounters, type MemoryCounters } from '../memory/memory-system.js';
 import { coherenceScope, type CoherenceScope } from '../topology/topology.js';
 import { TaskProgress } from './task-progress.js';
 import type { Machine } from './machine.js';
@@ -22,7 +23,24 @@ export interface PersistentOptions {
    * partition fences and signals the global event (FLEET). Otherwise every worker does.
    */
   twoLevelCounting: boolean;
+  /**
+   * Task descriptors a worker copies from its queue in one fetch (MPK: up to 16 into shared
+   * memory with cp.async). Default 1: one fetch per task.
+   */
+  descriptorsPerFetch?: number;
+  /** Bytes of one task descriptor (MPK's TaskDesc: 112 B, 352 B with TMA descriptors). Default 112. */
+  descriptorBytes?: number;
+  /**
+   * Decode iterations the one launch runs (default 1). After the last task of an iteration the
+   * end-of-task-graph event makes a scheduler prepare the next batch and launch the next
+   * iteration's first tasks; the counters carry on (thresholds × iteration). Results
+   * (`iterationStartNs`, `lastIterationCounters`) describe the last iteration.
+   */
+  iterations?: number;
 }
+
+/** MPK's task descriptor without TMA descriptors (Ampere), bytes (seed code: a layout replica of TaskDesc). */
+export const MPK_TASK_DESC_BYTES = 112;
 
 const IDLE = 0;
 const FETCH = 1;
@@ -72,6 +90,18 @@ export class PersistentRuntime extends TaskProgress {
   private mixed = false;
   dispatches = 0;
   fences = 0;
+  /** Worker fetches of task descriptors (a fetch copies up to `descriptorsPerFetch`), and the descriptors they copied. */
+  descriptorFetches = 0;
+  descriptorsFetched = 0;
+  /** Descriptors each worker has copied to its shared memory and not yet run. */
+  private readonly buffered: Int32Array;
+  /** The iteration running (1 for the first). */
+  private iteration = 1;
+  /** When the iteration running began: the previous one's last task finished (0 for the first), ns. */
+  iterationStartNs = 0;
+  /** Memory counters at the start of the last iteration (null while there is one iteration). */
+  private countersAtStart: MemoryCounters[] | null = null;
+  private readonly endOfGraphKind: number;
 
   constructor(
     private readonly m: Machine,
@@ -114,6 +144,62 @@ export class PersistentRuntime extends TaskProgress {
     this.chipletOutstanding = new Int32Array(P);
     this.counters = new EventCounters(graph, (ids) => this.onReady(ids));
     this.dispatchKind = m.engine.register('dispatch', (task) => this.deliver(task));
+    this.endOfGraphKind = m.engine.register('begin-task-graph', () => this.beginIteration());
+    this.buffered = new Int32Array(W);
+    const iterations = opts.iterations ?? 1;
+    if (!(Number.isInteger(iterations) && iterations >= 1))
+      throw new RangeError(`persistent runtime: iterations must be a positive integer (got ${iterations})`);
+    const perFetch = opts.descriptorsPerFetch ?? 1;
+    if (!(Number.isInteger(perFetch) && perFetch >= 1))
+      throw new RangeError(`persistent runtime: descriptorsPerFetch must be a positive integer (got ${perFetch})`);
+  }
+
+  /** Iterations the launch runs. */
+  private get iterations(): number {
+    return this.opts.iterations ?? 1;
+  }
+
+  /**
+   * The end-of-task-graph event of an iteration fired (its last task finished): one scheduler
+   * prepares the next batch — it reads the sampled token (an acquire load), writes the next
+   * step's inputs and metadata (a store and a release add) — then hands the begin-task-graph
+   * task to a worker (a dispatch), whose completion launches the iteration's first tasks.
+   */
+  private endOfGraph(now: number): void {
+    const prepareNs = this.device.acquire.fixedNs + this.device.atomicLatencyNs + this.m.cost.dispatchNs;
+    this.iterationStartNs = now;
+    this.m.engine.at(now + prepareNs, this.endOfGraphKind, 0);
+  }
+
+  private beginIteration(): void {
+    this.iteration++;
+    this.finished = 0;
+    this.completedFlags.fill(0);
+    this.counters.nextIteration();
+    this.dispatches++;
+    if (this.iteration === this.iterations) {
+      this.countersAtStart = this.m.memory.allCounters().map((c) => {
+        const copy = zeroCounters();
+        addCounters(copy, c);
+        return copy;
+      });
+    }
+    this.onReady(this.counters.initiallyReady());
+  }
+
+  /**
+   * Memory counters of the last iteration, per bucket (index = layer + 1): the run's minus
+   * those at the start of the last iteration.
+   */
+  lastIterationCounters(): MemoryCounters[] {
+    const all = this.m.memory.allCounters();
+    return all.map((c, b) => {
+      const out = zeroCounters();
+      addCounters(out, c);
+      const before = this.countersAtStart?.[b];
+      if (before) addCounters(out, before, -1);
+      return out;
+    });
   }
 
   /** Launch: every task without waits is ready at time 0. */
@@ -199,7 +285,7 @@ export class PersistentRuntime extends TaskProgress {
    * small events — a collective's per-slice events — spread over the schedulers.
    */
   private onReady(ids: readonly number[]): void {
-    if (this.checkSteadyState && this.probe.steadyFrom === null) this.checkBoundary(ids);
+    if (this.checkSteadyState && this.iteration === this.iterations && this.probe.steadyFrom === null) this.checkBoundary(ids);
     const S = this.schedFree.length;
     let k = 0;
     const cuTasks = ids.filter((id) => this.graph.tasks[id]!.partition === null).length;
@@ -266,19 +352,43 @@ export class PersistentRuntime extends TaskProgress {
     }
   }
 
+  /**
+   * The worker takes its next task. Its descriptor is in shared memory if an earlier fetch
+   * copied it; otherwise the worker fetches: it polls its queue and copies up to
+   * `descriptorsPerFetch` queued descriptors in one go (the first costs the backend's fetch —
+   * poll and copy from L2 — the others stream behind it at this unit's share of the L2
+   * bandwidth).
+   */
   private fetch(w: number): void {
     const q = this.queues[w]!;
     if (q.length === 0) {
       this.phase[w] = IDLE;
       return;
     }
+    let fetchNs = 0;
+    if (this.buffered[w] === 0) {
+      const n = Math.min(q.length, this.opts.descriptorsPerFetch ?? 1);
+      this.buffered[w] = n;
+      this.descriptorFetches++;
+      this.descriptorsFetched += n;
+      fetchNs = this.m.cost.fetchNs + ((n - 1) * (this.opts.descriptorBytes ?? MPK_TASK_DESC_BYTES)) / this.unitL2BytesPerNs;
+    }
+    this.buffered[w]!--;
     const id = q.shift()!;
     this.current[w] = id;
     this.phase[w] = FETCH;
     const task = this.graph.tasks[id]!;
     // A dependent task acquires at device scope before reading its inputs.
     const acquire = task.waits.length > 0 ? this.device.acquire.fixedNs : 0;
-    this.m.runDelay(w, this.m.cost.fetchNs + acquire);
+    this.m.runDelay(w, fetchNs + acquire);
+  }
+
+  /** One compute unit's share of its L2 instance's bandwidth, bytes/ns. */
+  private get unitL2BytesPerNs(): number {
+    const t = this.m.topology;
+    const units = t.partitions.computeUnits.reduce((a, b) => a + b, 0);
+    const instances = t.memory.l2.organisation === 'per-partition' ? t.partitions.computeUnits.length : 1;
+    return (t.memory.l2.bandwidthBytesPerNs * instances) / units;
   }
 
   /** Called by the machine when the worker's current operation completes. */
@@ -381,7 +491,10 @@ export class PersistentRuntime extends TaskProgress {
         this.signaller = -1;
       }
       this.layerEnd[this.layerOfTask[task.id]! + 1] = now;
-      if (this.finished === this.graph.tasks.length) this.finishedAt = now;
+      if (this.finished === this.graph.tasks.length) {
+        if (this.iteration < this.iterations) this.endOfGraph(now);
+        else this.finishedAt = now;
+      }
     }
     this.fetch(w);
   }

@@ -53,6 +53,9 @@ export interface GraphSimulationResult {
   dispatches: number;
   fences: number;
   launches: number;
+  /** Persistent: worker fetches of task descriptors and the descriptors they copied, over the run. */
+  descriptorFetches: number;
+  descriptorsFetched: number;
   engineEvents: number;
   /** Metrics the backend's stream contributions derived. */
   backendMetrics: BackendMetric[];
@@ -134,12 +137,21 @@ export function simulateGraph(backend: Backend, graph: TaskGraph, opts: Simulati
   } else {
     let rt!: KernelRuntime;
     const pipe = backend.costModel.pipelines?.kernel ?? UNLIMITED_PIPELINE;
-    const perUnit = opts.workgroupsPerUnit ?? 1;
-    if (!(Number.isInteger(perUnit) && perUnit >= 1)) throw new FleetError(`workgroupsPerUnit: '${perUnit}' is not a positive integer`);
+    // Slots per unit: the largest occupancy a kernel asks for; kernels without their own use the simulation's.
+    const defaultPerUnit = opts.workgroupsPerUnit ?? 1;
+    for (const n of [defaultPerUnit, ...graph.kernels.map((k) => k.workgroupsPerUnit ?? 1)]) {
+      if (!(Number.isInteger(n) && n >= 1)) throw new FleetError(`workgroupsPerUnit: '${n}' is not a positive integer`);
+    }
+    const perUnit = Math.max(defaultPerUnit, ...graph.kernels.map((k) => k.workgroupsPerUnit ?? 1));
     const slots = unitPartitions(backend, perUnit);
     const units = perUnit > 1 ? slots.map((_, s) => Math.floor(s / perUnit)) : undefined;
     machine = new Machine(engine, backend.topology, backend.costModel, bus, graph, slots, granularity, pipe, (s) => rt.opDone(s), units, opts.linkBytesPerNs);
-    rt = new KernelRuntime(machine, graph, { launchMode: opts.launchMode ?? 'eager', checkSteadyState: opts.checkSteadyState ?? false });
+    rt = new KernelRuntime(machine, graph, {
+      launchMode: opts.launchMode ?? 'eager',
+      checkSteadyState: opts.checkSteadyState ?? false,
+      slotsPerUnit: perUnit,
+      defaultWorkgroupsPerUnit: defaultPerUnit,
+    });
     runtime = rt;
   }
   bus.emit({
@@ -190,7 +202,8 @@ export function simulateGraph(backend: Backend, graph: TaskGraph, opts: Simulati
       pending,
     );
   }
-  const counters = machine.memory.allCounters();
+  // A persistent launch running several iterations reports its last one.
+  const counters = runtime instanceof PersistentRuntime ? runtime.lastIterationCounters() : machine.memory.allCounters();
   counters.forEach((c, bucket) => {
     bus.emit({
       type: 'memory-summary',
@@ -207,13 +220,15 @@ export function simulateGraph(backend: Backend, graph: TaskGraph, opts: Simulati
   bus.emit({ type: 'step-end', t: end });
   bus.complete();
   return {
-    timeNs: end,
+    timeNs: end - (runtime instanceof PersistentRuntime ? runtime.iterationStartNs : 0),
     layerEndNs: runtime.layerEnd,
     counters,
     tasks: graph.tasks.length,
     dispatches: runtime instanceof PersistentRuntime ? runtime.dispatches : 0,
     fences: runtime instanceof PersistentRuntime ? runtime.fences : 0,
     launches: runtime instanceof KernelRuntime ? runtime.launches : 1,
+    descriptorFetches: runtime instanceof PersistentRuntime ? runtime.descriptorFetches : 0,
+    descriptorsFetched: runtime instanceof PersistentRuntime ? runtime.descriptorsFetched : 0,
     engineEvents: engine.eventCount,
     backendMetrics: contributed,
     steadyFrom: runtime.steadyFrom,

@@ -40,7 +40,14 @@ export interface CompileOptions {
    */
   kernels?: KernelGranularity;
   /** Cluster policies (`clusterfusion`): cluster size, dataflow, the backend's collectives. */
-  cluster?: { size?: number; dataflow?: 'split-token' | 'split-head'; collectives?: readonly CollectiveModel[]; maxActiveClusters?: number };
+  cluster?: {
+    size?: number;
+    dataflow?: 'split-token' | 'split-head';
+    collectives?: readonly CollectiveModel[];
+    maxActiveClusters?: number;
+    /** CTAs of the cluster kernel resident per compute unit. */
+    ctasPerUnit?: number;
+  };
   /**
    * Kernel-per-op policies: the backend's model of its vendor libraries (GEMM tiles, split-K,
    * split-KV, pipelines). Without one, ops' default decomposition is used.

@@ -47,6 +47,12 @@ export interface Schedule {
    * Default: the library kernel's own order.
    */
   attentionMapping?: AttentionMapping;
+  /** Cluster policies (ClusterFusion): CTAs per thread-block cluster (default: the backend's tuning). */
+  clusterSize?: number;
+  /** Cluster policies: how a cluster splits a head group — SplitToken (KV positions) or SplitHead (head dim). */
+  clusterDataflow?: 'split-token' | 'split-head';
+  /** Cluster policies: exchange through DSMEM (default) or, off, through global memory (the paper's ablation). */
+  dsmem?: boolean;
 }
 
 /** Schedule knobs a user may override on a policy, to isolate one mechanism. */
@@ -58,6 +64,9 @@ export interface PolicyOverrides {
   twoLevelCounting?: boolean;
   expertPlacement?: ExpertPlacement;
   attentionMapping?: AttentionMapping;
+  clusterSize?: number;
+  clusterDataflow?: 'split-token' | 'split-head';
+  dsmem?: boolean;
 }
 
 /** A schedule with overrides applied. */

@@ -31,8 +31,10 @@ export interface ClusterFusionOptions extends CompileOptions {
   offChip?: boolean;
   /** Clusters per KV-head group, each serving a contiguous share of the requests (default: as many as the co-resident clusters allow, at most one per request). */
   requestSplit?: number;
-  /** Clusters of a size that can be co-resident (default: Σ ⌊GPC SMs / size⌋ over the topology's partitions, one CTA per SM). */
+  /** Clusters of a size that can be co-resident (default: Σ ⌊GPC SMs · ctasPerUnit / size⌋ over the topology's partitions). */
   maxActiveClusters?: (clusterSize: number) => number;
+  /** CTAs of the fused kernel resident per SM (its shared memory decides; default 1). */
+  ctasPerUnit?: number;
 }
 
 const EL = 2;
@@ -74,9 +76,21 @@ export function collectiveNs(kind: ClusterCollectiveKind, bytes: number, n: numb
   });
 }
 
-/** Clusters of `size` CTAs that fit at once, one CTA per SM, from the topology's partitions. */
-export function clustersFromPartitions(topology: Topology, size: number): number {
-  return topology.partitions.computeUnits.reduce((s, n) => s + Math.floor(n / size), 0);
+/** Clusters of `size` CTAs that fit at once, `ctasPerUnit` CTAs per SM, from the topology's partitions. */
+export function clustersFromPartitions(topology: Topology, size: number, ctasPerUnit = 1): number {
+  return topology.partitions.computeUnits.reduce((s, n) => s + Math.floor((n * ctasPerUnit) / size), 0);
+}
+
+/**
+ * Clusters of `n` CTAs that run side by side: those the hardware co-schedules
+ * (`maxActiveClusters`) and those the kernel's slots hold (`ctasPerUnit` CTAs on every SM).
+ */
+export function residentClusters(topology: Topology, opts: ClusterFusionOptions, n: number): number {
+  const per = opts.ctasPerUnit ?? 1;
+  if (!(Number.isInteger(per) && per >= 1)) throw new RangeError(`clusterfusion: ctasPerUnit must be a positive integer (got ${per})`);
+  const active = Math.max(1, (opts.maxActiveClusters ?? ((s) => clustersFromPartitions(topology, s, per)))(n));
+  const slots = Math.max(1, Math.floor((topology.partitions.computeUnits.reduce((a, x) => a + x, 0) * per) / n));
+  return Math.min(active, slots);
 }
 
 /** `bytes` at `offset` of `rows` consecutive request rows `strideBytes` apart (one plain range for one row). */

@@ -33,7 +33,7 @@ import {
   type Topology,
 } from '@fleet/core';
 import { KV_CHUNK } from '../decompose/attention.js';
-import { batchRows, clustersFromPartitions, collectiveNs, ctaTask, type ClusterFusionOptions, type ClusterMessages } from './cluster-dataflow.js';
+import { batchRows, collectiveNs, ctaTask, residentClusters, type ClusterFusionOptions, type ClusterMessages } from './cluster-dataflow.js';
 
 /** Ops of an MLA layer the fused kernel replaces. */
 export const MLA_FUSED = ['q_proj', 'q_a_proj', 'q_a_norm', 'q_b_proj', 'kv_a_proj', 'kv_a_norm', 'q_absorb', 'v_absorb'];
@@ -84,11 +84,10 @@ export function mlaFusedTasks(
   const vDim = uv.n;
   if (rank % N !== 0 || hidden % N !== 0 || vDim % N !== 0)
     throw inputError(`clusterfusion: cluster size ${N} must divide the latent rank ${rank}, v dim ${vDim} and hidden ${hidden}`);
-  const active = Math.max(1, (opts.maxActiveClusters ?? ((s) => clustersFromPartitions(topology, s)))(N));
-  const slots = Math.max(1, Math.floor(topology.partitions.computeUnits.reduce((a, x) => a + x, 0) / N));
-  const S = Math.max(1, Math.min(batch, opts.requestSplit ?? Math.floor(Math.min(active, slots) / heads)));
+  const resident = residentClusters(topology, opts, N);
+  const S = Math.max(1, Math.min(batch, opts.requestSplit ?? Math.floor(resident / heads)));
   const units = heads * S;
-  const C = Math.min(units, active, slots);
+  const C = Math.min(units, resident);
   const b = {
     x: bufId('x'),
     q: qProj ? bufId(qProj.weight) : bufId(qB!.weight),

@@ -44,25 +44,19 @@ import { KV_CHUNK } from '../decompose/attention.js';
 import { lowerGraph, type CompileOptions } from '../compile/lowering.js';
 import { kernelPerOpLowering, kernelSchedule, KERNEL_PER_OP_GRAPH } from './kernel-per-op.js';
 import type { Policy } from './policy.js';
-import { sixteenBitWeightsOnly, unusedOverrides } from './options.js';
+import { CLUSTER_KNOBS, sixteenBitWeightsOnly, unusedOverrides } from './options.js';
+import type { Schedule } from '../compile/schedule.js';
 import { MLA_FUSED, mlaFusedTasks } from './clusterfusion-mla.js';
-import {
-  batchRows,
-  clusterMessages,
-  clustersFromPartitions,
-  collectiveNs,
-  ctaTask,
-  type ClusterDataflow,
-  type ClusterFusionOptions,
-} from './cluster-dataflow.js';
+import { batchRows, clusterMessages, collectiveNs, residentClusters, ctaTask, type ClusterDataflow, type ClusterFusionOptions } from './cluster-dataflow.js';
 
 export * from './cluster-dataflow.js';
 
 /** The kernels outside the fused block and the graph replay: kernel-per-op-graph's decompositions. */
 const BASE_SCHEDULE = kernelSchedule('graph');
 
-/** Ops of a layer the fused kernel replaces (the norm before it stays fused with the residual add). */
-const FUSED = ['qkv_proj', 'qk_norm', 'rope', 'kv_append', 'attention', 'o_proj', ...MLA_FUSED];
+/** Ops of a layer the fused kernel replaces (the norm before it stays fused with the residual add): the attention module. */
+export const CLUSTER_BLOCK_OPS: readonly string[] = ['qkv_proj', 'qk_norm', 'rope', 'kv_append', 'attention', 'o_proj', ...MLA_FUSED];
+const FUSED = CLUSTER_BLOCK_OPS;
 const EL = 2;
 
 /**
@@ -73,7 +67,7 @@ export function compileClusterFusion(graph: OpGraph, topology: Topology, opts: C
   const N = opts.clusterSize ?? 4;
   const maxSize = topology.levels.chiplet.maxSize ?? 1;
   if (!(Number.isInteger(N) && N >= 1 && (N & (N - 1)) === 0 && N <= maxSize)) {
-    throw inputError(`clusterfusion: cluster size must be a power of two in 1..${maxSize} on ${topology.name} (got ${N})`);
+    throw inputError(`clusterfusion: the cluster size (\`clusterSize\`) must be a power of two in 1..${maxSize} on ${topology.name} (got ${N})`, 'clusterSize');
   }
   const dataflow = opts.dataflow ?? 'split-token';
   const base = lowerGraph(graph, 'clusterfusion-kernels', BASE_SCHEDULE, kernelPerOpLowering, topology, { layers: opts.layers });
@@ -95,7 +89,15 @@ export function compileClusterFusion(graph: OpGraph, topology: Topology, opts: C
       fusedDone.add(k.layer);
       // The ops of this layer the kernel replaces, in graph order (q/k norm only where the model has it).
       const opIds = graph.ops.filter((o) => o.layer === k.layer && FUSED.includes(o.id.replace(/^L\d+\./, ''))).map((o) => o.id);
-      const kernel: KernelSpec = { id: kernels.length, name: `L${k.layer}.cluster_attention`, opIds, layer: k.layer, tasks: [] };
+      const per = opts.ctasPerUnit ?? 1;
+      const kernel: KernelSpec = {
+        id: kernels.length,
+        name: `L${k.layer}.cluster_attention`,
+        opIds,
+        layer: k.layer,
+        tasks: [],
+        ...(per > 1 ? { workgroupsPerUnit: per } : {}),
+      };
       const latent = graph.ops.some((o) => o.layer === k.layer && o.kind === 'attention' && o.latent);
       for (const t of latent ? mlaFusedTasks(graph, k.layer, topology, opts, N, bufId) : fusedTasks(graph, k.layer, topology, opts, N, dataflow, bufId)) {
         kernel.tasks.push(tasks.length);
@@ -132,16 +134,14 @@ function fusedTasks(
   const hidden = qkv.k;
   const G = heads / kvHeads;
   if (d % N !== 0 || hidden % N !== 0) throw inputError(`clusterfusion: cluster size ${N} must divide the head dim ${d} and hidden ${hidden}`);
-  const active = Math.max(1, (opts.maxActiveClusters ?? ((s) => clustersFromPartitions(topology, s)))(N));
-  // The kernel runtime runs one CTA per SM slot: at most ⌊SMs / N⌋ clusters run side by side.
-  const slots = Math.max(1, Math.floor(topology.partitions.computeUnits.reduce((a, x) => a + x, 0) / N));
+  const resident = residentClusters(topology, opts, N);
   const split = opts.requestSplit;
   if (split !== undefined && !(Number.isInteger(split) && split >= 1))
     throw inputError(`clusterfusion: requestSplit must be a positive integer (got ${split})`);
   // Clusters per KV group, each serving a contiguous share of the requests.
-  const S = Math.max(1, Math.min(batch, split ?? Math.floor(Math.min(active, slots) / kvHeads)));
+  const S = Math.max(1, Math.min(batch, split ?? Math.floor(resident / kvHeads)));
   const units = kvHeads * S;
-  const C = Math.min(units, active, slots);
+  const C = Math.min(units, resident);
   const b = { x: bufId('x'), wqkv: bufId(qkv.weight), k: bufId(att.kCache), v: bufId(att.vCache), wo: bufId(oProj.weight), o: bufId(oProj.outputs[0]!) };
   /** Gather and reduce latencies of a unit serving `nb` requests. */
   const collectives = (nb: number) => {
@@ -233,6 +233,28 @@ function needsClusters(backend: Backend): string | null {
   return `${backend.name} has no thread-block clusters with distributed shared memory (its chiplet level is the ${unit}); ClusterFusion's ClusterReduce/ClusterGather need them`;
 }
 
+/**
+ * A ClusterFusion compile's options: the schedule's cluster size, dataflow and DSMEM choice (a
+ * user's overrides) over the backend's cluster tuning (size, co-resident clusters) and
+ * collectives in `opts.cluster`. Co-resident clusters are the backend's for its own cluster
+ * size; another size gets the topology's placement (`clustersFromPartitions`).
+ */
+export function clusterFusionOptions(schedule: Schedule, opts: CompileOptions): ClusterFusionOptions {
+  const c = opts.cluster ?? {};
+  const size = schedule.clusterSize ?? c.size;
+  const maxActive = size === c.size ? c.maxActiveClusters : undefined;
+  return {
+    ctasPerUnit: c.ctasPerUnit,
+    layers: opts.layers,
+    weights: opts.weights,
+    clusterSize: size,
+    dataflow: schedule.clusterDataflow ?? c.dataflow,
+    collectives: c.collectives,
+    offChip: schedule.dsmem === false,
+    maxActiveClusters: maxActive === undefined ? undefined : () => maxActive,
+  };
+}
+
 /** ClusterFusion as a policy: the cluster block per layer over kernel-per-op-graph kernels, one graph. */
 export const CLUSTERFUSION: Policy = {
   name: 'clusterfusion',
@@ -243,24 +265,14 @@ export const CLUSTERFUSION: Policy = {
   prefill: 'ClusterFusion fuses the decode attention block (one query token per request); prefill runs on the base kernels',
   tensorParallel: 'its cluster kernel fuses QKV, attention and the O projection of whole heads on one GPU',
   // The fused block reads 2-byte weights and the base kernels compile with the graph's dtype and
-  // kernel-per-op-graph's own schedule: a low-bit type or a schedule override would be ignored.
+  // kernel-per-op-graph's own schedule: a low-bit type or a megakernel knob would be ignored.
   refusesOptions: (o) =>
     sixteenBitWeightsOnly('clusterfusion', o.weights, 'its fused cluster kernel and its base kernels are modelled with 2-byte weights') ??
-    unusedOverrides('clusterfusion', o.overrides, []),
+    unusedOverrides('clusterfusion', o.overrides, CLUSTER_KNOBS),
   functional: (model) =>
     model.mla ? 'the fused MLA cluster block is simulated for timing only (functional runs cover its kernel-per-op and megakernel schedules)' : null,
-  compile(graph: OpGraph, backend: Backend, _schedule, opts: CompileOptions): TaskGraph {
-    // The backend's cluster tuning (size, co-resident clusters) and collectives come in `opts.cluster`.
-    const c = opts.cluster ?? {};
-    const maxActive = c.maxActiveClusters;
-    return compileClusterFusion(graph, backend.topology, {
-      layers: opts.layers,
-      weights: opts.weights,
-      clusterSize: c.size,
-      dataflow: c.dataflow,
-      collectives: c.collectives,
-      maxActiveClusters: maxActive === undefined ? undefined : () => maxActive,
-    });
+  compile(graph: OpGraph, backend: Backend, schedule, opts: CompileOptions): TaskGraph {
+    return compileClusterFusion(graph, backend.topology, clusterFusionOptions(schedule, opts));
   },
   runtime: () => ({ launchMode: 'graph' }),
   // Projections outside the fused block run as kernel-per-op-graph kernels.

@@ -4,7 +4,17 @@
  * (chiplet-tasks) gives each partition one task per linear that its workers share through the
  * partition's L2, in one of three tile orders; it runs where the chiplet level is the partition.
  */
-import type { Backend, EventCounterSpec, OpGraph, OpNode, PersistentOptions, Task, TaskGraph, Tile } from '@fleet/core';
+import {
+  MPK_TASK_DESC_BYTES,
+  type Backend,
+  type EventCounterSpec,
+  type OpGraph,
+  type OpNode,
+  type PersistentOptions,
+  type Task,
+  type TaskGraph,
+  type Tile,
+} from '@fleet/core';
 import type { BufferTable } from '../decompose/buffers.js';
 import { linearTile, TILE_K } from '../decompose/linear.js';
 import { chipletGroupedDrafts, cuGroupedDrafts } from '../decompose/moe.js';
@@ -12,7 +22,7 @@ import { stageTask, type Draft, type Stage } from '../compile/drafts.js';
 import { colTiles, lowerGraph, splitCols, type CompileOptions, type LinearJob, type Lowering, type LoweringContext } from '../compile/lowering.js';
 import type { Schedule, Traversal } from '../compile/schedule.js';
 import type { Policy } from './policy.js';
-import { SCHEDULE_KNOBS, unusedOverrides, type ScheduleKnob } from './options.js';
+import { CLUSTER_KNOBS, SCHEDULE_KNOBS, unusedOverrides, type ScheduleKnob } from './options.js';
 
 /**
  * MPK's stages: q/k norm, RoPE and the KV append run inside the attention task; residual adds
@@ -192,8 +202,16 @@ export function persistentOptionsFor(backend: Backend, name: string, schedule: S
     chipletAware: schedule.chipletAware,
     schedulers: t.globalSchedulers ?? (t.schedulersPerPartition ?? 1) * parts.length,
     twoLevelCounting: schedule.twoLevelCounting,
+    descriptorsPerFetch: MPK_DESCRIPTORS_PER_FETCH,
+    descriptorBytes: t.descriptorBytes ?? MPK_TASK_DESC_BYTES,
   };
 }
+
+/**
+ * MPK's worker copies up to 16 queued task descriptors into shared memory per fetch
+ * (TASK_DESCS_BUFFER_LENGTH; the Mirage runtime walkthrough and the seed code).
+ */
+export const MPK_DESCRIPTORS_PER_FETCH = 16;
 
 const PREFILL =
   'the megakernel schedules decode steps (one token per request, RoPE and the KV append inside attention tasks); its systems serve prefill with kernel-per-op';
@@ -204,11 +222,14 @@ const PREFILL =
  */
 const CU_TASK_KNOBS: readonly ScheduleKnob[] = ['weightPolicy', 'storePolicy', 'fuseActivation'];
 
+/** Chiplet-task lowerings read every knob but a thread-block cluster's. */
+const CHIPLET_TASK_KNOBS: readonly ScheduleKnob[] = SCHEDULE_KNOBS.filter((k) => !CLUSTER_KNOBS.includes(k));
+
 /**
  * A persistent megakernel policy lowered by `lowering`, runnable where `requires` finds
  * nothing missing; `functional` says why `fleet verify` cannot execute it with
  * data, if so; `honours` lists the schedule knobs it reads (default: MPK's CU-task
- * lowering reads no chiplet-task knob; any other lowering every knob).
+ * lowering reads no chiplet-task knob; any other lowering every knob but a cluster's).
  */
 export function megakernelPolicy(
   name: string,
@@ -217,7 +238,7 @@ export function megakernelPolicy(
   lowering: Lowering,
   requires: (backend: Backend) => string | null = () => null,
   functional: string | null = null,
-  honours: readonly ScheduleKnob[] = lowering === cuTaskLowering ? CU_TASK_KNOBS : SCHEDULE_KNOBS,
+  honours: readonly ScheduleKnob[] = lowering === cuTaskLowering ? CU_TASK_KNOBS : CHIPLET_TASK_KNOBS,
 ): Policy {
   return {
     name,

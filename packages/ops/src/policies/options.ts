@@ -24,7 +24,20 @@ export interface PolicyRunOptions {
 export type ScheduleKnob = keyof PolicyOverrides;
 
 /** Every schedule knob, in the order messages list them. */
-export const SCHEDULE_KNOBS: readonly ScheduleKnob[] = ['weightPolicy', 'storePolicy', 'fuseActivation', 'traversal', 'twoLevelCounting', 'expertPlacement'];
+export const SCHEDULE_KNOBS: readonly ScheduleKnob[] = [
+  'weightPolicy',
+  'storePolicy',
+  'fuseActivation',
+  'traversal',
+  'twoLevelCounting',
+  'expertPlacement',
+  'clusterSize',
+  'clusterDataflow',
+  'dsmem',
+];
+
+/** The knobs a thread-block-cluster policy reads (ClusterFusion's cluster kernel). */
+export const CLUSTER_KNOBS: readonly ScheduleKnob[] = ['clusterSize', 'clusterDataflow', 'dsmem'];
 
 /** What each knob sets, for refusal messages. */
 const KNOB_MEANING: Readonly<Record<ScheduleKnob, string>> = {
@@ -35,6 +48,9 @@ const KNOB_MEANING: Readonly<Record<ScheduleKnob, string>> = {
   twoLevelCounting: "a persistent megakernel's completion counting",
   expertPlacement: "which partition runs an expert's chiplet-tasks",
   attentionMapping: "the order a prefill's attention workgroups are dispatched in",
+  clusterSize: 'CTAs per thread-block cluster',
+  clusterDataflow: 'how a cluster splits a head group',
+  dsmem: "whether a cluster's collectives use distributed shared memory",
 };
 
 /**

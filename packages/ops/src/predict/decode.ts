@@ -107,6 +107,14 @@ export interface DecodePrediction extends StepTraffic {
   perDeviceBytes: number;
 }
 
+/**
+ * Decode iterations a persistent policy's step simulation runs in its one launch: the
+ * megakernel is launched once and serves every decode step, so a step is the second iteration —
+ * begun by the previous one's end-of-task-graph event, counters carried on, caches as the
+ * previous step left them — not a fresh launch.
+ */
+export const DECODE_ITERATIONS = 2;
+
 /** Default budget of simulated tile steps per decode position (≈ a minute of simulation on one core). */
 export const DEFAULT_MAX_SIM_STEPS = 10_000_000;
 
@@ -218,13 +226,14 @@ export function predictDecode(backend: Backend, model: ModelSpec, opts: DecodeOp
           'maxSimSteps',
         );
       }
-      const r = simulateStep(backend, resolved, g, stepSimulation(model, opts, layers));
+      const r = simulateStep(backend, resolved, g, { ...stepSimulation(model, opts, layers), iterations: DECODE_ITERATIONS });
       acc.tasksPerLayer = r.tasksPerLayer;
       acc.timeNs += r.timeNs;
       addCounters(acc.total, r.counters, 1 / nPos);
       acc.fences += r.fences / nPos;
       acc.dispatches += r.dispatches / nPos;
-      acc.launches += r.launches / nPos;
+      // A persistent kernel is launched once for the run: its launch spreads over the decode tokens.
+      acc.launches += (r.launches + r.launchesPerRun / opts.decode) / nPos;
       acc.extrapolation = worseExtrapolation(acc.extrapolation, r.extrapolation);
       if (pos === positions[0]) acc.metrics.push(...r.backendMetrics);
     }

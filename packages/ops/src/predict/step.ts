@@ -5,14 +5,19 @@ import {
   groupBytesPerNs,
   inputError,
   parseLayerName,
+  addScheduleCounts,
+  scheduleCounts,
   simulateGraph,
+  zeroScheduleCounts,
   zeroCounters,
   type Backend,
   type BackendMetric,
   type MemoryCounters,
   type OpGraph,
   type Routing,
+  type ScheduleCounts,
   type SimEvent,
+  type TaskGraph,
 } from '@fleet/core';
 import { isMoeLayer, type ModelSpec } from '@fleet/core';
 import type { CompileOptions } from '../compile/lowering.js';
@@ -71,6 +76,8 @@ export interface StepSimulation {
   tooLarge?: (steps: number) => Error;
   /** Kind of a layer (MoE FFN or dense): unsimulated layers repeat a sampled layer of their own kind. */
   isMoeLayer?: (layer: number) => boolean;
+  /** Persistent policies: iterations the one launch runs; the step is the last (default 1). */
+  iterations?: number;
 }
 
 /**
@@ -123,9 +130,14 @@ export interface StepResult {
   timeNs: number;
   extrapolation: LayerExtrapolation;
   counters: MemoryCounters;
+  /** Release fences of the whole step, every layer, counted from the schedule. */
   fences: number;
+  /** Tasks dispatched to workers in the whole step (persistent: its tasks and the begin-task-graph task). */
   dispatches: number;
+  /** Kernel launches of the whole step (a persistent kernel launched once for the run: 0). */
   launches: number;
+  /** Launches per run, however many steps it has (a persistent kernel: 1). */
+  launchesPerRun: number;
   tasksPerLayer: number;
   backendMetrics: BackendMetric[];
 }
@@ -137,7 +149,7 @@ export interface StepResult {
 export function backendCompileOptions(backend: Backend): Omit<CompileOptions, 'layers'> {
   const t = backend.tuning;
   return {
-    cluster: { size: t.cluster?.size, maxActiveClusters: t.cluster?.maxActiveClusters, collectives: backend.collectives },
+    cluster: { size: t.cluster?.size, maxActiveClusters: t.cluster?.maxActiveClusters, ctasPerUnit: t.cluster?.ctasPerUnit, collectives: backend.collectives },
     kernels: t.kernels,
     library: backend.kernelLibrary,
   };
@@ -168,9 +180,11 @@ export function simulateStep(backend: Backend, { policy, schedule }: ResolvedPol
     const steps = compiledSteps(tg.tasks);
     if (steps > sim.maxSimSteps) throw sim.tooLarge(steps);
   }
+  const own = policy.runtime(backend, schedule);
+  const runtime = own.persistent && sim.iterations ? { ...own, persistent: { ...own.persistent, iterations: sim.iterations } } : own;
   const r = simulateGraph(backend, tg, {
     granularityBytes: sim.granularityBytes,
-    ...policy.runtime(backend, schedule),
+    ...runtime,
     observers: sim.observers,
     checkSteadyState: S < L,
     ...(multi ? { linkBytesPerNs: multi.linkBytesPerNs } : {}),
@@ -200,17 +214,70 @@ export function simulateStep(backend: Backend, { policy, schedule }: ResolvedPol
     restNs += (n * pool.reduce((a, l) => a + layerNs(l), 0)) / pool.length;
     for (const l of pool) addCounters(counters, r.counters[l + 1] ?? zeroCounters(), n / pool.length);
   }
-  const scale = L / S;
+  const counts = stepCounts(tg, g, sim.layers, runtime.persistent, (layers) =>
+    policy.compile(g, backend, schedule, {
+      ...backendCompileOptions(backend),
+      layers,
+      weights: sim.weights,
+      ...(multi ? { collective: multi.collective } : {}),
+    }),
+  );
   return {
     timeNs: r.timeNs + restNs,
     extrapolation: rest.length === 0 ? 'none' : proven ? 'proven' : 'assumed',
     counters,
-    fences: r.fences * scale,
-    dispatches: r.dispatches * scale,
-    launches: r.launches * scale,
+    fences: counts.fences,
+    dispatches: counts.dispatches,
+    launches: counts.launches,
+    launchesPerRun: runtime.persistent ? 1 : 0,
     tasksPerLayer: tg.tasks.filter((t) => t.layer === 0).length,
     backendMetrics: r.backendMetrics,
   };
+}
+
+/**
+ * Launches, dispatches and fences of the whole step, counted from its schedule — never scaled
+ * from the sampled layers, so the same at any sampling. The compiled graph `tg` gives the
+ * embedding, the head and the sampled layers; an unsampled layer counts as a sampled layer
+ * with the same ops that follows another compiled layer (the first compiled layer's schedule
+ * differs at its boundary: e.g. its input norm is a kernel of its own rather than the previous
+ * residual's epilogue), else as a representative of its ops compiled after the layer before it
+ * (`compileLayers`). A persistent step also dispatches its begin-task-graph task.
+ */
+export function stepCounts(
+  tg: TaskGraph,
+  g: OpGraph,
+  sampled: readonly number[],
+  persistent: Parameters<typeof scheduleCounts>[1],
+  compileLayers: (layers: number[]) => TaskGraph,
+): ScheduleCounts {
+  const byBucket = scheduleCounts(tg, persistent);
+  const of = (b: number) => byBucket[b] ?? zeroScheduleCounts();
+  const total = zeroScheduleCounts();
+  for (const b of [0, ...sampled.map((l) => l + 1), g.layers + 1]) addScheduleCounts(total, of(b));
+  const interior = sampled.filter((l) => sampled.includes(l - 1));
+  const missing: number[] = [];
+  for (let l = 0; l < g.layers; l++) {
+    if (sampled.includes(l)) continue;
+    const same = interior.find((s) => sameLayerOps(g, s, l));
+    if (same !== undefined) addScheduleCounts(total, of(same + 1));
+    else missing.push(l);
+  }
+  if (missing.length > 0) {
+    // One representative per distinct layer, compiled after the layer before it (so it is interior).
+    const reps: number[] = [];
+    const repOf = new Map<number, number>();
+    for (const l of missing) {
+      const r = reps.find((x) => sameLayerOps(g, x, l));
+      if (r === undefined) reps.push(l);
+      repOf.set(l, r ?? l);
+    }
+    const layers = [...new Set(reps.flatMap((r) => (r > 0 ? [r - 1, r] : [r])))].sort((a, b) => a - b);
+    const own = scheduleCounts(compileLayers(layers), persistent);
+    for (const l of missing) addScheduleCounts(total, own[repOf.get(l)! + 1] ?? zeroScheduleCounts());
+  }
+  if (persistent) total.dispatches++;
+  return total;
 }
 
 /** Whether decoder layers `a` and `b` run the same ops on the same shapes (per-layer names aside). */

@@ -86,6 +86,16 @@ export function row(
   };
 }
 
+/**
+ * A claimed speedup (a value or range above 1) beside Fleet's, within `tolerance` %. Fleet
+ * predicting no speedup or a slowdown (≤ 1) never passes, however close the number: a
+ * slowdown is not a small miss of a speedup.
+ */
+export function speedupRow(experiment: string, published: number | [number, number], predicted: number, tolerance: number, source: string): ValidationRow {
+  const r = row(experiment, 'claim', published, predicted, '×', tolerance, source);
+  return { ...r, ok: r.ok && predicted > 1 };
+}
+
 /** One linear op launched on its own under kernel-per-op-graph, µs (launch and graph node included). */
 /**
  * A measured cuBLAS bf16 GEMM (cold weights) beside the predicted linear op, µs, within 15% up to
@@ -155,6 +165,7 @@ export function clusterKernelUs(backend: Backend, model: ModelSpec, context: num
     collectives: backend.collectives,
     offChip,
     maxActiveClusters: (n) => maxActiveClusters(n, CLUSTER_DOMAINS, CLUSTERFUSION_CTAS_PER_SM),
+    ctasPerUnit: CLUSTERFUSION_CTAS_PER_SM,
   });
   const fused = tg.kernels.find((k) => k.name.endsWith('cluster_attention'))!;
   let start = 0;
@@ -182,6 +193,7 @@ export function clusterFusionTpotMs(backend: Backend, model: ModelSpec, batch: n
     collectives: backend.collectives,
     offChip,
     maxActiveClusters: (n) => maxActiveClusters(n, CLUSTER_DOMAINS, CLUSTERFUSION_CTAS_PER_SM),
+    ctasPerUnit: CLUSTERFUSION_CTAS_PER_SM,
   });
   const r = simulateGraph(backend, tg, { launchMode: 'graph' });
   const end = (b: number) => r.layerEndNs[b] ?? 0;
@@ -332,11 +344,11 @@ export function h100Validation(device: Backend, opts: H100ValidationOptions = {}
 }
 
 /**
- * Tolerances of the Table 1 rows, %. The trend (256 KB over 32 KB) is what the DSMEM rates
- * decide; a point's level also carries the benchmark's fixed work around the collective
- * (data initialisation, barrier setup, timing), which the paper does not describe, hence wider.
+ * Tolerances of the Table 1 rows, %: the goal for times and ratios. The benchmark's fixed work
+ * around the collective (data initialisation, barrier setup, timing) is not described by the
+ * paper; where the modelled kernel misses it, the row misses.
  */
-export const TABLE1_TOLERANCE = { trend: 10, onChip: 45, offChip: 45 } as const;
+export const TABLE1_TOLERANCE = { trend: 10, onChip: 10, offChip: 10, speedup: 10 } as const;
 
 /**
  * ClusterFusion's Table 1 (collective kernels on H100, launch included) beside the benchmark
@@ -378,6 +390,20 @@ export function clusterFusionTableValidation(): ValidationRow[] {
           us['256']! / us['32']!,
           'ratio',
           TABLE1_TOLERANCE.trend,
+          CF,
+        ),
+      );
+    }
+    // The table's speedup column: off-chip over on-chip latency at each size.
+    for (const [kb, pair] of Object.entries(table[op])) {
+      const off = clusterFusionBenchKernel(op, Number(kb) * 1024, false).kernelUs;
+      const on = clusterFusionBenchKernel(op, Number(kb) * 1024, true).kernelUs;
+      rows.push(
+        speedupRow(
+          `ClusterFusion Table 1: ${Op} ${kb} KB, speedup of on chip (DSMEM) over off chip (global memory) (${off.toFixed(2)} → ${on.toFixed(2)} µs)`,
+          pair[0]! / pair[1]!,
+          off / on,
+          TABLE1_TOLERANCE.speedup,
           CF,
         ),
       );
