@@ -6,7 +6,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BUILTIN_POLICIES, parseWeightType, SCHEDULE_KNOBS, type PolicyOverrides } from '@fleet/ops';
+import { BUILTIN_POLICIES, CLUSTER_KNOBS, parseWeightType, SCHEDULE_KNOBS, type PolicyOverrides } from '@fleet/ops';
 import { run, writeTinyModel } from './helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'fleet-options-'));
@@ -58,14 +58,20 @@ describe('policies refuse options they cannot honour', () => {
       traversal: 'n-major',
       twoLevelCounting: false,
       expertPlacement: 'owner',
+      attentionMapping: 'swizzled-head-first',
+      clusterSize: 2,
+      clusterDataflow: 'split-head',
+      dsmem: false,
     };
+    const chipletTaskKnobs = SCHEDULE_KNOBS.filter((k) => !CLUSTER_KNOBS.includes(k));
     const honoured: Record<string, string[]> = {
       'kernel-per-op': ['weightPolicy', 'storePolicy'],
       'kernel-per-op-graph': ['weightPolicy', 'storePolicy'],
       mirage: ['weightPolicy', 'storePolicy', 'fuseActivation'],
-      'fleet-mtile': [...SCHEDULE_KNOBS],
-      'fleet-msplit': [...SCHEDULE_KNOBS],
-      clusterfusion: [],
+      'fleet-mtile': chipletTaskKnobs,
+      'fleet-msplit': chipletTaskKnobs,
+      'fleet-ksplit': chipletTaskKnobs,
+      clusterfusion: [...CLUSTER_KNOBS],
     };
     for (const p of BUILTIN_POLICIES) {
       expect(Object.keys(honoured), `audit ${p.name}`).toContain(p.name);
