@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildDecodeGraph, loadBackend, loadModel, type Backend } from '@fleet/core';
 import h100Descriptor from '@fleet/backend-h100';
+import mi300xDescriptor from '@fleet/backend-mi300x';
 import { predictDecode, sameLayerOps } from '../src/index.js';
 import { mi350Backend } from './helpers.js';
 
@@ -48,6 +49,23 @@ describe('whole-model decode with a proven steady layer', () => {
       }
     });
   }
+
+  // The head runs after 3 sampled layers here but after 36 when every layer is simulated: the
+  // caches it inherits are equal only up to the layer translation, so any state the proof does
+  // not compare (such as which way of a set a block sits in, once LRU stamps can tie) shows up
+  // in the head's hits and time.
+  it('fleet-mtile on mi300x: a 3-layer sample equals simulating all 36 layers, the head included', () => {
+    const mi300x = loadBackend(mi300xDescriptor, 'test');
+    const opts = { policy: 'fleet-mtile', batch: 32, prompt: 832, decode: 1, positions: 1 };
+    const memo = predictDecode(mi300x, model, { ...opts, layers: 3 });
+    const full = predictDecode(mi300x, model, { ...opts, layers: model.numLayers, observers: [() => {}] });
+    expect(memo.sampling).toMatchObject({ layersSimulated: 3, layersExtrapolated: 'proven' });
+    expect(full.sampling).toMatchObject({ layersSimulated: model.numLayers, layersExtrapolated: 'none' });
+    expect(Math.abs(memo.tpotMs / full.tpotMs - 1)).toBeLessThan(1e-9);
+    for (const k of ['hbmReadBytes', 'fabricReadBytes', 'l2HitRate'] as const) {
+      expect(Math.abs(memo[k] - full[k])).toBeLessThanOrEqual(1e-9 * Math.abs(full[k]));
+    }
+  });
 
   it('layers with different ops are not taken for repeats', () => {
     const g = buildDecodeGraph(model, { batch: 4, contextLen: 100 });

@@ -43,7 +43,7 @@ export interface AccessResult {
  * reuse. Stored in typed arrays; one access scans one set.
  *
  * Policies: `default` inserts at the most-recently-used position; `streaming` inserts (and
- * re-touches) a block as if it had been used one cache turnover ago — it is evicted
+ * re-touches) a block as if it had been used just before one cache turnover ago — it is evicted
  * before anything used since, but not before stale data nobody touched for longer, so a
  * cache full of dead default lines still ages out (plain LRU-position insertion would pin
  * them forever); `nontemporal` is handled by the caller (it bypasses the cache).
@@ -156,7 +156,11 @@ export class Cache {
     const tags = this.tags;
     const stamps = this.stamps;
     const valid = this.valid;
-    const stamp = streaming ? this.clock++ - this.streamingAge : this.clock++;
+    // A streaming stamp is half a step older than the access one turnover ago: stamps never
+    // tie, so the LRU victim follows from the stamps alone, never from which way a block
+    // happened to land in (state `appendState` leaves out — a tie broken by way index made
+    // caches with equal states evict differently).
+    const stamp = streaming ? this.clock++ - this.streamingAge - 0.5 : this.clock++;
     r.evictedDirtyBytes = 0;
     // Tag search first (the common hit path touches only the tags), then the LRU victim.
     let i = base;
