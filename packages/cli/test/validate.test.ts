@@ -24,10 +24,10 @@ describe('fleet validate', () => {
       const r = await run(['validate', '--suite', 'toy-suite'], dir);
       expect(r.code, r.err).toBe(0);
       expect(r.err).toBe(
-        'fleet: validating toy-suite (2 points)\nfleet: toy-suite: 1 of 2 within tolerance, MAPE 15.0%; worst: +25.0% (±10) a point that misses by a quarter, with a long description…\n',
+        'fleet: validating toy-suite (2 points)\nfleet: toy-suite: 1 of 2 within tolerance; MAPE 15.0% (2 predicted); worst: +25.0% (±10) a point that misses by a quarter, with a long description…\n',
       );
       const lines = r.out.trimEnd().split('\n');
-      expect(lines[0]).toMatch(/^toy-suite: 1 of 2 within tolerance, MAPE 15\.0%; worst: \+25\.0%/);
+      expect(lines[0]).toMatch(/^toy-suite: 1 of 2 within tolerance; MAPE 15\.0% \(2 predicted\); worst: \+25\.0%/);
       for (const l of lines) expect(l.length, l).toBeLessThanOrEqual(140);
       expect(lines.at(-1)).toBe('1 of 2 within tolerance (1 missed; --strict exits 1 when any point misses).');
     });

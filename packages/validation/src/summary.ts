@@ -42,10 +42,10 @@ export function summariseSuites(rows: readonly ValidationRow[]): SuiteSummary[] 
   }));
 }
 
-/** A summary as one line: `fleet-mi350: 30 of 70 within tolerance; MAPE 14.2% over 40 rows; mean 6.1 pt over 24 rates`. */
+/** A summary as one line: `fleet-mi350: 30 of 70 within tolerance; MAPE 14.2% (40 predicted); mean error 6.1 pt (24 rates)`. */
 export function formatSuiteSummary(s: SuiteSummary): string {
   const parts = [`${s.suite}: ${s.ok} of ${s.rows} within tolerance`];
-  if (s.pctRows > 0) parts.push(`MAPE ${s.mapePct.toFixed(1)}% over ${s.pctRows} predicted values`);
-  if (s.ptRows > 0) parts.push(`mean error ${s.meanPointError.toFixed(1)} pt over ${s.ptRows} predicted rates`);
+  if (s.pctRows > 0) parts.push(`MAPE ${s.mapePct.toFixed(1)}% (${s.pctRows} predicted)`);
+  if (s.ptRows > 0) parts.push(`mean error ${s.meanPointError.toFixed(1)} pt (${s.ptRows} rates)`);
   return parts.join('; ');
 }

@@ -199,7 +199,7 @@ export function registerOp(program: Command, io: Io): void {
     .addOption(new Option('--cluster-size <n>', 'attention-module, cluster policies: CTAs per thread-block cluster').choices(CLUSTER_SIZES))
     .addOption(new Option('--dataflow <d>', 'attention-module, cluster policies: split-token or split-head').choices(['split-token', 'split-head']))
     .addOption(new Option('--dsmem <on|off>', 'attention-module, cluster policies: collectives through DSMEM or through global memory').choices(['on', 'off']))
-    .option('--policy <name>', 'scheduling policy whose decomposition to use', 'kernel-per-op-graph')
+    .option('--policy <name>', 'scheduling policy whose decomposition to use (default: kernel-per-op-graph; attention-module: clusterfusion)')
     .option(
       '--weights <type>',
       'weight type: bf16, or a low-bit type with a group, e.g. u4g128, i6g128, f6e3m2g128 (packed codes + scales, dequantized in the kernel)',
@@ -209,13 +209,15 @@ export function registerOp(program: Command, io: Io): void {
     .action(async (o) => {
       const registry = await loadBackends(io.cwd);
       const backend = registry.get(o.backend as string);
+      // The module's point is a fused policy against the unfused kernels.
+      const policy = (o.policy as string | undefined) ?? (o.op === 'attention-module' ? 'clusterfusion' : 'kernel-per-op-graph');
       if (o.op === 'attention-module') {
         for (const f of ['m', 'n', 'k', 'weights'] as const) {
           if (o[f] !== undefined && !(f === 'weights' && o[f] === 'bf16')) throw inputError(`--${f} applies to --op linear (got --op attention-module)`);
         }
         const batch = parseInt1('--batch', o.batch as string, 1, 65536);
         const context = parseInt1('--context', o.context as string, 1, 1 << 22);
-        const r = runAttentionModule(backend, o.policy as string, o.model as string, batch, context, overridesOf(o) ?? {}, policiesOf(registry));
+        const r = runAttentionModule(backend, policy, o.model as string, batch, context, overridesOf(o) ?? {}, policiesOf(registry));
         if (o.json) io.out(`${JSON.stringify({ schemaVersion: 1, ...r }, null, 2)}\n`);
         else
           io.out(
@@ -232,7 +234,7 @@ export function registerOp(program: Command, io: Io): void {
         throw inputError(
           `--weights: '${String(o.weights)}': dense weights are modelled as 16-bit (bf16, fp16); use a low-bit type such as u4g128 to change the bytes`,
         );
-      const r = runLinearOp(backend, o.policy as string, m, n, k, weights, policiesOf(registry));
+      const r = runLinearOp(backend, policy, m, n, k, weights, policiesOf(registry));
       if (o.json) io.out(`${JSON.stringify({ schemaVersion: 1, ...r }, null, 2)}\n`);
       else
         io.out(

@@ -15,6 +15,9 @@ function published(r: ValidationRow): string {
 
 const errorText = (r: ValidationRow) => `${r.error >= 0 ? '+' : ''}${r.error.toFixed(1)}${r.errorUnit === '%' ? '%' : ' pt'}`;
 
+/** The longest summary line. */
+const LINE_WIDTH = 140;
+
 /** Width the experiment column wraps at, so no line runs far past a terminal's width. */
 const EXPERIMENT_WIDTH = 72;
 
@@ -45,10 +48,13 @@ export function suiteSummary(suite: string, rows: readonly ValidationRow[]): str
   const judged = rows.filter((r) => r.unit === 'claim holds' || Number.isFinite(r.error));
   const badness = (r: ValidationRow) => (r.ok ? 0 : 1e9) + (r.tolerance > 0 ? Math.abs(r.error) / r.tolerance : Math.abs(r.error));
   const worst = [...judged].sort((a, b) => badness(b) - badness(a))[0];
-  const worstText = worst
-    ? `; worst: ${errorText(worst)} (±${worst.tolerance}) ${wrap(worst.experiment, 60)[0]}${worst.experiment.length > 60 ? '…' : ''}`
-    : '';
-  return `${summary ? formatSuiteSummary(summary) : `${suite}: no rows`}${claimText}${worstText}`;
+  const head = `${summary ? formatSuiteSummary(summary) : `${suite}: no rows`}${claimText}`;
+  if (!worst) return head;
+  // The worst row's experiment is cut to keep the line within LINE_WIDTH.
+  const lead = `${head}; worst: ${errorText(worst)} (±${worst.tolerance}) `;
+  const room = LINE_WIDTH - lead.length;
+  if (worst.experiment.length <= room) return `${lead}${worst.experiment}`;
+  return room < 12 ? lead.trimEnd() : `${lead}${worst.experiment.slice(0, room - 1).trimEnd()}…`;
 }
 
 /**
