@@ -51,6 +51,10 @@ describe('fleet collective', () => {
   it('parses byte counts with binary units', () => {
     expect(parseBytes('--bytes', '32K')).toBe(32768);
     expect(parseBytes('--bytes', '1MiB')).toBe(1 << 20);
+    // The range's own end is accepted in its own unit; one byte past it is not.
+    expect(parseBytes('--bytes', '1G')).toBe(2 ** 30);
+    expect(parseBytes('--bytes', '1GiB')).toBe(2 ** 30);
+    expect(() => parseBytes('--bytes', '2G')).toThrow(/1\.\.1GiB/);
     expect(parseBytes('--bytes', '4096')).toBe(4096);
     expect(() => parseBytes('--bytes', '0')).toThrow(/--bytes/);
   });

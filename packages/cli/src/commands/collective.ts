@@ -13,11 +13,14 @@ import {
 import { loadBackends } from '../backends.js';
 import type { Io } from '../io.js';
 
-/** `32768`, `32K`, `32KiB`, `1M` → bytes (binary units). */
+/** Binary unit prefixes a byte count may carry. */
+const UNIT_BYTES: Readonly<Record<string, number>> = { k: 2 ** 10, m: 2 ** 20, g: 2 ** 30 };
+
+/** `32768`, `32K`, `32KiB`, `1M`, `1G` → bytes (binary units). */
 export function parseBytes(flag: string, value: string): number {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*(k|kb|kib|m|mb|mib)?\s*$/i.exec(value);
-  const n = m ? Number(m[1]) * (m[2] ? (m[2].toLowerCase().startsWith('k') ? 1024 : 1024 * 1024) : 1) : NaN;
-  if (!m || !Number.isInteger(n) || n < 1 || n > 2 ** 30) throw inputError(`${flag}: '${value}' is not a byte count in 1..1GiB (e.g. 32768, 32K, 1M)`);
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(?:([kmg])(?:i?b)?)?\s*$/i.exec(value);
+  const n = m ? Number(m[1]) * (m[2] ? UNIT_BYTES[m[2].toLowerCase()]! : 1) : NaN;
+  if (!m || !Number.isInteger(n) || n < 1 || n > 2 ** 30) throw inputError(`${flag}: '${value}' is not a byte count in 1..1GiB (e.g. 32768, 32K, 1M, 1G)`);
   return n;
 }
 
