@@ -8,10 +8,7 @@ import type { DecodeAttentionKernel, DecodeAttentionShape, GemmKernel, GemmShape
 import {
   BYTES_IN_FLIGHT_PER_SM,
   GRAPH_GAP_NS,
-  SM80_CVT_PER_CLK,
-  SM80_HALF2_OPS_PER_CLK,
-  SM80_INT_OPS_PER_CLK,
-  SM80_SHARED_BYTES_PER_CLK,
+  SM80_ISSUE_RATES,
   TILE_OVERHEAD_NS,
   VECTOR_EFFICIENCY,
   selectLowBitGemm,
@@ -49,10 +46,7 @@ export function sm80Device(spec: Sm80DeviceSpec, topology: Topology): Sm80Device
     // mma.sync is these parts' own matrix instruction: the dense rate is its rate.
     mmaSyncFlopsPerNs: rate,
     denseMatrixFlopsPerNs: rate,
-    intOpsPerClk: SM80_INT_OPS_PER_CLK,
-    half2OpsPerClk: SM80_HALF2_OPS_PER_CLK,
-    cvtPerClk: SM80_CVT_PER_CLK,
-    sharedBytesPerClk: SM80_SHARED_BYTES_PER_CLK,
+    ...SM80_ISSUE_RATES,
     vectorFlopsPerNs: cu.vectorFlopsPerNs * VECTOR_EFFICIENCY,
     tileOverheadNs: TILE_OVERHEAD_NS,
     kernelGapNs: GRAPH_GAP_NS,

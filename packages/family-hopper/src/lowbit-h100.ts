@@ -24,6 +24,14 @@ export const SM80_HALF2_OPS_PER_CLK = 128;
 export const SM80_CVT_PER_CLK = 16;
 export const SM80_SHARED_BYTES_PER_CLK = 128;
 
+/** The per-SM issue rates above, as an `Sm80Device` carries them (the same on Ampere, Ada and Hopper). */
+export const SM80_ISSUE_RATES = {
+  intOpsPerClk: SM80_INT_OPS_PER_CLK,
+  half2OpsPerClk: SM80_HALF2_OPS_PER_CLK,
+  cvtPerClk: SM80_CVT_PER_CLK,
+  sharedBytesPerClk: SM80_SHARED_BYTES_PER_CLK,
+} as const;
+
 /** DS (CUDA C programming guide, compute capability 9.0): 227 KB of shared memory per block. */
 const MAX_SHARED_PER_CTA = 227 * 1024;
 
@@ -49,10 +57,7 @@ export function h100Sm80Device(sm: ComputeResources): Sm80Device {
     smBytesPerNs: cu.maxBandwidthBytesPerNs,
     mmaSyncFlopsPerNs: cu.matrixFlopsPerNs.fp16 * HOPPER_MMA_SYNC_SHARE,
     denseMatrixFlopsPerNs: cu.matrixFlopsPerNs.bf16 * WGMMA_EFFICIENCY,
-    intOpsPerClk: SM80_INT_OPS_PER_CLK,
-    half2OpsPerClk: SM80_HALF2_OPS_PER_CLK,
-    cvtPerClk: SM80_CVT_PER_CLK,
-    sharedBytesPerClk: SM80_SHARED_BYTES_PER_CLK,
+    ...SM80_ISSUE_RATES,
     vectorFlopsPerNs: cu.vectorFlopsPerNs * VECTOR_EFFICIENCY,
     tileOverheadNs: TILE_OVERHEAD_NS,
     kernelGapNs: GRAPH_GAP_NS,
