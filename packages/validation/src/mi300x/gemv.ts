@@ -12,7 +12,8 @@ const CASES = [
   { n: 76032, k: 13312, tbps: 4.87 },
   { n: 4096, k: 11008, tbps: 4.05 },
 ];
-const TOLERANCE_PCT = 15;
+// A bandwidth is judged as a time: the goal is 10%.
+const TOLERANCE_PCT = 10;
 
 export function gemvMi300xValidation(backend: Backend, tick: (label: string) => void = () => {}): ValidationRow[] {
   const kernel = KERNEL_PER_OP_GRAPH;
