@@ -334,7 +334,7 @@ export function h100Validation(device: Backend, opts: H100ValidationOptions = {}
           1.33,
           off / on,
           'ratio',
-          20,
+          10,
           CF,
         ),
       );

@@ -14,7 +14,7 @@ import { A100_SXM4_80GB } from '@fleet/backend-a100';
 import { L40S } from '@fleet/backend-l40s';
 import measured from './measured/h100-tilus-comparators-ours.json' with { type: 'json' };
 import paper from './tilus-paper.json' with { type: 'json' };
-import { linearOpUs, row } from '../h100/validation.js';
+import { GOAL_PCT, linearOpUs, row } from '../h100/validation.js';
 
 const PAPER = 'Tilus (Ding et al.), /work/shared/seeds/003_a68d352eee2a8524.txt; packages/validation/src/tilus/tilus-paper.json';
 const OURS = 'ours: bench/device/sweep.py on an H100 80GB HBM3, 2026-11-25 (packages/validation/src/tilus/measured/h100-tilus-comparators-ours.json)';
@@ -124,7 +124,7 @@ export function tilusMeasuredRows(backend: Backend, tick: (label: string) => voi
       const isTriton = r.impl === 'triton-w4a16';
       const p = isTriton ? linearOpUs(backend, r.m, r.n, r.k, 'u4g128', triton) : linearOpUs(backend, r.m, r.n, r.k);
       const what = isTriton ? 'Triton W4A16 g128 GEMM (Triton split-K choice)' : 'cuBLAS fp16 GEMM';
-      return { ...row(`h100 ${what} M=${r.m} N=${r.n} K=${r.k}`, 'measurement', r.usPerCall, p.us, 'µs', r.m <= 256 ? 15 : 20, OURS), suite: 'tilus' };
+      return { ...row(`h100 ${what} M=${r.m} N=${r.n} K=${r.k}`, 'measurement', r.usPerCall, p.us, 'µs', GOAL_PCT, OURS), suite: 'tilus' };
     });
 }
 
