@@ -26,10 +26,22 @@ export {
 export { h100PipelineValidation, pipelineValidationPoints } from './h100/pipeline.js';
 export { h100PrefillValidation, prefillValidationPoints } from './h100/prefill.js';
 export { h100MoeValidation, moeValidationPoints, groupedGemmUs } from './h100/moe.js';
-export { h100DecodeValidation, decodeValidationPoints, decodeAttentionUs, qwen3Dense } from './h100/decode.js';
+export {
+  h100DecodeValidation,
+  decodeValidationPoints,
+  h200DecodeValidation,
+  h200DecodeValidationPoints,
+  decodeAttentionUs,
+  qwen3Dense,
+} from './h100/decode.js';
 export { groupedRows } from './h100/validation.js';
 export { h100NcclValidation, ncclValidationPoints, ncclGraphAllReduceUs } from './h100/nccl.js';
-export { h100LinearShapesValidation, linearShapesValidationPoints } from './h100/linear-shapes.js';
+export {
+  h100LinearShapesValidation,
+  linearShapesValidationPoints,
+  h200LinearShapesValidation,
+  h200LinearShapesValidationPoints,
+} from './h100/linear-shapes.js';
 export {
   clusterFusionValidation,
   clusterFusionClaimPoints,

@@ -1,8 +1,13 @@
 import type { ValidationSuite } from '@fleet/core';
 import { attentionValidation, attentionValidationPoints } from '@fleet/attention-study';
 import { clusterFusionClaimPoints, clusterFusionValidation } from './h100/clusterfusion.js';
-import { decodeValidationPoints, h100DecodeValidation } from './h100/decode.js';
-import { h100LinearShapesValidation, linearShapesValidationPoints } from './h100/linear-shapes.js';
+import { decodeValidationPoints, h100DecodeValidation, h200DecodeValidation, h200DecodeValidationPoints } from './h100/decode.js';
+import {
+  h100LinearShapesValidation,
+  h200LinearShapesValidation,
+  h200LinearShapesValidationPoints,
+  linearShapesValidationPoints,
+} from './h100/linear-shapes.js';
 import { h100MoeValidation, moeValidationPoints } from './h100/moe.js';
 import { h100NcclValidation, ncclValidationPoints } from './h100/nccl.js';
 import { mpkValidation, mpkValidationPoints } from './h100/mpk.js';
@@ -109,6 +114,22 @@ export const SUITES: ValidationSuite[] = [
     backends: ['h200'],
     points: h200PipelineValidationPoints(),
     run: (registry, tick) => h200PipelineValidation(registry.get('h200'), { tick }),
+  },
+  {
+    name: 'h200-decode',
+    description:
+      'H200 decode attention as FlashAttention-2 splits it and Qwen3-4B/8B/14B/32B decode TPOT in one CUDA graph (batch 1–64, KV 1K–128K), the H100 decode sweep rerun on an H200: every row a prediction',
+    backends: ['h200'],
+    points: h200DecodeValidationPoints(),
+    run: (registry, tick) => h200DecodeValidation(registry.get('h200'), { tick }),
+  },
+  {
+    name: 'h200-linear',
+    description:
+      'H200 cuBLASLt GEMMs for the projections of nine model shapes at M = 1–256, cold weights (the H100 linear sweep rerun on an H200; every row held out)',
+    backends: ['h200'],
+    points: h200LinearShapesValidationPoints(),
+    run: (registry, tick) => h200LinearShapesValidation(registry.get('h200'), { tick }),
   },
   {
     name: 'h200-prefill',

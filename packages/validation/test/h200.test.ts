@@ -1,6 +1,7 @@
 import { loadBackend } from '@fleet/core';
 import h200 from '@fleet/backend-h200';
 import { describe, expect, it } from 'vitest';
+import { h200DecodeValidation } from '../src/index.js';
 import sweep from '../src/h200/measured/h200-pipeline-ours.json' with { type: 'json' };
 
 describe('h200 against its own sweep', () => {
@@ -9,5 +10,14 @@ describe('h200 against its own sweep', () => {
   it('takes its achievable HBM bandwidth from the one calibration point of the sweep, and nothing from the decode numbers', () => {
     expect(b.topology.memory.hbm.achievableBandwidthBytesPerNs).toBe(Math.round(sweep.env.sumReadTBps * 1000));
     expect(b.topology.memory.l2.capacityBytes).toBe(sweep.env.l2Bytes);
+  });
+
+  it('quick decode suite: every row a prediction, FlashAttention-2 at batch 1 and Qwen3-8B at KV 32K within 10%', { timeout: 120_000 }, () => {
+    const rows = h200DecodeValidation(b, { quick: true });
+    expect(rows.length).toBe(3);
+    for (const r of rows) {
+      expect(r.kind).toBe('measurement');
+      expect(r.ok, `${r.experiment}: ${r.predicted} vs ${JSON.stringify(r.published)}`).toBe(true);
+    }
   });
 });

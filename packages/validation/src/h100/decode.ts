@@ -1,22 +1,46 @@
 /**
- * The decode suite: FlashAttention-2's split-KV decode attention (flash-decoding) beside our
- * 2026-11-25 H100 sweep (measured/h100-decode-ours.json) — the kernel alone over batch × KV
- * length × (query, KV) heads, and Qwen3-8B/14B/32B-shaped decode steps in one CUDA graph, with
- * attention split (q [B, Hq, 1, D], the FLASH backend) or as grouped query rows (cuDNN,
- * unsplit). Three attention points set FlashAttention-2's fixed times and the unsplit kernel's
- * rate (family-hopper's flash-decoding.ts) and are listed as calibration; the rest, and every
- * end-to-end step, are predictions.
+ * The decode suites: FlashAttention-2's split-KV decode attention (flash-decoding) beside our
+ * own sweeps (bench/device/sweep.py) — the kernel alone over batch × KV length × (query, KV)
+ * heads, and Qwen3-4B/8B/14B/32B-shaped decode steps in one CUDA graph, with attention split
+ * (q [B, Hq, 1, D], the FLASH backend) or as grouped query rows (cuDNN, unsplit).
+ * - `h100-decode` (measured/h100-decode-ours.json, 2026-11-25): three attention points set
+ *   FlashAttention-2's fixed times and the unsplit kernel's rate (family-hopper's
+ *   flash-decoding.ts) and are listed as calibration; the rest are predictions.
+ * - `h200-decode` (../h200/measured/h200-decode-ours.json, 2026-11-27): the same script on an
+ *   H200, which Fleet prices with the H100's kernel calibration and the H200's own HBM
+ *   microbenchmarks: every row is a prediction.
  */
 import { buildDecodeGraph, loadModel, simulateGraph, type Backend, type ModelSpec, type ValidationRow } from '@fleet/core';
 import { flashDecodeSplits } from '@fleet/family-hopper';
 import * as ops from '@fleet/ops';
-import sweep from './measured/h100-decode-ours.json' with { type: 'json' };
+import h200Sweep from '../h200/measured/h200-decode-ours.json' with { type: 'json' };
+import h100Sweep from './measured/h100-decode-ours.json' with { type: 'json' };
 import { GOAL_PCT, groupedRows, row, type H100ValidationOptions } from './validation.js';
 
-const SRC = 'ours: bench/device/sweep.py on an H100 80GB HBM3, 2026-11-25 (packages/validation/src/h100/measured/h100-decode-ours.json)';
+type DecodeSweep = typeof h100Sweep;
 
-/** The points that set flash-decoding.ts's parameters. */
-const CALIBRATION = new Set(['32/8 b1 kv1024', '32/8 b1 kv4096', '32/8 b32 kv32768']);
+/** One device's decode measurements and which of its points set parameters. */
+interface DecodeData {
+  suite: string;
+  sweep: DecodeSweep;
+  source: string;
+  calibration: ReadonlySet<string>;
+}
+
+const H100: DecodeData = {
+  suite: 'h100-decode',
+  sweep: h100Sweep,
+  source: 'ours: bench/device/sweep.py on an H100 80GB HBM3, 2026-11-25 (packages/validation/src/h100/measured/h100-decode-ours.json)',
+  // the points that set flash-decoding.ts's parameters
+  calibration: new Set(['32/8 b1 kv1024', '32/8 b1 kv4096', '32/8 b32 kv32768']),
+};
+
+const H200: DecodeData = {
+  suite: 'h200-decode',
+  sweep: h200Sweep,
+  source: 'ours: bench/device/sweep.py on an H200, 2026-11-27 (packages/validation/src/h200/measured/h200-decode-ours.json)',
+  calibration: new Set(),
+};
 
 /**
  * Qwen3 dense shapes beside the 8B preset, from Qwen/Qwen3-4B, -14B and -32B's config.json; the
@@ -40,7 +64,7 @@ export function decodeAttentionUs(backend: Backend, heads: number, kvHeads: numb
   return simulateGraph(backend, tg, { launchMode: 'graph' }).timeNs / 1000;
 }
 
-function attnRows(quick: boolean) {
+function attnRows(sweep: DecodeSweep, quick: boolean) {
   return sweep.attn.rows.filter((r) =>
     quick
       ? r.heads === 32 && r.kvHeads === 8 && r.batch === 1 && [4096, 32768].includes(r.kvLen)
@@ -48,41 +72,56 @@ function attnRows(quick: boolean) {
   );
 }
 
-function e2eRows(quick: boolean) {
+function e2eRows(sweep: DecodeSweep, quick: boolean) {
   return sweep.e2e.rows.filter((r) => !quick || (r.model === 'qwen3-8b' && r.layout === 'gqa' && r.batch === 1 && r.kvLen === 32768));
 }
 
 export function decodeValidationPoints(quick = false): number {
-  return attnRows(quick).length + e2eRows(quick).length;
+  return attnRows(H100.sweep, quick).length + e2eRows(H100.sweep, quick).length;
+}
+
+export function h200DecodeValidationPoints(quick = false): number {
+  return attnRows(H200.sweep, quick).length + e2eRows(H200.sweep, quick).length;
 }
 
 export function h100DecodeValidation(backend: Backend, opts: H100ValidationOptions = {}): ValidationRow[] {
+  return decodeValidation(backend, H100, opts);
+}
+
+export function h200DecodeValidation(backend: Backend, opts: H100ValidationOptions = {}): ValidationRow[] {
+  return decodeValidation(backend, H200, opts);
+}
+
+function decodeValidation(backend: Backend, data: DecodeData, opts: H100ValidationOptions): ValidationRow[] {
+  const { sweep, source, calibration } = data;
   const tick = opts.tick ?? (() => {});
   const quick = opts.quick ?? false;
   const rows: ValidationRow[] = [];
   const grouped = groupedRows(backend);
-  for (const a of attnRows(quick)) {
+  for (const a of attnRows(sweep, quick)) {
     const key = `${a.heads}/${a.kvHeads} b${a.batch} kv${a.kvLen}`;
     tick(`flash decode ${key}`);
     const splits = flashDecodeSplits({ batch: a.batch, heads: a.heads, kvHeads: a.kvHeads, kvLen: a.kvLen, headDim: 128 });
     rows.push(
       row(
         `FlashAttention-2 decode ${a.heads}/${a.kvHeads} heads, batch ${a.batch}, KV ${a.kvLen}: ${splits} splits (measured grid: ${a.splits}) (kernels + graph gaps)`,
-        CALIBRATION.has(key) ? 'calibration' : 'measurement',
+        calibration.has(key) ? 'calibration' : 'measurement',
         a.usPerCall,
         decodeAttentionUs(backend, a.heads, a.kvHeads, a.batch, a.kvLen),
         'µs',
         GOAL_PCT,
-        SRC,
+        source,
       ),
     );
   }
-  for (const d of e2eRows(quick)) {
+  for (const d of e2eRows(sweep, quick)) {
     tick(`decode ${d.model} ${d.layout} b${d.batch} kv${d.kvLen}`);
     const b = d.layout === 'rows' ? grouped : backend;
     const how = d.layout === 'rows' ? 'SDPA as grouped query rows (cuDNN, unsplit)' : 'SDPA FlashAttention-2 split-KV';
     const p = ops.predictDecode(b, qwen3Dense(d.model), { policy: 'kernel-per-op-graph', batch: d.batch, prompt: d.kvLen - 1, decode: 1, positions: 1 });
-    rows.push(row(`${d.model} decode TPOT, one CUDA graph, ${how}, batch ${d.batch}, KV ${d.kvLen}`, 'measurement', d.tpotMs, p.tpotMs, 'ms', GOAL_PCT, SRC));
+    rows.push(
+      row(`${d.model} decode TPOT, one CUDA graph, ${how}, batch ${d.batch}, KV ${d.kvLen}`, 'measurement', d.tpotMs, p.tpotMs, 'ms', GOAL_PCT, source),
+    );
   }
-  return rows.map((r) => ({ ...r, suite: 'h100-decode' }));
+  return rows.map((r) => ({ ...r, suite: data.suite }));
 }

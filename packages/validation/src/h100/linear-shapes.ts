@@ -1,27 +1,52 @@
 /**
- * The linear-shape suite: cuBLASLt bf16 GEMMs (F.linear, cold weights) for the projections of
+ * The linear-shape suites: cuBLASLt bf16 GEMMs (F.linear, cold weights) for the projections of
  * nine model shapes — hidden 2048–8192, Llama3-70B's tensor-parallel shards of 4 and 8 — at
- * M = 1–256 (measured/h100-linear-shapes-ours.json, our 2026-11-25 sweep). The nvjet model was
- * calibrated on Qwen3-8B's shapes alone; every other family is held out, and none of these
- * numbers sets a parameter.
+ * M = 1–256, from our sweeps (bench/device/sweep.py): `h100-linear` (2026-11-25) and
+ * `h200-linear` (the same script on an H200, 2026-11-27). The nvjet model was calibrated on
+ * Qwen3-8B's shapes on the H100 alone; every other family, and every H200 row, is held out, and
+ * none of these numbers sets a parameter.
  */
 import type { Backend, ValidationRow } from '@fleet/core';
-import sweep from './measured/h100-linear-shapes-ours.json' with { type: 'json' };
+import h200Sweep from '../h200/measured/h200-linear-shapes-ours.json' with { type: 'json' };
+import h100Sweep from './measured/h100-linear-shapes-ours.json' with { type: 'json' };
 import { GOAL_PCT, linearOpUs, row, type H100ValidationOptions } from './validation.js';
 
-const SRC = 'ours: bench/device/sweep.py on an H100 80GB HBM3, 2026-11-25 (packages/validation/src/h100/measured/h100-linear-shapes-ours.json)';
+type LinearSweep = typeof h100Sweep;
 
-function shapeRows(quick: boolean) {
+const H100 = {
+  suite: 'h100-linear',
+  sweep: h100Sweep,
+  source: 'ours: bench/device/sweep.py on an H100 80GB HBM3, 2026-11-25 (packages/validation/src/h100/measured/h100-linear-shapes-ours.json)',
+};
+const H200 = {
+  suite: 'h200-linear',
+  sweep: h200Sweep,
+  source: 'ours: bench/device/sweep.py on an H200, 2026-11-27 (packages/validation/src/h200/measured/h200-linear-shapes-ours.json)',
+};
+
+function shapeRows(sweep: LinearSweep, quick: boolean) {
   return sweep.rows.filter((r) => (quick ? r.family === 'qwen3-32b' && r.m === 1 : [1, 4, 16, 64, 256].includes(r.m)));
 }
 
 export function linearShapesValidationPoints(quick = false): number {
-  return shapeRows(quick).length;
+  return shapeRows(H100.sweep, quick).length;
+}
+
+export function h200LinearShapesValidationPoints(quick = false): number {
+  return shapeRows(H200.sweep, quick).length;
 }
 
 export function h100LinearShapesValidation(backend: Backend, opts: H100ValidationOptions = {}): ValidationRow[] {
+  return linearShapesValidation(backend, H100, opts);
+}
+
+export function h200LinearShapesValidation(backend: Backend, opts: H100ValidationOptions = {}): ValidationRow[] {
+  return linearShapesValidation(backend, H200, opts);
+}
+
+function linearShapesValidation(backend: Backend, data: typeof H100, opts: H100ValidationOptions): ValidationRow[] {
   const tick = opts.tick ?? (() => {});
-  return shapeRows(opts.quick ?? false).map((r) => {
+  return shapeRows(data.sweep, opts.quick ?? false).map((r) => {
     tick(`linear ${r.family} ${r.op} m${r.m}`);
     const picked = backend.kernelLibrary?.gemm({ m: r.m, n: r.n, k: r.k, weightBytes: 2 }).name ?? 'default';
     const measured = r.kernels[0]?.name.replace(/^nvjet_sm90_tst_/, '').replace(/_[vh]_bz.*$/, '') ?? '?';
@@ -33,9 +58,9 @@ export function h100LinearShapesValidation(backend: Backend, opts: H100Validatio
         linearOpUs(backend, r.m, r.n, r.k).us,
         'µs',
         GOAL_PCT,
-        SRC,
+        data.source,
       ),
-      suite: 'h100-linear',
+      suite: data.suite,
     };
   });
 }
