@@ -14,6 +14,7 @@ import { mpkValidation, mpkValidationPoints } from './h100/mpk.js';
 import { h100PipelineValidation, pipelineValidationPoints } from './h100/pipeline.js';
 import { h100PrefillValidation, prefillValidationPoints } from './h100/prefill.js';
 import { clusterFusionTableValidation, h100Validation } from './h100/validation.js';
+import { h200TpValidation, h200TpValidationPoints } from './h200/tp.js';
 import { h200PipelineValidation, h200PipelineValidationPoints, h200PrefillValidation, h200PrefillValidationPoints } from './h200/validation.js';
 import { fleetMi350Jobs, fleetMi350Validation } from './mi350/fleet-mi350.js';
 import { gemvMi300xValidation } from './mi300x/gemv.js';
@@ -130,6 +131,14 @@ export const SUITES: ValidationSuite[] = [
     backends: ['h200'],
     points: h200LinearShapesValidationPoints(),
     run: (registry, tick) => h200LinearShapesValidation(registry.get('h200'), { tick }),
+  },
+  {
+    name: 'h200-tp',
+    description:
+      'Qwen3-8B and Qwen3-32B decode TPOT sharded over 2 and 4 H200s (Megatron layout, NCCL all-reduce in one CUDA graph), batch 1–32: every row a prediction',
+    backends: ['h200'],
+    points: h200TpValidationPoints(),
+    run: (registry, tick) => h200TpValidation(registry.get('h200'), { tick }),
   },
   {
     name: 'h200-prefill',
