@@ -25,7 +25,7 @@ export {
 } from './h100/validation.js';
 export { h100PipelineValidation, pipelineValidationPoints } from './h100/pipeline.js';
 export { h100PrefillValidation, prefillValidationPoints } from './h100/prefill.js';
-export { h100MoeValidation, moeValidationPoints, groupedGemmUs } from './h100/moe.js';
+export { h100MoeValidation, moeValidationPoints, groupedGemmUs, h200MoeValidation, h200MoeValidationPoints } from './h100/moe.js';
 export {
   h100DecodeValidation,
   decodeValidationPoints,

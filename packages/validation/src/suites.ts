@@ -8,7 +8,7 @@ import {
   h200LinearShapesValidationPoints,
   linearShapesValidationPoints,
 } from './h100/linear-shapes.js';
-import { h100MoeValidation, moeValidationPoints } from './h100/moe.js';
+import { h100MoeValidation, moeValidationPoints, h200MoeValidation, h200MoeValidationPoints } from './h100/moe.js';
 import { h100NcclValidation, ncclValidationPoints } from './h100/nccl.js';
 import { mpkValidation, mpkValidationPoints } from './h100/mpk.js';
 import { h100PipelineValidation, pipelineValidationPoints } from './h100/pipeline.js';
@@ -139,6 +139,14 @@ export const SUITES: ValidationSuite[] = [
     backends: ['h200'],
     points: h200TpValidationPoints(),
     run: (registry, tick) => h200TpValidation(registry.get('h200'), { tick }),
+  },
+  {
+    name: 'h200-moe',
+    description:
+      'H200 torch._grouped_mm (CUTLASS) calls at 8–128 active experts × 1–64 rows, Qwen3-30B-A3B expert shapes (the H100 MoE kernel sweep rerun on an H200: every row a prediction)',
+    backends: ['h200'],
+    points: h200MoeValidationPoints(),
+    run: (registry, tick) => h200MoeValidation(registry.get('h200'), { tick }),
   },
   {
     name: 'h200-prefill',

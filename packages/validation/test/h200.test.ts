@@ -1,7 +1,7 @@
 import { loadBackend } from '@fleet/core';
 import h200 from '@fleet/backend-h200';
 import { describe, expect, it } from 'vitest';
-import { h200DecodeValidation, h200TpValidation, ncclOnly } from '../src/index.js';
+import { h200DecodeValidation, h200MoeValidation, h200MoeValidationPoints, h200TpValidation, ncclOnly } from '../src/index.js';
 import sweep from '../src/h200/measured/h200-pipeline-ours.json' with { type: 'json' };
 
 describe('h200 against its own sweep', () => {
@@ -30,5 +30,15 @@ describe('h200 tensor parallel against our four-GPU run', () => {
     expect(rows.map((r) => r.experiment.match(/over (\d) H200s/)?.[1])).toEqual(['2', '4']);
     for (const r of rows) expect(r.ok, `${r.experiment}: ${r.predicted} vs ${JSON.stringify(r.published)}`).toBe(true);
     expect(rows[1]!.predicted).toBeLessThan(rows[0]!.predicted as number);
+  });
+});
+
+describe('h200 grouped GEMMs against our sweep', () => {
+  it('quick: the 8-expert gate+up call is a prediction here (the H100 calibration point) and within 10%', { timeout: 120_000 }, () => {
+    const rows = h200MoeValidation(loadBackend(h200, 'test'), { quick: true });
+    expect(rows.length).toBe(h200MoeValidationPoints(true));
+    const gateUp = rows.find((r) => r.experiment.includes('gate_up'))!;
+    expect(gateUp.kind).toBe('measurement');
+    expect(gateUp.ok, `${gateUp.predicted} vs ${JSON.stringify(gateUp.published)}`).toBe(true);
   });
 });

@@ -8,6 +8,7 @@
  */
 import { buildDecodeGraph, loadModel, simulateGraph, type Backend, type ValidationRow } from '@fleet/core';
 import { KERNEL_PER_OP_GRAPH, predictDecode } from '@fleet/ops';
+import h200Kernels from '../h200/measured/h200-moe-kernels-ours.json' with { type: 'json' };
 import kernels from './measured/h100-moe-kernels-ours.json' with { type: 'json' };
 import moe from './measured/h100-moe-ours.json' with { type: 'json' };
 import { GOAL_PCT, row, type H100ValidationOptions, groupedRows } from './validation.js';
@@ -20,9 +21,10 @@ function rows(quick: boolean) {
 }
 
 const SRC_KERNELS = 'ours: bench/device/sweep.py on an H100 80GB HBM3, 2026-11-25 (packages/validation/src/h100/measured/h100-moe-kernels-ours.json)';
+const SRC_H200_KERNELS = 'ours: bench/device/sweep.py on an H200, 2026-11-27 (packages/validation/src/h200/measured/h200-moe-kernels-ours.json)';
 
-function groupedPoints(quick: boolean) {
-  return kernels.grouped.filter((g) => (quick ? g.activeExperts === 8 && g.tokensPerExpert === 1 : [1, 4, 16, 64].includes(g.tokensPerExpert)));
+function groupedPoints(quick: boolean, data: typeof kernels = kernels) {
+  return data.grouped.filter((g) => (quick ? g.activeExperts === 8 && g.tokensPerExpert === 1 : [1, 4, 16, 64].includes(g.tokensPerExpert)));
 }
 
 /**
@@ -48,6 +50,11 @@ function profiles(quick: boolean) {
 /** Points the suite runs (progress bars). */
 export function moeValidationPoints(quick = false): number {
   return rows(quick).length + 2 * profiles(quick).length + groupedPoints(quick).length;
+}
+
+/** Points of the H200's grouped-GEMM suite. */
+export function h200MoeValidationPoints(quick = false): number {
+  return groupedPoints(quick, h200Kernels).length;
 }
 
 /** The model the benchmark builds: the Qwen3-30B-A3B preset (its config matches the benchmark's). */
@@ -124,20 +131,38 @@ export function h100MoeValidation(device: Backend, opts: H100ValidationOptions =
       ),
     );
   }
-  for (const gp of groupedPoints(quick)) {
-    tick(`grouped ${gp.op} ${gp.activeExperts}x${gp.tokensPerExpert}`);
-    const cal = gp.op === 'gate_up' && gp.activeExperts === 8 && gp.tokensPerExpert === 1;
-    out.push(
-      row(
-        `torch._grouped_mm ${gp.op} N=${gp.n} K=${gp.k}, ${gp.activeExperts} of 128 experts × ${gp.tokensPerExpert} rows (setup + CUTLASS kernels, graph gaps)`,
-        cal ? 'calibration' : 'measurement',
-        gp.usPerCall,
-        groupedCallUs(backend, gp.op as 'gate_up' | 'down', gp.activeExperts, gp.tokensPerExpert),
-        'µs',
-        GOAL_PCT,
-        SRC_KERNELS,
-      ),
-    );
-  }
+  out.push(...groupedKernelRows(backend, groupedPoints(quick), SRC_KERNELS, tick, true));
   return out.map((r) => ({ ...r, suite: 'h100-moe' }));
+}
+
+/**
+ * The grouped-GEMM calls of our sweep on an H200 (its moe section): priced with the H100's
+ * CUTLASS calibration, every row a prediction.
+ */
+export function h200MoeValidation(device: Backend, opts: H100ValidationOptions = {}): ValidationRow[] {
+  const rows = groupedKernelRows(groupedRows(device), groupedPoints(opts.quick ?? false, h200Kernels), SRC_H200_KERNELS, opts.tick ?? (() => {}), false);
+  return rows.map((r) => ({ ...r, suite: 'h200-moe' }));
+}
+
+/** One row per `torch._grouped_mm` call; on the H100 the gate+up call at 8 experts × 1 row is the calibration point. */
+function groupedKernelRows(
+  backend: Backend,
+  points: typeof kernels.grouped,
+  source: string,
+  tick: (label: string) => void,
+  calibrated: boolean,
+): ValidationRow[] {
+  return points.map((gp) => {
+    tick(`grouped ${gp.op} ${gp.activeExperts}x${gp.tokensPerExpert}`);
+    const cal = calibrated && gp.op === 'gate_up' && gp.activeExperts === 8 && gp.tokensPerExpert === 1;
+    return row(
+      `torch._grouped_mm ${gp.op} N=${gp.n} K=${gp.k}, ${gp.activeExperts} of 128 experts × ${gp.tokensPerExpert} rows (setup + CUTLASS kernels, graph gaps)`,
+      cal ? 'calibration' : 'measurement',
+      gp.usPerCall,
+      groupedCallUs(backend, gp.op as 'gate_up' | 'down', gp.activeExperts, gp.tokensPerExpert),
+      'µs',
+      GOAL_PCT,
+      source,
+    );
+  });
 }
