@@ -29,6 +29,7 @@ export { h100MoeValidation, moeValidationPoints, groupedGemmUs } from './h100/mo
 export { h100DecodeValidation, decodeValidationPoints, decodeAttentionUs, qwen3Dense } from './h100/decode.js';
 export { groupedRows } from './h100/validation.js';
 export { h100NcclValidation, ncclValidationPoints, ncclGraphAllReduceUs } from './h100/nccl.js';
+export { ncclPublishedValidation, ncclPublishedPoints, NCCL_PUBLISHED_BACKENDS } from './published/collectives.js';
 export { h100LinearShapesValidation, linearShapesValidationPoints } from './h100/linear-shapes.js';
 export {
   clusterFusionValidation,
