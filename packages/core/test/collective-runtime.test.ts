@@ -6,6 +6,7 @@ const runtime: CollectiveRuntime = {
   channels: 24,
   threads: { LL: 512, LL128: 640, Simple: 512 },
   threadThresholdBytes: { LL: 8, LL128: 8, Simple: 64 },
+  halveThreads: true,
   simpleChunkBytes: 2 * 2 ** 20,
   simpleSliceBytes: 2 ** 20,
 };

@@ -48,6 +48,7 @@ export const ncclHopper: CollectiveLibrary = {
     channels: NCCL_H100_COMM_CHANNELS,
     threads: { LL: 512, LL128: 640, Simple: 512 },
     threadThresholdBytes: { LL: 8, LL128: 8, Simple: 64 },
+    halveThreads: true,
     simpleChunkBytes: (4 * (4 * 2 ** 20)) / 8,
     simpleSliceBytes: (2 * (4 * 2 ** 20)) / 8,
   },
@@ -64,6 +65,7 @@ export const ncclHopper: CollectiveLibrary = {
       'NCCL device.h: NCCL_LL_MAX_NTHREADS 512, NCCL_LL128_MAX_NTHREADS 640, NCCL_SIMPLE_MAX_NTHREADS 512 (tuning.cc: the maxima are the defaults)',
     '/runtime/threadThresholdBytes':
       'NCCL comm.h: NCCL_LL_THREAD_THRESHOLD 8 (ring: × nRanks, tuning.cc), NCCL_LL128_THREAD_THRESHOLD 8, NCCL_SIMPLE_THREAD_THRESHOLD 64',
+    '/runtime/halveThreads': 'NCCL enqueue.cc topoGetAlgoInfo: nt /= 2 while nBytes < nc × nt × threshold and nt % 128 == 0',
     '/runtime/simpleChunkBytes': 'NCCL: DEFAULT_BUFFSIZE 4 MiB / NCCL_STEPS 8 = 512 KiB step × ALLREDUCE_CHUNKSTEPS 4 = 2 MiB',
     '/runtime/simpleSliceBytes': 'NCCL: 512 KiB step × ALLREDUCE_SLICESTEPS 2 = 1 MiB',
     '/llFactor': 'NCCL tuning.cc: ring LL bus bandwidth × 0.5, at most llMaxBws[Hopper][1 node] = 141 GB/s',

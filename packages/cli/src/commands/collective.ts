@@ -79,7 +79,10 @@ export function runDeviceCollective(
   choice: DeviceCollectiveChoice = {},
 ) {
   if (!backend.node) throw inputError(`backend ${backend.name} describes no multi-device node (TOKENS.Node); --op ${op} needs one`);
-  const library = choice.protocol ? { ...backend.node.library, protocols: [choice.protocol] } : backend.node.library;
+  const base = backend.node.library;
+  if (choice.protocol && !base.protocols.includes(choice.protocol))
+    throw inputError(`--proto: '${choice.protocol}' is not a protocol ${base.name} runs on ${backend.name} (it runs: ${base.protocols.join(', ')})`);
+  const library = choice.protocol ? { ...base, protocols: [choice.protocol] } : base;
   const c = collectiveCost({ ...backend.node, library }, op, bytes, devices, { customAllReduce: choice.customAllReduce ?? true });
   const cm = backend.costModel;
   // The collective is one kernel: launched by the host (eager) or replayed as a graph node after the previous kernel's barrier.

@@ -62,7 +62,7 @@ const validateLibrary = new Ajv2020({ strict: true }).compile({
     runtime: {
       type: 'object',
       additionalProperties: false,
-      required: ['channels', 'threads', 'threadThresholdBytes', 'simpleChunkBytes', 'simpleSliceBytes'],
+      required: ['channels', 'threads', 'threadThresholdBytes', 'halveThreads', 'simpleChunkBytes', 'simpleSliceBytes'],
       properties: {
         channels: { type: 'integer', minimum: 1, maximum: 1024 },
         threads: {
@@ -77,6 +77,7 @@ const validateLibrary = new Ajv2020({ strict: true }).compile({
           required: ['LL', 'LL128', 'Simple'],
           properties: { LL: perThread, LL128: perThread, Simple: perThread },
         },
+        halveThreads: { type: 'boolean' },
         simpleChunkBytes: { type: 'integer', minimum: 1, maximum: 2 ** 30 },
         simpleSliceBytes: { type: 'integer', minimum: 1, maximum: 2 ** 30 },
       },

@@ -45,6 +45,8 @@ export interface CollectiveRuntime {
   threads: PerProtocol;
   /** Bytes per thread a message must bring for each channel it keeps (threadThresholds); ring LL's is this × ranks. */
   threadThresholdBytes: PerProtocol;
+  /** Whether a lone channel then halves its threads while the message is still under (NCCL yes; RCCL keeps them). */
+  halveThreads: boolean;
   /** Simple's chunk per rank and channel (step × chunkSteps) and its slice (step × sliceSteps), bytes. */
   simpleChunkBytes: number;
   simpleSliceBytes: number;
@@ -169,7 +171,7 @@ function tuned(
 /**
  * Channels and threads per channel the library launches for `bytes` (NCCL enqueue.cc
  * topoGetAlgoInfo): one channel fewer while the message is under channels × threads × the
- * protocol's threshold, then half the threads while it is still under (down to one warp group).
+ * protocol's threshold, then (where the library does) half the threads while it is still under.
  */
 export function collectiveChannels(
   runtime: CollectiveRuntime,
@@ -182,7 +184,7 @@ export function collectiveChannels(
   let nt = runtime.threads[p];
   const threshold = runtime.threadThresholdBytes[p] * (algorithm === 'ring' && p === 'LL' ? ranks : 1);
   while (bytes < nc * nt * threshold && nc > 1) nc--;
-  while (bytes < nc * nt * threshold && nt % 128 === 0) nt /= 2;
+  while (runtime.halveThreads && bytes < nc * nt * threshold && nt % 128 === 0) nt /= 2;
   return { channels: nc, threads: nt };
 }
 
