@@ -18,6 +18,24 @@ describe('fleet collective over a node', () => {
     expect(lat[2]!).toBeGreaterThan(lat[1]!);
   });
 
+  it('--no-custom-all-reduce prices the library alone and names its protocol, channels and own estimate; --proto forces one', async () => {
+    const at = async (...extra: string[]) => {
+      const r = await run(['collective', '--backend', 'h100', '--op', 'all-reduce', '--bytes', '64K', '--devices', '2', '--json', ...extra]);
+      expect(r.code, r.err).toBe(0);
+      return JSON.parse(r.out) as { library: string; protocol: string; channels: number; libraryEstimateUs: number; collectiveUs: number };
+    };
+    const lib = await at('--no-custom-all-reduce');
+    expect(lib.library).toBe('nccl');
+    expect([lib.protocol, lib.channels]).toEqual(['LL', 8]);
+    expect(lib.libraryEstimateUs).toBeGreaterThan(0);
+    const simple = await at('--no-custom-all-reduce', '--proto', 'Simple');
+    expect([simple.protocol, simple.channels]).toEqual(['Simple', 2]);
+    expect(simple.collectiveUs).toBeGreaterThan(lib.collectiveUs);
+    const bad = await run(['collective', '--backend', 'h100', '--op', 'reduce', '--bytes', '8K', '--proto', 'LL']);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toMatch(/--proto/);
+  });
+
   it('a graph launch costs less than an eager one', async () => {
     const at = async (mode: string) =>
       (

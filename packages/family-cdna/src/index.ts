@@ -25,7 +25,7 @@ export {
   vendorPipeline,
 } from './occupancy.js';
 export { CdnaCostModel } from './cost-model.js';
-export { rcclCdna } from './rccl.js';
+export { rcclCdna, RCCL_GFX94_XGMI_GBPS, RCCL_MI300X_GRAPH_CHANNELS } from './rccl.js';
 export { cdnaBackend, cdnaModule, type CdnaDevice } from './backend.js';
 export {
   CDNA_SOFTMAX_FLOPS_PER_SCORE,

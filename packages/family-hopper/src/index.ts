@@ -83,6 +83,15 @@ export {
   FLASH_COMBINE_FIXED_NS,
   FLASH_FWD_DRAM_BYTES_PER_NS,
 } from './flash-decoding.js';
-export { ncclHopper, NVLINK4_LINKS, NVLINK4_LINK_GBPS, NCCL_SM90_NVLINK_GBPS, HGX_NVLINK4_INTERCONNECT, HGX_NVLINK4_SOURCES } from './nvlink.js';
+export {
+  ncclHopper,
+  NCCL_H100_GRAPH_CHANNELS,
+  NCCL_H100_COMM_CHANNELS,
+  NVLINK4_LINKS,
+  NVLINK4_LINK_GBPS,
+  NCCL_SM90_NVLINK_GBPS,
+  HGX_NVLINK4_INTERCONNECT,
+  HGX_NVLINK4_SOURCES,
+} from './nvlink.js';
 export { H100_CALIBRATION, type HopperCalibration } from './calibration.js';
 export { hopperBackend, hopperModule, type HopperDevice } from './backend.js';

@@ -1,9 +1,10 @@
 /**
  * The fabric and collective library of an HGX Hopper board (H100, H200): NVLink 4 through
  * NVSwitch, and NCCL's tuning constants for Hopper on NVLink. The constants are facts read
- * from NVIDIA/nccl src/graph/tuning.cc and src/graph/topo.h (2026-06 snapshot); the custom
+ * from NVIDIA/nccl (v2.28.9, the version our two-H100 measurement ran): src/graph/tuning.cc,
+ * topo.h, search.cc, connect.cc, enqueue.cc and include/{comm,device,collectives}.h; the custom
  * all-reduce is vLLM's (custom_all_reduce.py). Nothing here is fitted to a collective
- * measurement: none exists yet for these nodes.
+ * measurement: our two-H100 sweep (h100-nccl suite) is held out.
  */
 import type { CollectiveLibrary, NodeTopology } from '@fleet/core';
 
@@ -13,13 +14,22 @@ export const NVLINK4_LINK_GBPS = 25;
 /** NCCL's per-link NVLink bandwidth for sm_90 (`SM90_NVLINK_BW` in topo.h), GB/s: what its channels reach. */
 export const NCCL_SM90_NVLINK_GBPS = 20.6;
 
-/** NCCL (Hopper, one node, NVLink): what its tuning model states. */
+/**
+ * The ring graph NCCL's search finds on an NVSwitch H100 (search.cc, sm90SpeedArrayIntra
+ * {60, 50, 40, 30, 24, …} GB/s per channel against 18 × 20.6 = 370.8 GB/s of NVLink): 6
+ * channels at 60 GB/s, which ncclTopoDupChannels turns into 12 at 30 (bwIntra ≥ 50); connect.cc
+ * then duplicates the communicator's channels once more, to 24.
+ */
+export const NCCL_H100_GRAPH_CHANNELS = 12;
+export const NCCL_H100_COMM_CHANNELS = 2 * NCCL_H100_GRAPH_CHANNELS;
+
+/** NCCL (Hopper, one node, NVLink): what its tuning model states and how it runs the choice. */
 export const ncclHopper: CollectiveLibrary = {
   name: 'nccl',
   baseLatencyUs: { ring: { LL: 6.6, LL128: 14.0, Simple: 8.4 }, tree: { LL: 6.8, LL128: 14.0, Simple: 8.4 } },
   hopLatencyUs: { ring: { LL: 0.6, LL128: 1.9, Simple: 3.4 }, tree: { LL: 0.6, LL128: 1.25, Simple: 4.0 } },
   linkEfficiency: NCCL_SM90_NVLINK_GBPS / NVLINK4_LINK_GBPS,
-  channels: 16,
+  channels: NCCL_H100_GRAPH_CHANNELS,
   protocols: ['LL', 'LL128', 'Simple'],
   llFactor: 0.5,
   llMaxBusGBps: 141.0,
@@ -34,13 +44,30 @@ export const ncclHopper: CollectiveLibrary = {
     LL128: [1.0, 1.0, 1.0, 1.0, 1.0, 0.9, 0.8, 0.8, 0.8, 0.7, 0.6, 0.6, 0.6, 0.6, 0.6, 0.6, 0.8, 0.9, 0.9, 0.9, 0.9, 1.0, 1.0, 1.0],
     Simple: [0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.8, 0.7, 0.6, 0.6, 0.5, 0.5, 0.5, 0.5, 0.6, 0.7, 0.8, 0.7, 0.7, 0.8, 0.9, 0.9, 0.9],
   },
+  runtime: {
+    channels: NCCL_H100_COMM_CHANNELS,
+    threads: { LL: 512, LL128: 640, Simple: 512 },
+    threadThresholdBytes: { LL: 8, LL128: 8, Simple: 64 },
+    halveThreads: true,
+    simpleChunkBytes: (4 * (4 * 2 ** 20)) / 8,
+    simpleSliceBytes: (2 * (4 * 2 ** 20)) / 8,
+  },
   // vLLM's custom all-reduce: peer-memory one-shot/two-shot kernels for messages up to 8 MiB.
   custom: { name: 'vllm-custom-allreduce', maxBytes: 8 * 2 ** 20, barrierUs: 2 },
   sources: {
     '/baseLatencyUs': 'NCCL tuning.cc baseLatencies: Tree {6.8, 14.0, 8.4}, Ring {6.6, 14.0, 8.4} µs (LL, LL128, Simple)',
     '/hopLatencyUs': 'NCCL tuning.cc hwLatencies[NVLINK]: Tree {0.6, 1.25, 4.0}, Ring {0.6, 1.9, 3.4} µs',
     '/linkEfficiency': 'NCCL topo.h SM90_NVLINK_BW 20.6 GB/s per link ÷ 25 GB/s NVLink 4 peak per direction',
-    '/channels': 'UNC: 16 channels assumed (NCCL picks 16–32 on NVSwitch systems, NVLS disabled); only the LL128 and tree caps depend on it',
+    '/channels':
+      'DER NCCL search.cc on NVSwitch sm_90: 6 rings at 60 GB/s (6 × 60 ≤ 370.8), duplicated to 12 at 30 by ncclTopoDupChannels; only the LL128 and tree caps depend on it (neither binds)',
+    '/runtime/channels': 'DER NCCL connect.cc: the communicator duplicates the graph channels once (nChannels × 2), 24; NVLS off',
+    '/runtime/threads':
+      'NCCL device.h: NCCL_LL_MAX_NTHREADS 512, NCCL_LL128_MAX_NTHREADS 640, NCCL_SIMPLE_MAX_NTHREADS 512 (tuning.cc: the maxima are the defaults)',
+    '/runtime/threadThresholdBytes':
+      'NCCL comm.h: NCCL_LL_THREAD_THRESHOLD 8 (ring: × nRanks, tuning.cc), NCCL_LL128_THREAD_THRESHOLD 8, NCCL_SIMPLE_THREAD_THRESHOLD 64',
+    '/runtime/halveThreads': 'NCCL enqueue.cc topoGetAlgoInfo: nt /= 2 while nBytes < nc × nt × threshold and nt % 128 == 0',
+    '/runtime/simpleChunkBytes': 'NCCL: DEFAULT_BUFFSIZE 4 MiB / NCCL_STEPS 8 = 512 KiB step × ALLREDUCE_CHUNKSTEPS 4 = 2 MiB',
+    '/runtime/simpleSliceBytes': 'NCCL: 512 KiB step × ALLREDUCE_SLICESTEPS 2 = 1 MiB',
     '/llFactor': 'NCCL tuning.cc: ring LL bus bandwidth × 0.5, at most llMaxBws[Hopper][1 node] = 141 GB/s',
     '/ll128Factor': 'NCCL tuning.cc: ring LL128 × 0.92 (120 of 128 bytes), at most nChannels × perChMaxRingLL128Bws[Hopper] = 36.7 GB/s',
     '/treeFactor': 'NCCL tuning.cc: tree all-reduce × 0.92, at most nChannels × perChMaxTreeBws[Hopper][N1] = 38.7 GB/s; LL × 1/3.8, LL128 × 7/9 on one node',

@@ -42,6 +42,7 @@ export {
   h200LinearShapesValidation,
   h200LinearShapesValidationPoints,
 } from './h100/linear-shapes.js';
+export { ncclPublishedValidation, ncclPublishedPoints, NCCL_PUBLISHED_BACKENDS } from './published/collectives.js';
 export {
   clusterFusionValidation,
   clusterFusionClaimPoints,

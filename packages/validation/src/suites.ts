@@ -10,6 +10,7 @@ import {
 } from './h100/linear-shapes.js';
 import { h100MoeValidation, moeValidationPoints, h200MoeValidation, h200MoeValidationPoints } from './h100/moe.js';
 import { h100NcclValidation, ncclValidationPoints } from './h100/nccl.js';
+import { NCCL_PUBLISHED_BACKENDS, ncclPublishedPoints, ncclPublishedValidation } from './published/collectives.js';
 import { mpkValidation, mpkValidationPoints } from './h100/mpk.js';
 import { h100PipelineValidation, pipelineValidationPoints } from './h100/pipeline.js';
 import { h100PrefillValidation, prefillValidationPoints } from './h100/prefill.js';
@@ -88,10 +89,19 @@ export const SUITES: ValidationSuite[] = [
   },
   {
     name: 'h100-nccl',
-    description: "NCCL all-reduce on two H100s (NVLink 4 ×18) in a CUDA graph, per protocol, 8 KB–64 MB, beside NCCL's tuning model alone",
+    description:
+      "NCCL all-reduce on two H100s (NVLink 4 ×18) in a CUDA graph, per protocol, 8 KB–64 MB, beside NCCL alone: its tuning model's choice run on the channels its enqueue gives the size",
     backends: ['h100'],
     points: ncclValidationPoints(),
     run: (registry, tick) => h100NcclValidation(registry.get('h100'), { tick }),
+  },
+  {
+    name: 'nccl-published',
+    description:
+      "published nccl-tests/rccl-tests all-reduce on 8-GPU nodes beside the library model alone: NCCL's ring bus bandwidth on 2–8 H100s at 2–4 GiB, RCCL on eight MI300X at 8 MiB",
+    backends: NCCL_PUBLISHED_BACKENDS,
+    points: ncclPublishedPoints(),
+    run: (registry, tick) => ncclPublishedValidation(Object.fromEntries(NCCL_PUBLISHED_BACKENDS.map((b) => [b, registry.get(b)])), tick),
   },
   {
     name: 'h100-prefill',

@@ -9,6 +9,7 @@ import {
   type ClusterCollectiveKind,
   type CollectiveModel,
   type CollectiveOpName,
+  type CollectiveProtocol,
 } from '@fleet/core';
 import { loadBackends } from '../backends.js';
 import type { Io } from '../io.js';
@@ -56,13 +57,33 @@ export function runCollective(backend: Backend, op: ClusterCollectiveKind, bytes
 /** How a multi-device collective is launched: its own kernel launch from the host, or a node of a CUDA/HIP graph. */
 export type LaunchMode = 'eager' | 'graph';
 
+/** Which implementation runs a device collective, and whether a protocol is forced (NCCL_PROTO). */
+export interface DeviceCollectiveChoice {
+  /** Let the serving engine's custom all-reduce take small all-reduces (default true); false: the library alone. */
+  customAllReduce?: boolean;
+  /** Restrict the library to one protocol, as NCCL_PROTO does. */
+  protocol?: CollectiveProtocol;
+}
+
 /**
  * A multi-device collective over `devices` devices of the backend's node: the library's
- * algorithm and protocol for this size, and its latency including the kernel's launch.
+ * algorithm, protocol and channels for this size (or the engine's custom all-reduce where it
+ * runs faster), and its latency including the kernel's launch.
  */
-export function runDeviceCollective(backend: Backend, op: CollectiveOpName, bytes: number, devices: number, mode: LaunchMode) {
+export function runDeviceCollective(
+  backend: Backend,
+  op: CollectiveOpName,
+  bytes: number,
+  devices: number,
+  mode: LaunchMode,
+  choice: DeviceCollectiveChoice = {},
+) {
   if (!backend.node) throw inputError(`backend ${backend.name} describes no multi-device node (TOKENS.Node); --op ${op} needs one`);
-  const c = collectiveCost(backend.node, op, bytes, devices);
+  const base = backend.node.library;
+  if (choice.protocol && !base.protocols.includes(choice.protocol))
+    throw inputError(`--proto: '${choice.protocol}' is not a protocol ${base.name} runs on ${backend.name} (it runs: ${base.protocols.join(', ')})`);
+  const library = choice.protocol ? { ...base, protocols: [choice.protocol] } : base;
+  const c = collectiveCost({ ...backend.node, library }, op, bytes, devices, { customAllReduce: choice.customAllReduce ?? true });
   const cm = backend.costModel;
   // The collective is one kernel: launched by the host (eager) or replayed as a graph node after the previous kernel's barrier.
   const launchUs = c.algorithm === 'none' ? 0 : (mode === 'eager' ? cm.launch.eagerNs : cm.launch.graphNodeNs + cm.endOfKernel.barrierNs) / 1000;
@@ -83,13 +104,22 @@ export function runDeviceCollective(backend: Backend, op: CollectiveOpName, byte
     launchUs: r3(launchUs)!,
     algorithm: c.algorithm,
     protocol: c.protocol,
+    channels: c.channels,
+    threads: c.threads,
+    libraryEstimateUs: r3(c.estimateUs)!,
     busBandwidthGBps:
       r3(bytes / ((c.latencyUs + launchUs) * 1000)) === null
         ? null
         : r3((bytes / ((c.latencyUs + launchUs) * 1000)) * (op === 'all-reduce' ? (2 * (devices - 1)) / devices : (devices - 1) / devices)),
     algBandwidthGBps: r3(bytes / ((c.latencyUs + launchUs) * 1000)),
     linkBandwidthGBps: r3(c.linkBandwidthGBps),
-    candidates: c.candidates.map((k) => ({ algorithm: k.algorithm, protocol: k.protocol, latencyUs: r3(k.latencyUs) })),
+    candidates: c.candidates.map((k) => ({
+      algorithm: k.algorithm,
+      protocol: k.protocol,
+      channels: k.channels,
+      latencyUs: r3(k.latencyUs),
+      libraryEstimateUs: r3(k.estimateUs),
+    })),
   };
 }
 
@@ -113,6 +143,8 @@ export function registerCollective(program: Command, io: Io): void {
     .option('--cluster <n>', 'participants (CTAs in the cluster): a power of two', '4')
     .option('--devices <n>', 'devices of the node taking part (all-reduce, all-gather, reduce-scatter)', '8')
     .addOption(new Option('--mode <mode>', 'device collectives: launched eagerly or inside a CUDA/HIP graph').choices(['eager', 'graph']).default('graph'))
+    .option('--no-custom-all-reduce', "device all-reduce: the collective library alone (NCCL/RCCL), never the serving engine's custom all-reduce")
+    .addOption(new Option('--proto <protocol>', 'device collectives: only this library protocol, as NCCL_PROTO does').choices(['LL', 'LL128', 'Simple']))
     .option('--off-chip', 'through global memory instead of on chip')
     .option('--both', 'on chip and off chip, side by side')
     .option('--json', 'machine-readable output')
@@ -126,15 +158,19 @@ export function registerCollective(program: Command, io: Io): void {
         if (!/^\d+$/.test(String(o.devices)) || devices < 1 || devices > max)
           throw inputError(`--devices: '${o.devices}' must be an integer in 1..${max} (the devices of ${backend.name}'s node)`);
         if (o.offChip || o.both) throw inputError(`--off-chip and --both apply to cluster collectives (--op reduce|gather), not --op ${o.op}`);
-        const r = runDeviceCollective(backend, o.op as CollectiveOpName, bytes, devices, o.mode as LaunchMode);
+        const r = runDeviceCollective(backend, o.op as CollectiveOpName, bytes, devices, o.mode as LaunchMode, {
+          customAllReduce: o.customAllReduce as boolean,
+          protocol: o.proto as CollectiveProtocol | undefined,
+        });
         if (o.json) {
           io.out(`${JSON.stringify(r, null, 2)}\n`);
           return;
         }
         io.out(`${backend.name} ${r.op} ${bytes} B over ${devices} devices of ${r.node} (${r.interconnect}, ${r.library}, ${r.mode})\n`);
         io.out(
-          `  ${r.latencyUs.toFixed(3)} µs: ${r.algorithm}/${r.protocol} ${r.collectiveUs.toFixed(3)} µs + launch ${r.launchUs.toFixed(3)} µs; bus bandwidth ${r.busBandwidthGBps ?? '-'} GB/s (links ${r.linkBandwidthGBps} GB/s per direction)\n`,
+          `  ${r.latencyUs.toFixed(3)} µs: ${r.algorithm}/${r.protocol} on ${r.channels} channels ${r.collectiveUs.toFixed(3)} µs + launch ${r.launchUs.toFixed(3)} µs; bus bandwidth ${r.busBandwidthGBps ?? '-'} GB/s (links ${r.linkBandwidthGBps} GB/s per direction)\n`,
         );
+        if (r.algorithm === 'ring' || r.algorithm === 'tree') io.out(`  the library's own estimate, by which it chose: ${r.libraryEstimateUs.toFixed(3)} µs\n`);
         return;
       }
       const op = o.op as ClusterCollectiveKind;
@@ -145,6 +181,8 @@ export function registerCollective(program: Command, io: Io): void {
         throw inputError(`--cluster: '${o.cluster}' must be a power of two in 1..${max} on ${backend.name}`);
       }
       if (o.offChip && o.both) throw inputError('--off-chip and --both exclude each other');
+      if (o.proto || o.customAllReduce === false)
+        throw inputError(`--proto and --no-custom-all-reduce apply to device collectives (--op ${COLLECTIVE_OPS.join('|')}), not --op ${op}`);
       const primary = runCollective(backend, op, bytes, cluster, !o.offChip);
       const results = o.both ? [primary, runCollective(backend, op, bytes, cluster, false)] : [primary];
       const out = {

@@ -14,6 +14,8 @@ const perProtocol = {
   properties: { LL: us, LL128: us, Simple: us },
 } as const;
 const table = { type: 'array', maxItems: 64, items: factor } as const;
+const threads = { type: 'integer', minimum: 32, maximum: 1024 } as const;
+const perThread = { type: 'integer', minimum: 1, maximum: 4096 } as const;
 
 /** The data of a `CollectiveLibrary`: every constant bounded, so a unit slip fails at load. */
 const validateLibrary = new Ajv2020({ strict: true }).compile({
@@ -56,6 +58,29 @@ const validateLibrary = new Ajv2020({ strict: true }).compile({
       additionalProperties: false,
       required: ['LL', 'LL128', 'Simple'],
       properties: { LL: table, LL128: table, Simple: table },
+    },
+    runtime: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['channels', 'threads', 'threadThresholdBytes', 'halveThreads', 'simpleChunkBytes', 'simpleSliceBytes'],
+      properties: {
+        channels: { type: 'integer', minimum: 1, maximum: 1024 },
+        threads: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['LL', 'LL128', 'Simple'],
+          properties: { LL: threads, LL128: threads, Simple: threads },
+        },
+        threadThresholdBytes: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['LL', 'LL128', 'Simple'],
+          properties: { LL: perThread, LL128: perThread, Simple: perThread },
+        },
+        halveThreads: { type: 'boolean' },
+        simpleChunkBytes: { type: 'integer', minimum: 1, maximum: 2 ** 30 },
+        simpleSliceBytes: { type: 'integer', minimum: 1, maximum: 2 ** 30 },
+      },
     },
     custom: {
       type: 'object',

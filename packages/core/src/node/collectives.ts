@@ -6,10 +6,18 @@
  * efficiencies, channel caps) are the library's and come from the backend
  * (`CollectiveLibrary`); the link bandwidth comes from the node (`NodeTopology`).
  *
- * time = latency + bytes / algorithm bandwidth, with
- * - ring:  latency = base + steps × hop; algorithm bw = bus bw × N / steps,
- *          steps = 2(N − 1) for all-reduce, N − 1 for all-gather and reduce-scatter;
- * - tree (all-reduce only): latency = base + 2 (N − 1) × hop; algorithm bw = bus bw / 2;
+ * Two models, as the library has two:
+ * - its tuning model, which picks the algorithm and protocol (the smallest estimate wins):
+ *   time = latency + bytes / algorithm bandwidth, with
+ *   - ring:  latency = base + steps × hop; algorithm bw = bus bw × N / steps,
+ *            steps = 2(N − 1) for all-reduce, N − 1 for all-gather and reduce-scatter;
+ *   - tree (all-reduce only): latency = base + 2 (N − 1) × hop; algorithm bw = bus bw / 2;
+ * - the run of the chosen one (`CollectiveRuntime`, when the library describes it): the
+ *   channels the enqueue actually launches for this size (one fewer while the message is under
+ *   channels × threads × the protocol's bytes-per-thread threshold), each moving what one of
+ *   the tuning graph's channels moves (its bus bandwidth over its channels) until they fill the
+ *   links, plus, for Simple, the one slice a ring cannot overlap: Simple signals a whole slice
+ *   at once, so the last step waits for a slice at the channel's rate.
  * - one-shot: every device reads the N − 1 peer buffers and reduces (one barrier);
  * - two-shot: a reduce-scatter then an all-gather through peer memory (two barriers).
  */
@@ -25,6 +33,25 @@ export const COLLECTIVE_PROTOCOLS: readonly CollectiveProtocol[] = ['LL', 'LL128
 /** Per-protocol values, µs or factors. */
 export type PerProtocol = Record<CollectiveProtocol, number>;
 
+/**
+ * How the library runs a collective once it has picked the algorithm and protocol: the
+ * communicator's channels and the enqueue's rule for how many of them a message gets
+ * (NCCL src/enqueue.cc topoGetAlgoInfo), and Simple's slice (src/include/collectives.h).
+ */
+export interface CollectiveRuntime {
+  /** Channels of a communicator: the tuning graph's, duplicated once when the rings are connected. */
+  channels: number;
+  /** Threads per channel by protocol (the library's maximum). */
+  threads: PerProtocol;
+  /** Bytes per thread a message must bring for each channel it keeps (threadThresholds); ring LL's is this × ranks. */
+  threadThresholdBytes: PerProtocol;
+  /** Whether a lone channel then halves its threads while the message is still under (NCCL yes; RCCL keeps them). */
+  halveThreads: boolean;
+  /** Simple's chunk per rank and channel (step × chunkSteps) and its slice (step × sliceSteps), bytes. */
+  simpleChunkBytes: number;
+  simpleSliceBytes: number;
+}
+
 /** A collective library's tuning constants (NCCL, RCCL…), with their sources. */
 export interface CollectiveLibrary {
   name: string;
@@ -34,7 +61,7 @@ export interface CollectiveLibrary {
   hopLatencyUs: { ring: PerProtocol; tree: PerProtocol };
   /** Bytes/ns per link and direction the library's channels reach with Simple, as a fraction of the link's peak. */
   linkEfficiency: number;
-  /** Channels (one CTA/workgroup each) a collective uses. */
+  /** Channels (one CTA/workgroup each) the tuning model counts: the graph search's rings, before duplication. */
   channels: number;
   /** Protocols the library enables by default on this hardware. */
   protocols: readonly CollectiveProtocol[];
@@ -54,6 +81,8 @@ export interface CollectiveLibrary {
    * table. Omitted: no correction.
    */
   treeCorrection?: PerProtocolTable;
+  /** How the chosen algorithm and protocol run; omitted, the tuning model's estimate is the time. */
+  runtime?: CollectiveRuntime;
   /** The engine's custom all-reduce through peer memory (vLLM's one-shot/two-shot), if it has one. */
   custom?: { maxBytes: number; barrierUs: number; name: string };
   sources: Record<string, string>;
@@ -70,7 +99,12 @@ export interface NodeSpec {
 export interface CollectiveCandidate {
   algorithm: CollectiveAlgorithm;
   protocol: CollectiveProtocol;
+  /** What it takes to run, µs (the runtime model; the estimate where the library has none). */
   latencyUs: number;
+  /** The library's own tuning-model estimate, by which it chooses, µs (the custom all-reduce: its time). */
+  estimateUs: number;
+  /** Channels it runs on (the custom all-reduce: 0, it uses the engine's own blocks). */
+  channels: number;
 }
 
 export interface CollectiveCost {
@@ -83,13 +117,18 @@ export interface CollectiveCost {
   library: string;
   /** The collective alone, µs (no kernel launch). */
   latencyUs: number;
+  /** The library's tuning-model estimate for what it chose, µs. */
+  estimateUs: number;
+  /** Channels (CTAs) it runs on; threads per channel. */
+  channels: number;
+  threads: number;
   /** bytes / time, GB/s. */
   algBandwidthGBps: number;
   /** nccl-tests' bus bandwidth: algorithm bandwidth × 2(N−1)/N (all-reduce) or (N−1)/N. */
   busBandwidthGBps: number;
   /** Link bandwidth one device of the group can use, GB/s per direction. */
   linkBandwidthGBps: number;
-  /** Every algorithm and protocol considered, fastest first. */
+  /** Every algorithm and protocol considered, in the order the library ranks them (its estimate, smallest first). */
   candidates: CollectiveCandidate[];
 }
 
@@ -100,8 +139,8 @@ function busFactor(op: CollectiveOpName, n: number): number {
   return op === 'all-reduce' ? (2 * (n - 1)) / n : (n - 1) / n;
 }
 
-/** Time of one (algorithm, protocol) by the tuning model, µs, or null where it does not apply. */
-function ncclTime(
+/** The tuning model's bus bandwidth (GB/s) and latency (µs) of one (algorithm, protocol), or null where it does not apply. */
+function tuned(
   lib: CollectiveLibrary,
   op: CollectiveOpName,
   bytes: number,
@@ -109,7 +148,7 @@ function ncclTime(
   linkGBps: number,
   algorithm: 'ring' | 'tree',
   p: CollectiveProtocol,
-): number | null {
+): { busGBps: number; algGBps: number; latUs: number } | null {
   if (algorithm === 'tree' && op !== 'all-reduce') return null;
   const steps = op === 'all-reduce' ? 2 * (n - 1) : n - 1;
   let bus = linkGBps * lib.linkEfficiency;
@@ -126,7 +165,60 @@ function ncclTime(
   }
   const alg = algorithm === 'ring' ? (bus * n) / steps : bus / 2;
   const lat = lib.baseLatencyUs[algorithm][p] + (algorithm === 'ring' ? steps : 2 * (n - 1)) * lib.hopLatencyUs[algorithm][p];
-  return lat + bytes / (1000 * alg);
+  return { busGBps: bus, algGBps: alg, latUs: lat };
+}
+
+/**
+ * Channels and threads per channel the library launches for `bytes` (NCCL enqueue.cc
+ * topoGetAlgoInfo): one channel fewer while the message is under channels × threads × the
+ * protocol's threshold, then (where the library does) half the threads while it is still under.
+ */
+export function collectiveChannels(
+  runtime: CollectiveRuntime,
+  algorithm: 'ring' | 'tree',
+  p: CollectiveProtocol,
+  bytes: number,
+  ranks: number,
+): { channels: number; threads: number } {
+  let nc = runtime.channels;
+  let nt = runtime.threads[p];
+  const threshold = runtime.threadThresholdBytes[p] * (algorithm === 'ring' && p === 'LL' ? ranks : 1);
+  while (bytes < nc * nt * threshold && nc > 1) nc--;
+  while (runtime.halveThreads && bytes < nc * nt * threshold && nt % 128 === 0) nt /= 2;
+  return { channels: nc, threads: nt };
+}
+
+/** One (algorithm, protocol): the library's estimate and, where it describes its runtime, the run. */
+function candidate(
+  lib: CollectiveLibrary,
+  op: CollectiveOpName,
+  bytes: number,
+  n: number,
+  linkGBps: number,
+  algorithm: 'ring' | 'tree',
+  p: CollectiveProtocol,
+): (CollectiveCandidate & { threads: number }) | null {
+  const t = tuned(lib, op, bytes, n, linkGBps, algorithm, p);
+  if (!t) return null;
+  const estimateUs = t.latUs + bytes / (1000 * t.algGBps);
+  const rt = lib.runtime;
+  if (!rt) return { algorithm, protocol: p, latencyUs: estimateUs, estimateUs, channels: lib.channels, threads: 0 };
+  const { channels, threads } = collectiveChannels(rt, algorithm, p, bytes, n);
+  // The tuning graph's channels (lib.channels) already fill the links, each at the bus bandwidth
+  // over their count; the communicator's duplicates share the same links. Fewer channels than
+  // the graph's move proportionally less; more share the links evenly.
+  const share = Math.min(1, channels / lib.channels);
+  const perChannelGBps = (t.busGBps * share) / channels;
+  const alg = t.algGBps * share;
+  let fillUs = 0;
+  if (p === 'Simple' && algorithm === 'ring') {
+    // A channel's chunk per rank is its share of the message over the ranks, up to the chunk size;
+    // its slices are the same fraction of it as the slice size is of the chunk size.
+    const chunk = Math.min(rt.simpleChunkBytes, bytes / (channels * n));
+    const slice = (chunk * rt.simpleSliceBytes) / rt.simpleChunkBytes;
+    fillUs = slice / (1000 * perChannelGBps);
+  }
+  return { algorithm, protocol: p, latencyUs: t.latUs + bytes / (1000 * alg) + fillUs, estimateUs, channels, threads };
 }
 
 /** Which implementations a caller allows: a serving engine's custom all-reduce beside the library's, or the library alone. */
@@ -153,25 +245,46 @@ export function collectiveCost(spec: NodeSpec, op: CollectiveOpName, bytes: numb
   const linkGBps = groupBytesPerNs(node, devices);
   const base = { op, bytes, devices, library: lib.name, linkBandwidthGBps: linkGBps };
   if (devices === 1 || bytes === 0) {
-    return { ...base, algorithm: 'none', protocol: 'Simple', latencyUs: 0, algBandwidthGBps: Infinity, busBandwidthGBps: Infinity, candidates: [] };
+    return {
+      ...base,
+      algorithm: 'none',
+      protocol: 'Simple',
+      latencyUs: 0,
+      estimateUs: 0,
+      channels: 0,
+      threads: 0,
+      algBandwidthGBps: Infinity,
+      busBandwidthGBps: Infinity,
+      candidates: [],
+    };
   }
-  const candidates: CollectiveCandidate[] = [];
+  const tunedCandidates: (CollectiveCandidate & { threads: number })[] = [];
   for (const algorithm of ['ring', 'tree'] as const) {
     for (const p of lib.protocols) {
-      const t = ncclTime(lib, op, bytes, devices, linkGBps, algorithm, p);
-      if (t !== null) candidates.push({ algorithm, protocol: p, latencyUs: t });
+      const c = candidate(lib, op, bytes, devices, linkGBps, algorithm, p);
+      if (c) tunedCandidates.push(c);
     }
   }
+  // The library picks by its own estimate; ties keep the order above (ring before tree, LL before Simple).
+  tunedCandidates.sort((a, b) => a.estimateUs - b.estimateUs);
+  let best: CollectiveCandidate & { threads: number } = tunedCandidates[0]!;
+  const candidates: CollectiveCandidate[] = tunedCandidates.map(({ threads: _t, ...c }) => c);
   if (lib.custom && (choice.customAllReduce ?? true) && op === 'all-reduce' && bytes <= lib.custom.maxBytes) {
     // Peer loads at the links' rate: one-shot reads the N − 1 peer buffers whole; two-shot
     // reads (N − 1)/N of them twice (its reduce-scatter, then its all-gather).
     const rate = linkGBps * lib.linkEfficiency * 1000;
-    candidates.push({ algorithm: 'one-shot', protocol: 'Simple', latencyUs: lib.custom.barrierUs + ((devices - 1) * bytes) / rate });
-    candidates.push({ algorithm: 'two-shot', protocol: 'Simple', latencyUs: 2 * lib.custom.barrierUs + (2 * (devices - 1) * bytes) / devices / rate });
+    const oneShot = lib.custom.barrierUs + ((devices - 1) * bytes) / rate;
+    const twoShot = 2 * lib.custom.barrierUs + (2 * (devices - 1) * bytes) / devices / rate;
+    const custom: (CollectiveCandidate & { threads: number })[] = [
+      { algorithm: 'one-shot', protocol: 'Simple', latencyUs: oneShot, estimateUs: oneShot, channels: 0, threads: 0 },
+      { algorithm: 'two-shot', protocol: 'Simple', latencyUs: twoShot, estimateUs: twoShot, channels: 0, threads: 0 },
+    ];
+    // The engine takes its own kernel where that runs faster than what the library would run.
+    for (const c of custom) {
+      candidates.push({ ...c });
+      if (c.latencyUs < best.latencyUs) best = c;
+    }
   }
-  // Fastest first; ties keep the order above (ring before tree, LL before Simple): deterministic.
-  candidates.sort((a, b) => a.latencyUs - b.latencyUs);
-  const best = candidates[0]!;
   const alg = bytes / (best.latencyUs * 1000);
   const custom = best.algorithm === 'one-shot' || best.algorithm === 'two-shot';
   return {
@@ -180,6 +293,9 @@ export function collectiveCost(spec: NodeSpec, op: CollectiveOpName, bytes: numb
     algorithm: best.algorithm,
     protocol: best.protocol,
     latencyUs: best.latencyUs,
+    estimateUs: best.estimateUs,
+    channels: best.channels,
+    threads: best.threads,
     algBandwidthGBps: alg,
     busBandwidthGBps: alg * busFactor(op, devices),
     candidates,

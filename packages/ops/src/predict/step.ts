@@ -98,7 +98,8 @@ export function collectivesFor(backend: Backend, g: OpGraph): { collective: NonN
       const c = collectiveCost(node, op.kind, bytes, op.devices);
       return {
         libraryNs: c.latencyUs * 1000,
-        channels: node.library.channels,
+        // The CTAs the library launches for this size; the engine's custom kernel reports none.
+        channels: c.channels > 0 ? c.channels : node.library.channels,
         signalNs: node.topology.interconnect.latencyNs,
         algorithm: `${c.algorithm}-${c.protocol}`,
       };

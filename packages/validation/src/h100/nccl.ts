@@ -1,7 +1,8 @@
 /**
  * The NCCL suite: all-reduce on two H100s of one host (NVLink 4 ×18) inside a CUDA graph, per
  * protocol, 8 KB–64 MB (measured/h100x2-nccl-ours.json, our 2026-11-25 run, validation only),
- * beside NCCL's own tuning model alone — no engine's custom all-reduce — plus the graph node's
+ * beside NCCL alone — no engine's custom all-reduce — as the library model prices it (its
+ * tuning model's choice run on the channels its enqueue gives the size) plus the graph node's
  * launch. Nothing here sets a parameter.
  */
 import { collectiveCost, type Backend, type CollectiveProtocol, type ValidationRow } from '@fleet/core';
@@ -22,11 +23,15 @@ export function ncclValidationPoints(quick = false): number {
 
 /** NCCL all-reduce over `devices` GPUs of the backend's node as one CUDA-graph node, µs; `proto` forces a protocol. */
 export function ncclGraphAllReduceUs(backend: Backend, bytes: number, devices: number, proto?: CollectiveProtocol): number {
+  return ncclGraphAllReduce(backend, bytes, devices, proto).us;
+}
+
+function ncclGraphAllReduce(backend: Backend, bytes: number, devices: number, proto?: CollectiveProtocol) {
   if (!backend.node) throw new Error(`backend ${backend.name} describes no node`);
   const library = proto ? { ...backend.node.library, protocols: [proto] } : backend.node.library;
   const c = collectiveCost({ ...backend.node, library }, 'all-reduce', bytes, devices, { customAllReduce: false });
   const cm = backend.costModel;
-  return c.latencyUs + (cm.launch.graphNodeNs + cm.endOfKernel.barrierNs) / 1000;
+  return { us: c.latencyUs + (cm.launch.graphNodeNs + cm.endOfKernel.barrierNs) / 1000, choice: `${c.algorithm}/${c.protocol}, ${c.channels} ch` };
 }
 
 export function h100NcclValidation(backend: Backend, opts: H100ValidationOptions = {}): ValidationRow[] {
@@ -35,12 +40,13 @@ export function h100NcclValidation(backend: Backend, opts: H100ValidationOptions
     tick(`nccl ${p.proto} ${p.bytes}`);
     const proto = p.proto === 'default' ? undefined : (p.proto as CollectiveProtocol);
     const size = p.bytes >= 2 ** 20 ? `${p.bytes / 2 ** 20} MB` : `${p.bytes / 1024} KB`;
+    const predicted = ncclGraphAllReduce(backend, p.bytes, 2, proto);
     return {
       ...row(
-        `NCCL all-reduce ${size} bf16, 2 GPUs, ${proto ? `NCCL_PROTO=${proto}` : "NCCL's choice"}, one CUDA graph (NCCL alone)`,
+        `NCCL all-reduce ${size} bf16, 2 GPUs, ${proto ? `NCCL_PROTO=${proto}` : "NCCL's choice"}, one CUDA graph (${predicted.choice})`,
         'measurement',
         p.graphUs,
-        ncclGraphAllReduceUs(backend, p.bytes, 2, proto),
+        predicted.us,
         'µs',
         GOAL_PCT,
         SRC,

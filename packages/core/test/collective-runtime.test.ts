@@ -1,0 +1,117 @@
+import { describe, expect, it } from 'vitest';
+import { collectiveChannels, collectiveCost, type CollectiveRuntime, type NodeSpec, type NodeTopology } from '../src/index.js';
+
+// NCCL's Hopper constants (tuning.cc) and its enqueue's thread counts and thresholds.
+const runtime: CollectiveRuntime = {
+  channels: 24,
+  threads: { LL: 512, LL128: 640, Simple: 512 },
+  threadThresholdBytes: { LL: 8, LL128: 8, Simple: 64 },
+  halveThreads: true,
+  simpleChunkBytes: 2 * 2 ** 20,
+  simpleSliceBytes: 2 ** 20,
+};
+const library: NodeSpec['library'] = {
+  name: 'lib',
+  baseLatencyUs: { ring: { LL: 6.6, LL128: 14, Simple: 8.4 }, tree: { LL: 6.8, LL128: 14, Simple: 8.4 } },
+  hopLatencyUs: { ring: { LL: 0.6, LL128: 1.9, Simple: 3.4 }, tree: { LL: 0.6, LL128: 1.25, Simple: 4 } },
+  linkEfficiency: 20.6 / 25,
+  channels: 12,
+  protocols: ['LL', 'LL128', 'Simple'],
+  llFactor: 0.5,
+  llMaxBusGBps: 141,
+  ll128Factor: 0.92,
+  ll128MaxPerChannelGBps: 36.7,
+  treeFactor: 0.92,
+  treeMaxPerChannelGBps: 38.7,
+  treeLlFactor: 1 / 3.8,
+  treeLl128Factor: 7 / 9,
+  runtime,
+  sources: {},
+};
+const topology: NodeTopology = {
+  name: 'n',
+  description: '',
+  device: 'dev',
+  devices: 8,
+  interconnect: { kind: 'switch', name: 'x', linksPerDevice: 18, linkBytesPerNsPerDirection: 25, latencyNs: 1000 },
+  sources: {},
+};
+const spec: NodeSpec = { topology, library };
+const MiB = 2 ** 20;
+
+describe('channels the library launches', () => {
+  it('one channel fewer while the message is under channels × threads × threshold', () => {
+    // Simple: 512 threads × 64 B = 32 KiB per channel.
+    expect(collectiveChannels(runtime, 'ring', 'Simple', 32 * 1024, 2).channels).toBe(1);
+    expect(collectiveChannels(runtime, 'ring', 'Simple', 128 * 1024, 2).channels).toBe(4);
+    expect(collectiveChannels(runtime, 'ring', 'Simple', 24 * 32 * 1024, 2).channels).toBe(24);
+    expect(collectiveChannels(runtime, 'ring', 'Simple', 64 * MiB, 2).channels).toBe(24);
+    // Ring LL's threshold grows with the ranks: 8 B × 2 ranks × 512 threads = 8 KiB per channel at 2 GPUs, 32 KiB at 8.
+    expect(collectiveChannels(runtime, 'ring', 'LL', 64 * 1024, 2).channels).toBe(8);
+    expect(collectiveChannels(runtime, 'ring', 'LL', 64 * 1024, 8).channels).toBe(2);
+    expect(collectiveChannels(runtime, 'tree', 'LL', 64 * 1024, 8).channels).toBe(16);
+  });
+
+  it('a lone channel then halves its threads while the message is still under', () => {
+    const c = collectiveChannels(runtime, 'ring', 'Simple', 4096, 2);
+    expect(c.channels).toBe(1);
+    expect(c.threads).toBe(64);
+  });
+});
+
+describe('protocol and channels by size (two GPUs)', () => {
+  it('LL up to 1 MiB, Simple from 2 MiB, the choice and its channels named', () => {
+    for (const kib of [8, 32, 128, 512, 1024]) {
+      const c = collectiveCost(spec, 'all-reduce', kib * 1024, 2, { customAllReduce: false });
+      expect([c.algorithm, c.protocol], `${kib} KiB`).toEqual(['ring', 'LL']);
+    }
+    for (const mib of [2, 8, 32, 64]) {
+      const c = collectiveCost(spec, 'all-reduce', mib * MiB, 2, { customAllReduce: false });
+      expect([c.algorithm, c.protocol, c.channels], `${mib} MiB`).toEqual(['ring', 'Simple', 24]);
+    }
+    expect(collectiveCost(spec, 'all-reduce', 8192, 2, { customAllReduce: false }).channels).toBe(1);
+  });
+
+  it('the library chooses by its own estimate, not by what the run then takes', () => {
+    const c = collectiveCost(spec, 'all-reduce', 4 * MiB, 2, { customAllReduce: false });
+    const byEstimate = [...c.candidates].sort((a, b) => a.estimateUs - b.estimateUs)[0]!;
+    expect([c.algorithm, c.protocol]).toEqual([byEstimate.algorithm, byEstimate.protocol]);
+    expect(c.estimateUs).toBe(byEstimate.estimateUs);
+  });
+
+  it('Simple pays one slice it cannot overlap: the extra time grows with the slice, then stops at the slice size', () => {
+    const extra = (bytes: number) => {
+      const c = collectiveCost(spec, 'all-reduce', bytes, 2, { customAllReduce: false });
+      expect(c.protocol).toBe('Simple');
+      return c.latencyUs - c.estimateUs;
+    };
+    expect(extra(8 * MiB)).toBeGreaterThan(extra(2 * MiB));
+    expect(extra(32 * MiB)).toBeGreaterThan(extra(8 * MiB));
+    // Beyond 24 channels × 2 ranks × 2 MiB chunks the slice stays 1 MiB.
+    expect(extra(512 * MiB)).toBeCloseTo(extra(1024 * MiB), 9);
+  });
+
+  it('forcing one protocol (NCCL_PROTO) prices that protocol', () => {
+    const only = (p: 'LL' | 'LL128' | 'Simple') =>
+      collectiveCost({ ...spec, library: { ...library, protocols: [p] } }, 'all-reduce', 8192, 2, { customAllReduce: false });
+    expect(only('LL128').protocol).toBe('LL128');
+    expect(only('Simple').latencyUs).toBeGreaterThan(only('LL').latencyUs);
+  });
+});
+
+describe('protocol by size (eight GPUs)', () => {
+  it('LL for small messages, LL128 in the middle, Simple for large ones', () => {
+    const at = (bytes: number) => collectiveCost(spec, 'all-reduce', bytes, 8, { customAllReduce: false });
+    expect(at(64 * 1024).protocol).toBe('LL');
+    expect(at(4 * MiB).protocol).toBe('LL128');
+    expect(at(256 * MiB).protocol).toBe('Simple');
+    // At 2 GiB the ring runs near the links' bus bandwidth (NCCL's 20.6 GB/s per NVLink × 18).
+    expect(at(2 * 2 ** 30).busBandwidthGBps).toBeGreaterThan(360);
+    expect(at(2 * 2 ** 30).busBandwidthGBps).toBeLessThan(18 * 20.6);
+  });
+
+  it('same input, same output', () => {
+    const a = JSON.stringify(collectiveCost(spec, 'all-reduce', 3 * MiB + 17, 8));
+    expect(JSON.stringify(collectiveCost(spec, 'all-reduce', 3 * MiB + 17, 8))).toBe(a);
+  });
+});
