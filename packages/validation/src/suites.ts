@@ -9,7 +9,7 @@ import {
   linearShapesValidationPoints,
 } from './h100/linear-shapes.js';
 import { h100MoeValidation, moeValidationPoints, h200MoeValidation, h200MoeValidationPoints } from './h100/moe.js';
-import { h100NcclValidation, ncclValidationPoints } from './h100/nccl.js';
+import { h100NcclValidation, ncclValidationPoints, h200NcclValidation, h200NcclValidationPoints } from './h100/nccl.js';
 import { NCCL_PUBLISHED_BACKENDS, ncclPublishedPoints, ncclPublishedValidation } from './published/collectives.js';
 import { mpkValidation, mpkValidationPoints } from './h100/mpk.js';
 import { h100PipelineValidation, pipelineValidationPoints } from './h100/pipeline.js';
@@ -157,6 +157,14 @@ export const SUITES: ValidationSuite[] = [
     backends: ['h200'],
     points: h200MoeValidationPoints(),
     run: (registry, tick) => h200MoeValidation(registry.get('h200'), { tick }),
+  },
+  {
+    name: 'h200-nccl',
+    description:
+      'NCCL all-reduce in a CUDA graph on 4 H200s (NVSwitch) and on 2 of them, per protocol, 8 KB–64 MB, beside NCCL alone as the library model prices it: every row held out',
+    backends: ['h200'],
+    points: h200NcclValidationPoints(),
+    run: (registry, tick) => h200NcclValidation(registry.get('h200'), { tick }),
   },
   {
     name: 'h200-prefill',

@@ -1,7 +1,7 @@
 import { loadBackend } from '@fleet/core';
 import h200 from '@fleet/backend-h200';
 import { describe, expect, it } from 'vitest';
-import { h200DecodeValidation, h200MoeValidation, h200MoeValidationPoints, h200TpValidation, ncclOnly } from '../src/index.js';
+import { h200DecodeValidation, h200MoeValidation, h200NcclValidation, h200MoeValidationPoints, h200TpValidation, ncclOnly } from '../src/index.js';
 import sweep from '../src/h200/measured/h200-pipeline-ours.json' with { type: 'json' };
 
 describe('h200 against its own sweep', () => {
@@ -40,5 +40,15 @@ describe('h200 grouped GEMMs against our sweep', () => {
     const gateUp = rows.find((r) => r.experiment.includes('gate_up'))!;
     expect(gateUp.kind).toBe('measurement');
     expect(gateUp.ok, `${gateUp.predicted} vs ${JSON.stringify(gateUp.published)}`).toBe(true);
+  });
+});
+
+describe('h200 NCCL against our four-GPU run', () => {
+  it("quick: NCCL's own choice at 8 KB and 64 MB over 4 and 2 H200s within 10%, 4 GPUs slower than 2", () => {
+    const rows = h200NcclValidation(loadBackend(h200, 'test'), { quick: true });
+    expect(rows.length).toBe(4);
+    for (const r of rows) expect(r.ok, `${r.experiment}: ${r.predicted} vs ${JSON.stringify(r.published)}`).toBe(true);
+    const at = (gpus: number, size: string) => rows.find((r) => r.experiment.includes(`${size} bf16, ${gpus} GPUs`))!.predicted as number;
+    expect(at(4, '64 MB')).toBeGreaterThan(at(2, '64 MB'));
   });
 });

@@ -1,24 +1,54 @@
 /**
- * The NCCL suite: all-reduce on two H100s of one host (NVLink 4 ×18) inside a CUDA graph, per
- * protocol, 8 KB–64 MB (measured/h100x2-nccl-ours.json, our 2026-11-25 run, validation only),
+ * The NCCL suites: all-reduce inside a CUDA graph, per protocol, 8 KB–64 MB, on two H100s of one
+ * host (NVLink 4 ×18; measured/h100x2-nccl-ours.json, `h100-nccl`) and on four H200s of one HGX
+ * board and two of them (../h200/measured/, `h200-nccl`) — our own runs, validation only —
  * beside NCCL alone — no engine's custom all-reduce — as the library model prices it (its
  * tuning model's choice run on the channels its enqueue gives the size) plus the graph node's
  * launch. Nothing here sets a parameter.
  */
 import { collectiveCost, type Backend, type CollectiveProtocol, type ValidationRow } from '@fleet/core';
+import h200x2 from '../h200/measured/h200x2-nccl-ours.json' with { type: 'json' };
+import h200x4 from '../h200/measured/h200x4-nccl-ours.json' with { type: 'json' };
 import nccl from './measured/h100x2-nccl-ours.json' with { type: 'json' };
 import { GOAL_PCT, row, type H100ValidationOptions } from './validation.js';
 
-const SRC = 'ours: bench/device/nccl.py on 2 H100 80GB HBM3 (NV18), NCCL 2.28.9, 2026-11-25 (packages/validation/src/h100/measured/h100x2-nccl-ours.json)';
+/** One run of bench/device/nccl.py: the GPUs it spanned and where its numbers live. */
+interface NcclRun {
+  devices: number;
+  data: typeof nccl;
+  source: string;
+}
 
-function points(quick: boolean) {
-  return Object.entries(nccl.protocols).flatMap(([proto, rows]) =>
+const H100X2: NcclRun = {
+  devices: 2,
+  data: nccl,
+  source: 'ours: bench/device/nccl.py on 2 H100 80GB HBM3 (NV18), NCCL 2.28.9, 2026-11-25 (packages/validation/src/h100/measured/h100x2-nccl-ours.json)',
+};
+const H200_RUNS: NcclRun[] = [
+  {
+    devices: 4,
+    data: h200x4,
+    source: 'ours: bench/device/nccl.py on 4 H200s (NVSwitch), NCCL 2.28.9, 2026-11-27 (packages/validation/src/h200/measured/h200x4-nccl-ours.json)',
+  },
+  {
+    devices: 2,
+    data: h200x2,
+    source: 'ours: bench/device/nccl.py on 2 of the same 4 H200s, 2026-11-27 (packages/validation/src/h200/measured/h200x2-nccl-ours.json)',
+  },
+];
+
+function points(run: NcclRun, quick: boolean) {
+  return Object.entries(run.data.protocols).flatMap(([proto, rows]) =>
     rows.filter((r) => !quick || (proto === 'default' && [8192, 64 * 2 ** 20].includes(r.bytes))).map((r) => ({ proto, ...r })),
   );
 }
 
 export function ncclValidationPoints(quick = false): number {
-  return points(quick).length;
+  return points(H100X2, quick).length;
+}
+
+export function h200NcclValidationPoints(quick = false): number {
+  return H200_RUNS.reduce((n, run) => n + points(run, quick).length, 0);
 }
 
 /** NCCL all-reduce over `devices` GPUs of the backend's node as one CUDA-graph node, µs; `proto` forces a protocol. */
@@ -35,23 +65,28 @@ function ncclGraphAllReduce(backend: Backend, bytes: number, devices: number, pr
 }
 
 export function h100NcclValidation(backend: Backend, opts: H100ValidationOptions = {}): ValidationRow[] {
+  return ncclRunRows(backend, H100X2, opts).map((r) => ({ ...r, suite: 'h100-nccl' }));
+}
+
+export function h200NcclValidation(backend: Backend, opts: H100ValidationOptions = {}): ValidationRow[] {
+  return H200_RUNS.flatMap((run) => ncclRunRows(backend, run, opts)).map((r) => ({ ...r, suite: 'h200-nccl' }));
+}
+
+function ncclRunRows(backend: Backend, run: NcclRun, opts: H100ValidationOptions): ValidationRow[] {
   const tick = opts.tick ?? (() => {});
-  return points(opts.quick ?? false).map((p) => {
+  return points(run, opts.quick ?? false).map((p) => {
     tick(`nccl ${p.proto} ${p.bytes}`);
     const proto = p.proto === 'default' ? undefined : (p.proto as CollectiveProtocol);
     const size = p.bytes >= 2 ** 20 ? `${p.bytes / 2 ** 20} MB` : `${p.bytes / 1024} KB`;
-    const predicted = ncclGraphAllReduce(backend, p.bytes, 2, proto);
-    return {
-      ...row(
-        `NCCL all-reduce ${size} bf16, 2 GPUs, ${proto ? `NCCL_PROTO=${proto}` : "NCCL's choice"}, one CUDA graph (${predicted.choice})`,
-        'measurement',
-        p.graphUs,
-        predicted.us,
-        'µs',
-        GOAL_PCT,
-        SRC,
-      ),
-      suite: 'h100-nccl',
-    };
+    const predicted = ncclGraphAllReduce(backend, p.bytes, run.devices, proto);
+    return row(
+      `NCCL all-reduce ${size} bf16, ${run.devices} GPUs, ${proto ? `NCCL_PROTO=${proto}` : "NCCL's choice"}, one CUDA graph (${predicted.choice})`,
+      'measurement',
+      p.graphUs,
+      predicted.us,
+      'µs',
+      GOAL_PCT,
+      run.source,
+    );
   });
 }
