@@ -1,4 +1,4 @@
-import { inputError, type Backend, type ModelSpec, type Routing } from '@fleet/core';
+import { inputError, libraryCollectivesOnly, type Backend, type ModelSpec, type Routing } from '@fleet/core';
 import { withFlags } from './flags.js';
 import {
   PolicyRegistry,
@@ -48,6 +48,11 @@ export interface CompareOptions {
   tps?: number[];
   /** Expert-parallel degree (mixture-of-experts models); default 1. */
   ep?: number;
+  /**
+   * Tensor-parallel all-reduces may run the serving engine's custom all-reduce where it is
+   * faster (default true); false prices the collective library alone (NCCL/RCCL).
+   */
+  customAllReduce?: boolean;
 }
 
 export interface CompareRow {
@@ -134,7 +139,8 @@ export function compareJobs(o: CompareOptions): Required<CompareJob>[] {
   return jobs;
 }
 
-export function runJob(model: ModelSpec, job: CompareJob, o: CompareOptions): CompareRow {
+export function runJob(model: ModelSpec, j: CompareJob, o: CompareOptions): CompareRow {
+  const job = o.customAllReduce === false && j.backend.node ? { ...j, backend: { ...j.backend, node: libraryCollectivesOnly(j.backend.node) } } : j;
   const prompt = job.prompt ?? o.prompt;
   const tp = job.tp ?? 1;
   const ep = o.ep ?? 1;

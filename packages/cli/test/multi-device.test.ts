@@ -81,6 +81,15 @@ describe('fleet compare --tp', () => {
     expect(eight.perDeviceBytes).toBeLessThan(one.perDeviceBytes / 7);
   });
 
+  it('--no-custom-all-reduce prices NCCL alone: a small-batch TP step is slower than with the engine kernel', async () => {
+    const tpot = async (...extra: string[]) => {
+      const r = await run(['compare', '--backends', 'h200', '--policies', 'kernel-per-op-graph', '--batch', '8', '--tp', '4', '--json', ...extra]);
+      expect(r.code, r.err).toBe(0);
+      return (JSON.parse(r.out) as { results: Array<{ tpotMs: number }> }).results[0]!.tpotMs;
+    };
+    expect(await tpot('--no-custom-all-reduce')).toBeGreaterThan(await tpot());
+  });
+
   it('fleet verify --tp 2 computes the logits of one device', async () => {
     const r = await run(['verify', '--tp', '2', '--json']);
     expect(r.code, r.err).toBe(0);

@@ -73,6 +73,7 @@ export function registerCompare(program: Command, io: Io): void {
         overrides,
         routing: o.routing,
         ...(opts.ep !== undefined ? { ep: opts.ep } : {}),
+        ...(opts.customAllReduce === false ? { customAllReduce: false } : {}),
       };
       const limit = o.timeLimit === undefined ? undefined : parseInt1('--time-limit', o.timeLimit, 1, 1e7);
       // More than one configuration runs on worker threads, so this thread can report progress and stop them.

@@ -21,6 +21,8 @@ export interface SweepSpec {
   routing?: string;
   /** Expert-parallel degree (default 1). */
   ep?: number;
+  /** False: all-reduces through the collective library alone (`--no-custom-all-reduce`). */
+  customAllReduce?: boolean;
 }
 
 export interface SweepJob {
@@ -59,6 +61,7 @@ export class SweepRunner {
       maxSimSteps: spec.maxSimSteps,
       routing: parseRouting(spec.routing ?? 'uniform'),
       ...(spec.ep !== undefined ? { ep: spec.ep } : {}),
+      ...(spec.customAllReduce === false ? { customAllReduce: false } : {}),
     };
     return new SweepRunner(loadModel(spec.model), opts, registry);
   }

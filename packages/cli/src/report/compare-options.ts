@@ -37,6 +37,10 @@ export function addCompareOptions(cmd: Command): Command {
       '1',
     )
     .option('--ep <n>', 'expert-parallel degree for mixture-of-experts models (ep groups of tp devices)', '1')
+    .option(
+      '--no-custom-all-reduce',
+      "tensor-parallel all-reduces through the collective library alone (NCCL/RCCL), as PyTorch's dist.all_reduce runs them, never the serving engine's custom all-reduce",
+    )
     .option('--weights <type>', 'decoder-layer linear weights: bf16, or a low-bit type with a group, e.g. u4g128, i6g128, f6e3m2g128', 'bf16')
     .addOption(new Option('--weight-cache <policy>', 'override how weights are loaded (isolates a mechanism)').choices(['default', 'streaming', 'nontemporal']))
     .addOption(new Option('--store-cache <policy>', 'override how activations are stored').choices(['default', 'streaming', 'nontemporal']))
@@ -132,6 +136,7 @@ export async function resolveCompareOptions(o: Record<string, string | undefined
     routing: parseRouting(o.routing ?? 'uniform'),
     tps: parseTpList(o.tp ?? '1'),
     ep: parseInt1('--ep', o.ep ?? '1', 1, 64),
+    ...((o.customAllReduce as unknown) === false ? { customAllReduce: false } : {}),
   };
   // A mixed step is simulated on one device: refuse parallelism rather than ignore it.
   if (phase === 'mixed' && (opts.tps!.some((t) => t > 1) || opts.ep! > 1))

@@ -133,6 +133,15 @@ export interface CollectiveCost {
 }
 
 /** Largest message `fleet collective` and the graphs price: 1 TiB. */
+/**
+ * The node as a program that calls the collective library directly runs it (PyTorch's
+ * `dist.all_reduce`, an engine started without its custom all-reduce): the library's
+ * algorithms only, never the engine's one-shot/two-shot kernel.
+ */
+export function libraryCollectivesOnly(spec: NodeSpec): NodeSpec {
+  return { ...spec, library: { ...spec.library, custom: undefined } };
+}
+
 export const MAX_COLLECTIVE_BYTES = 2 ** 40;
 
 function busFactor(op: CollectiveOpName, n: number): number {

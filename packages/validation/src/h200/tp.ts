@@ -5,7 +5,7 @@
  * `dist.all_reduce` is NCCL alone — no serving engine's custom all-reduce — so the node is
  * priced with its library's algorithms only. Every row is a prediction.
  */
-import type { Backend, ValidationRow } from '@fleet/core';
+import { libraryCollectivesOnly, type Backend, type ValidationRow } from '@fleet/core';
 import * as ops from '@fleet/ops';
 import { qwen3Dense } from '../h100/decode.js';
 import { GOAL_PCT, row, type H100ValidationOptions } from '../h100/validation.js';
@@ -23,9 +23,7 @@ export function h200TpValidationPoints(quick = false): number {
 
 /** The backend as PyTorch calls its collectives: the node's library (NCCL) without an engine's custom all-reduce. */
 export function ncclOnly(backend: Backend): Backend {
-  const node = backend.node;
-  if (!node) return backend;
-  return { ...backend, node: { ...node, library: { ...node.library, custom: undefined } } };
+  return backend.node ? { ...backend, node: libraryCollectivesOnly(backend.node) } : backend;
 }
 
 export function h200TpValidation(device: Backend, opts: H100ValidationOptions = {}): ValidationRow[] {
