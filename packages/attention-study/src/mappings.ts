@@ -8,8 +8,11 @@
  * workgroups that share K/V — an attention compute cluster (ACC): every row block of every
  * query head of one KV group in one batch entry — are contiguous in this numbering.
  *
- * Batch and head form one flattened index bh = b·H + h (as in Triton's `off_hz`), so the
- * block-first orders interleave batch entries as they interleave heads.
+ * The batch entry is outermost in every mapping, as in the kernels the paper measures: AITER's
+ * Triton MHA forward (`_attn_fwd`: head = wid mod H, row block = ⌊wid/H⌋ mod NB, batch =
+ * ⌊wid/(NB·H)⌋) and the paper's swizzling code (Figure 11: batch = ⌊wid/(NB·H)⌋ mod B). So a
+ * larger batch adds waves, not heads live at once: block-first runs one batch entry's heads
+ * (16 per XCD at 128 heads), whatever the batch.
  */
 import { balancedRemap } from './remaps.js';
 
@@ -38,11 +41,11 @@ export function groupSize(g: AttentionGrid): number {
 
 /**
  * The logical workgroup that launch id `wid` computes, for `partitions` partitions.
- * - naive-block-first: row block outermost, (batch, head) inner: the dispatcher deals the
+ * - naive-block-first: per batch entry, row block outer, head inner: the dispatcher deals the
  *   heads of one row block round-robin over the partitions.
- * - swizzled-block-first: the same order, but the (batch, head) index is remapped (balanced)
- *   so each partition gets a contiguous range of heads: the query heads of one KV group
- *   share a partition (AITER's MHA kernel). Aligned with the hardware when X divides B·H.
+ * - swizzled-block-first: the same order, but the head index is remapped (balanced) so each
+ *   partition gets a contiguous range of heads: the query heads of one KV group share a
+ *   partition (AITER's MHA kernel, `remap_xcd`). Aligned with the hardware when X divides H.
  * - naive-head-first: every row block of head 0, then head 1…: round-robin spreads each
  *   head over all partitions (Triton's default grid).
  * - swizzled-head-first: the head-first order remapped (balanced) over the whole grid, so
@@ -55,13 +58,15 @@ export function mapWorkgroup(mapping: AttentionMapping, wid: number, g: Attentio
       return wid;
     case 'swizzled-head-first':
       return balancedRemap(wid, P * g.blocks, partitions);
-    case 'naive-block-first': {
-      const m = Math.floor(wid / P);
-      return (wid % P) * g.blocks + m;
-    }
+    case 'naive-block-first':
     case 'swizzled-block-first': {
-      const m = Math.floor(wid / P);
-      return balancedRemap(wid % P, P, partitions) * g.blocks + m;
+      const H = g.heads;
+      const perBatch = H * g.blocks;
+      const b = Math.floor(wid / perBatch);
+      const r = wid - b * perBatch;
+      const m = Math.floor(r / H);
+      const h = mapping === 'naive-block-first' ? r % H : balancedRemap(r % H, H, partitions);
+      return (b * H + h) * g.blocks + m;
     }
   }
 }

@@ -121,7 +121,7 @@ function mappingRepeat(mapping: AttentionMapping, g: AttentionGrid, X: number, q
   switch (mapping) {
     case 'naive-block-first':
     case 'swizzled-block-first':
-      return Math.ceil((g.batch * g.heads) / queues);
+      return Math.ceil(g.heads / queues);
     case 'naive-head-first':
       return Math.ceil(acc / queues);
     case 'swizzled-head-first':

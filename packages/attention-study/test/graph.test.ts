@@ -24,10 +24,10 @@ describe('attention on core (task graph + simulateGraph)', () => {
   });
 
   it('L2 reuse is lost once the K/V live on an XCD at once exceed its L2; swizzled head-first keeps it', () => {
-    // 8 heads × 8K: one head per XCD, its 4 MiB K/V fits; 128 heads × batch 8: 76 heads live per XCD.
+    // 8 heads × 8K: one head per XCD, its 4 MiB K/V fits; 1024 heads: 76 heads live per XCD.
     const fits = simulateAttention(MI300X, shape(8192, 1, 8), 'naive-block-first');
-    const spills = simulateAttention(MI300X, shape(8192, 8, 128), 'naive-block-first');
-    const swizzled = simulateAttention(MI300X, shape(8192, 8, 128), 'swizzled-head-first');
+    const spills = simulateAttention(MI300X, shape(8192, 1, 1024), 'naive-block-first');
+    const swizzled = simulateAttention(MI300X, shape(8192, 1, 1024), 'swizzled-head-first');
     expect(fits.l2HitRate).toBeGreaterThan(0.9);
     expect(spills.l2HitRate).toBeLessThan(0.05);
     expect(swizzled.l2HitRate).toBeGreaterThan(0.9);

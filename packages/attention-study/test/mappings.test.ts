@@ -73,6 +73,19 @@ describe('attention mappings', () => {
     expect(new Set(firstRow.filter((_, wid) => wid % 8 === 0).map((c) => c.head)).size).toBe(16);
   });
 
+  it('the batch entry is outermost: a larger batch adds waves, not heads live at once (AITER, paper Figure 11)', () => {
+    const g: AttentionGrid = { batch: 8, heads: 128, kvHeads: 128, blocks: 64 };
+    const perBatch = g.heads * g.blocks;
+    for (const m of ATTENTION_MAPPINGS.filter((m) => m !== 'swizzled-head-first')) {
+      for (let wid = 0; wid < gridSize(g); wid += 97) expect(logicalCoords(mapWorkgroup(m, wid, g, 8), g).batch).toBe(Math.floor(wid / perBatch));
+      // block-first: one XCD's first 76 launches hold 16 heads, as at batch 1
+      if (m.endsWith('block-first')) {
+        const heads = new Set(Array.from({ length: 76 }, (_, i) => logicalCoords(mapWorkgroup(m, 8 * i, g, 8), g).head));
+        expect(heads.size).toBe(16);
+      }
+    }
+  });
+
   it('GQA with 8 KV heads: both swizzled mappings put each KV group on the same single XCD', () => {
     for (const heads of [32, 64, 128]) {
       const g: AttentionGrid = { batch: 1, heads, kvHeads: 8, blocks: 32 };

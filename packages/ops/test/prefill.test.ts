@@ -124,8 +124,13 @@ describe('attention mappings on a launch-order prefill grid', () => {
   const tiles = prefillAttentionTiles(op, { qkv: 0, k: 1, v: 2, out: 3 }, DEFAULT_PREFILL_TILING);
   const names = (t: readonly { name: string }[]) => t.map((x) => x.name);
 
-  it('naive block-first is the launch order itself; every mapping is a permutation of the grid', () => {
-    expect(names(inMappingOrder(tiles, op, 128, 'naive-block-first', 8))).toEqual(names(tiles));
+  it('naive block-first is the launch order with the request outermost; every mapping is a permutation of the grid', () => {
+    const blocks = 1024 / 128;
+    const bh = op.batch * op.heads;
+    const requestOuter = Array.from({ length: op.batch }, (_, b) =>
+      Array.from({ length: blocks }, (_, m) => Array.from({ length: op.heads }, (_, h) => tiles[m * bh + b * op.heads + h]!)),
+    ).flat(2);
+    expect(names(inMappingOrder(tiles, op, 128, 'naive-block-first', 8))).toEqual(names(requestOuter));
     for (const m of ['swizzled-block-first', 'naive-head-first', 'swizzled-head-first'] as const) {
       expect([...names(inMappingOrder(tiles, op, 128, m, 8))].sort()).toEqual([...names(tiles)].sort());
     }

@@ -150,8 +150,8 @@ export function prefillAttentionTiles(op: AttentionOp, buf: AttentionBuffers, ti
  * A launch-order prefill grid remapped by an attention mapping (the NUMA attention study's):
  * launch id i — which the hardware places on partition i mod X — computes the logical
  * workgroup `mapWorkgroup(mapping, i)`. `tiles` are the grid in launch order (query block
- * outermost, then request, then query head: naive block-first), as `prefillAttentionTiles`
- * gives them for an `in-order` kernel.
+ * outermost, then request, then query head), as `prefillAttentionTiles` gives them for an
+ * `in-order` kernel; naive block-first is that order with the request outermost (AITER's).
  */
 export function inMappingOrder<T>(tiles: readonly T[], op: AttentionOp, queryRows: number, mapping: AttentionMapping, partitions: number): T[] {
   const blocks = Math.ceil((op.queryLen ?? 1) / queryRows);
