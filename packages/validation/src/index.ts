@@ -30,6 +30,7 @@ export { h100DecodeValidation, decodeValidationPoints, decodeAttentionUs, qwen3D
 export { groupedRows } from './h100/validation.js';
 export { h100NcclValidation, ncclValidationPoints, ncclGraphAllReduceUs } from './h100/nccl.js';
 export { h100LinearShapesValidation, linearShapesValidationPoints } from './h100/linear-shapes.js';
+export { h100Fp8Validation, fp8ValidationPoints, FP8_CALIBRATION_SHAPES } from './h100/fp8.js';
 export {
   clusterFusionValidation,
   clusterFusionClaimPoints,

@@ -3,6 +3,7 @@ import { attentionValidation, attentionValidationPoints } from '@fleet/attention
 import { clusterFusionClaimPoints, clusterFusionValidation } from './h100/clusterfusion.js';
 import { decodeValidationPoints, h100DecodeValidation } from './h100/decode.js';
 import { h100LinearShapesValidation, linearShapesValidationPoints } from './h100/linear-shapes.js';
+import { fp8ValidationPoints, h100Fp8Validation } from './h100/fp8.js';
 import { h100MoeValidation, moeValidationPoints } from './h100/moe.js';
 import { h100NcclValidation, ncclValidationPoints } from './h100/nccl.js';
 import { mpkValidation, mpkValidationPoints } from './h100/mpk.js';
@@ -79,6 +80,14 @@ export const SUITES: ValidationSuite[] = [
     backends: ['h100'],
     points: linearShapesValidationPoints(),
     run: (registry, tick) => h100LinearShapesValidation(registry.get('h100'), { tick }),
+  },
+  {
+    name: 'h100-fp8',
+    description:
+      'H100 W8A8 FP8 GEMMs (torch._scaled_mm: e4m3 per-tensor, row-wise scales, e5m2 activations) at six shapes × M = 1–4096, cold weights, and the FP8 speedup over bf16; three shapes calibrate the FP8 main-loop efficiency, three are held out',
+    backends: ['h100'],
+    points: fp8ValidationPoints(),
+    run: (registry, tick) => h100Fp8Validation(registry.get('h100'), { tick }),
   },
   {
     name: 'h100-nccl',

@@ -74,24 +74,29 @@ describe('FP8 element types', () => {
 describe('scaled FP8 tensors', () => {
   it('round trip: every element within half a step of its binade, relative to the scale', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 2 ** 31 - 1 }), fc.constantFrom(...FP8_TYPES), fc.constantFrom('tensor' as const, 'row' as const), (seed, t, scaling) => {
-        const rng = new Rng(seed);
-        const rows = 1 + rng.int(6);
-        const cols = 1 + rng.int(40);
-        const x = Array.from({ length: rows * cols }, () => rng.normal() * 2 ** (rng.int(20) - 10));
-        const q = quantizeFp8(x, rows, cols, t, scaling);
-        const y = dequantizeFp8(q);
-        const ulp = 2 ** -t.format.mantissaBits;
-        for (let r = 0; r < rows; r++) {
-          const s = scaling === 'tensor' ? q.scales[0]! : q.scales[r]!;
-          for (let c = 0; c < cols; c++) {
-            const i = r * cols + c;
-            // Normal range: relative error ≤ half an ulp; below it, absolute ≤ half the subnormal step.
-            const bound = Math.max(Math.abs(x[i]!) * ulp * 0.5 * (1 + 1e-6), 2 ** (1 - t.format.bias - t.format.mantissaBits) * s * 0.5 * (1 + 1e-6));
-            expect(Math.abs(y[i]! - x[i]!)).toBeLessThanOrEqual(bound);
+      fc.property(
+        fc.integer({ min: 1, max: 2 ** 31 - 1 }),
+        fc.constantFrom(...FP8_TYPES),
+        fc.constantFrom('tensor' as const, 'row' as const),
+        (seed, t, scaling) => {
+          const rng = new Rng(seed);
+          const rows = 1 + rng.int(6);
+          const cols = 1 + rng.int(40);
+          const x = Array.from({ length: rows * cols }, () => rng.normal() * 2 ** (rng.int(20) - 10));
+          const q = quantizeFp8(x, rows, cols, t, scaling);
+          const y = dequantizeFp8(q);
+          const ulp = 2 ** -t.format.mantissaBits;
+          for (let r = 0; r < rows; r++) {
+            const s = scaling === 'tensor' ? q.scales[0]! : q.scales[r]!;
+            for (let c = 0; c < cols; c++) {
+              const i = r * cols + c;
+              // Normal range: relative error ≤ half an ulp; below it, absolute ≤ half the subnormal step.
+              const bound = Math.max(Math.abs(x[i]!) * ulp * 0.5 * (1 + 1e-6), 2 ** (1 - t.format.bias - t.format.mantissaBits) * s * 0.5 * (1 + 1e-6));
+              expect(Math.abs(y[i]! - x[i]!)).toBeLessThanOrEqual(bound);
+            }
           }
-        }
-      }),
+        },
+      ),
       { seed: 8, numRuns: 60 },
     );
   });
