@@ -96,8 +96,10 @@ export function noFp8Tiles(policy: string, weights: WeightType | undefined, why:
 export function fp8RefusalOn(backend: Backend, weights: WeightType | undefined): string | null {
   if (weights?.kind !== 'fp8') return null;
   const lib = backend.kernelLibrary;
-  const why = lib?.fp8Refusal
-    ? lib.fp8Refusal({ weights: weights.type.name, activations: weights.activation.name, scales: weights.scales })
-    : 'its kernel library model has no FP8 GEMM';
+  const why = !backend.topology.computeUnit.matrixFlopsPerNs.fp8
+    ? 'its topology gives no FP8 matrix rate (no FP8 tensor cores)'
+    : lib?.fp8Refusal
+      ? lib.fp8Refusal({ weights: weights.type.name, activations: weights.activation.name, scales: weights.scales })
+      : 'its kernel library model has no FP8 GEMM';
   return why ? `${backend.name} runs no W8A8 GEMM for \`weights\` ${weights.name}: ${why}` : null;
 }

@@ -182,7 +182,9 @@ export function predictDecode(backend: Backend, model: ModelSpec, opts: DecodeOp
   const { policy } = resolved;
   if (!Number.isInteger(opts.decode) || opts.decode < 1) throw inputError(`\`decode\` must be a positive integer (got ${opts.decode})`, 'decode');
   if ((model.moe || model.mla) && opts.weights && opts.weights.kind !== 'dense') {
-    return unsupported(`quantized weights are modelled for dense layers only; ${model.name} has ${model.moe ? 'expert' : 'latent-attention'} layers`);
+    return unsupported(
+      `${opts.weights.kind === 'fp8' ? 'W8A8 FP8' : 'quantized'} weights (\`weights\` ${opts.weights.name}) are modelled for dense layers only; ${model.name} has ${model.moe ? 'expert' : 'latent-attention'} layers`,
+    );
   }
   if (!Number.isInteger(opts.prompt) || opts.prompt < 0) throw inputError(`\`prompt\` must be a non-negative integer (got ${opts.prompt})`, 'prompt');
 
