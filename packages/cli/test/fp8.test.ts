@@ -78,6 +78,17 @@ describe('W8A8 FP8 weights end to end', () => {
     expect(bad.err).toMatch(/f8e4m3fnuz/);
   });
 
+  it('fleet verify --weights f8e4m3: the FP8 schedule reproduces the FP8 reference; megakernels are unsupported', async () => {
+    const r = await run(['verify', '--backend', 'h100', '--policy', 'kernel-per-op-graph,mirage', '--weights', 'f8e4m3c', '--json']);
+    expect(r.code).toBe(0);
+    const j = JSON.parse(r.out);
+    expect(j.weightType).toBe('f8e4m3c');
+    expect(j.results.map((x: { status: string }) => x.status)).toEqual(['pass', 'unsupported']);
+    const bad = await run(['verify', '--backend', 'h100', '--policy', 'kernel-per-op-graph', '--weights', 'fp32']);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toMatch(/--weights: 'fp32': fleet verify runs bf16 or W8A8 FP8 weights/);
+  });
+
   it('a bad FP8 name is a one-line error naming --weights, exit 2', async () => {
     const r = await run(['compare', '--backends', 'h100', '--weights', 'f8e4m3ae5m2fnuz']);
     expect(r.code).toBe(2);
