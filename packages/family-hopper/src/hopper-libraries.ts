@@ -143,13 +143,13 @@ export const FP8_MATRIX_FLOPS_SCALE = topology.computeUnit.matrixFlopsPerNs.bf16
 const FP8_PEAK_FLOPS_SCALE = topology.computeUnit.matrixFlopsPerNs.bf16 / topology.computeUnit.matrixFlopsPerNs.fp8!;
 
 /** The library's estimate of one candidate's time, ns (its selection objective). */
-function estimateNs(s: GemmShape, cols: number, rows: number, splitK: number, clusterRows = 2): number {
+function estimateNs(s: GemmShape, cols: number, rows: number, splitK: number): number {
   const colTiles = Math.ceil(s.n / cols);
   const rowTiles = Math.ceil(s.m / rows);
   const ctas = colTiles * rowTiles * splitK;
   const k = s.k / splitK;
-  const shared = Math.min(clusterRows, multicast(rowTiles));
-  const pipe = nvjetPipeline(cols, rows, shared);
+  const shared = multicast(rowTiles);
+  const pipe = nvjetPipeline(cols, rows, rowTiles);
   // Every CTA streams its weight tile through its own producer at the DRAM rate, except that
   // the CTAs of a cluster sharing the tile (TMA multicast) each fetch their share of it.
   const dram = (cols * k * s.weightBytes) / shared;
@@ -244,17 +244,6 @@ const NVJET_DENSE: DenseGemm = {
   },
 };
 
-/**
- * cuBLASLt's FP8 GEMM (`torch._scaled_mm`), as our sweep profiled it (bench/results/h100/
- * sweep.json, section fp8: 144 kernels over six shapes × M = 1–4096). Per-tensor scales run
- * the bf16 GEMM's nvjet family (`nvjet_sm90_qqtst_…`, `qr` for e5m2 activations) on FP8
- * operands: K-tiles of 128 one-byte elements (the same bytes per stage, so the same stage
- * counts), the same tile menu, split-K and clusters, chosen by the same objective. Row-wise
- * (per-channel × per-token) scales run one kernel at every shape and M in the sweep,
- * `nvjet_sm90_qqtst_128x128_128x6_1x1_h_bz_coopA_algo2_ovscale`: 128 × 128 tiles, 6 stages,
- * no cluster (no multicast), no split-K. Both apply their scales to the fp32 accumulators in
- * the epilogue; the tile FLOPs count at the FP8 rate.
- */
 /** FP8 K-tiles are 128 one-byte elements deep: the bf16 tiles' 64 × 2 B per row. */
 const FP8_K_TILE = 128;
 
@@ -266,6 +255,17 @@ const FP8_K_TILE = 128;
  */
 export const ROWWISE_DRAM_IN_FLIGHT = Math.round((NVJET_DRAM_IN_FLIGHT / (64 * NVJET_K_TILE * 2)) * (128 * FP8_K_TILE));
 
+/**
+ * cuBLASLt's FP8 GEMM (`torch._scaled_mm`), as our sweep profiled it (bench/results/h100/
+ * sweep.json, section fp8: 144 kernels over six shapes × M = 1–4096). Per-tensor scales run
+ * the bf16 GEMM's nvjet family (`nvjet_sm90_qqtst_…`, `qr` for e5m2 activations) on FP8
+ * operands: K-tiles of 128 one-byte elements (the same bytes per stage, so the same stage
+ * counts), the same tile menu, split-K and clusters, chosen by the same objective. Row-wise
+ * (per-channel × per-token) scales run one kernel at every shape and M in the sweep,
+ * `nvjet_sm90_qqtst_128x128_128x6_1x1_h_bz_coopA_algo2_ovscale`: 128 × 128 tiles, 6 stages,
+ * no cluster (no multicast), no split-K. Both apply their scales to the fp32 accumulators in
+ * the epilogue; the tile FLOPs count at the FP8 rate.
+ */
 function selectNvjetFp8(s: GemmShape): GemmKernel {
   const qr = s.fp8!.activations.startsWith('f8e5m2') ? 'qr' : 'qq';
   if (s.fp8!.scales === 'channel') {
