@@ -16,6 +16,7 @@ import {
   type ComputeResources,
   type DecodeAttentionKernel,
   type DecodeAttentionShape,
+  type GemmFp8,
   type GemmKernel,
   type GemmShape,
   type KernelLibrary,
@@ -127,9 +128,10 @@ export function hipblasltEstimateNs(spec: CdnaLibrarySpec, s: GemmShape, rows: n
   const tilesPerCu = Math.ceil(wgs / cus);
   const pipe = hipblasltPipeline(spec, rows, cols, tilesPerCu);
   const eff = spec.mfmaEfficiency ?? spec.defaultMatrixEfficiency;
-  // Every tile multiplies its whole (padded) rows × cols block.
-  const computeNs = (2 * rows * cols * k) / (t.computeUnit.matrixFlopsPerNs.bf16 * eff);
-  const act = rows * k * 2;
+  // Every tile multiplies its whole (padded) rows × cols block; W8A8 at the FP8 MFMA rate, on FP8 activations.
+  const computeNs = ((2 * rows * cols * k) / (t.computeUnit.matrixFlopsPerNs.bf16 * eff)) * (s.fp8 ? cdnaFp8FlopsScale(t) : 1);
+  const actBytes = s.fp8 ? 1 : 2;
+  const act = rows * k * actBytes;
   const weight = cols * k * s.weightBytes;
   // Weights come from HBM unless row tiles of the same XCD share them; activations hit the L2.
   const weightLatency = rowTiles > xcds ? t.memory.l2.latencyNs : t.memory.hbm.latencyNs;
@@ -139,14 +141,14 @@ export function hipblasltEstimateNs(spec: CdnaLibrarySpec, s: GemmShape, rows: n
   // Per-XCD L2: the dispatcher deals workgroups round-robin over the XCDs, so each XCD's L2
   // serves 1/xcds of all tiles' operand reads; each weight panel is fetched from HBM at least once.
   const l2Ns = ((wgs / xcds) * (act + weight)) / t.memory.l2.bandwidthBytesPerNs;
-  const unique = s.n * s.k * s.weightBytes + s.m * s.k * 2;
+  const unique = s.n * s.k * s.weightBytes + s.m * s.k * actBytes;
   // Fabric (MALL/HBM) reads per XCD. Tiles go out column panel by column panel (batch rows
   // inner) and round-robin over the XCDs, so each XCD reads every weight panel once and its
   // own share of the activation panels — once in all if that share fits its 4 MB L2 beside a
   // weight panel, else again for every column panel.
   const colTiles = Math.ceil(s.n / cols);
   const rowsPerXcd = Math.ceil(rowTiles / xcds);
-  const actShare = rowsPerXcd * rows * s.k * 2;
+  const actShare = rowsPerXcd * rows * s.k * actBytes;
   const actReads = actShare + cols * s.k * s.weightBytes <= t.memory.l2.capacityBytes ? actShare : colTiles * actShare;
   const fabric = xcds * (colTiles * Math.min(1, rowTiles / xcds) * cols * s.k * s.weightBytes + actReads);
   const llc = t.memory.llc?.bandwidthBytesPerNs ?? t.memory.hbm.achievableBandwidthBytesPerNs;
@@ -173,10 +175,56 @@ function skinnyKernel(spec: CdnaLibrarySpec, s: GemmShape, name: string): GemmKe
   return { name, tileRows: rows, tileCols: 64, splitK, pipeline: vendorPipeline(spec.cu) };
 }
 
+/**
+ * DS (AMD CDNA3 and CDNA4 datasheets, S2 and S28 of the hardware notes): the dense FP8 MFMA
+ * rate is twice the bf16 one on both (4096 and 8192 FLOP/clk/CU), so an FP8 GEMM's tile
+ * FLOPs count this fraction at the cost model's (bf16) rate. UNC: hipBLASLt's FP8 kernels
+ * are taken to reach the same fraction of that peak as its bf16 ones; no FP8 GEMM
+ * measurement on either part was found.
+ */
+export function cdnaFp8FlopsScale(t: Topology): number {
+  return t.computeUnit.matrixFlopsPerNs.bf16 / (t.computeUnit.matrixFlopsPerNs.fp8 ?? t.computeUnit.matrixFlopsPerNs.bf16);
+}
+
+/**
+ * The FP8 encodings a CDNA part's MFMAs take. DS: gfx942 (CDNA3) runs the FNUZ pair
+ * (v_mfma_f32_*_fp8_fp8 / bf8: e4m3fnuz, e5m2fnuz; vLLM's `is_fp8_fnuz()` is true on gfx94x
+ * only, and it converts an OCP e4m3 checkpoint to e4m3fnuz at load); gfx950 (CDNA4) runs the
+ * OCP pair (e4m3, e5m2), which its V_MFMA_F32_*_F8F6F4 instructions take.
+ */
+export function cdnaFp8Refusal(arch: CdnaLibrarySpec['arch'], fp8: GemmFp8): string | null {
+  const fnuz = arch === 'gfx942';
+  const ok = (t: string) => t.endsWith('fnuz') === fnuz;
+  if (ok(fp8.weights) && ok(fp8.activations)) return null;
+  return fnuz
+    ? "CDNA3's (gfx942) FP8 MFMAs take the FNUZ encodings: use f8e4m3fnuz (vLLM converts an OCP e4m3 checkpoint to it at load)"
+    : "CDNA4's (gfx950) FP8 MFMAs take the OCP encodings (f8e4m3, f8e5m2), not FNUZ";
+}
+
+/**
+ * W8A8 FP8 as vLLM on ROCm runs it (DS vllm/model_executor/layers/quantization/…
+ * `rocm_per_tensor_float_w8a8_scaled_mm`): per-tensor scales at 1–4 rows go to its skinny
+ * FP8 GEMV `ops.wvSplitKQ` (the same wvSplitK decomposition on one-byte weights; UNC: its
+ * pipeline taken as wvSplitK's), everything else to `torch._scaled_mm`, i.e. hipBLASLt's FP8
+ * GEMM, chosen as the bf16 one with FP8 operands and the FP8 MFMA rate. UNC: the tile menu
+ * and depth in bytes are the bf16 ones (an FP8 DepthU of 128 moves the same bytes).
+ */
+function selectCdnaFp8Gemm(spec: CdnaLibrarySpec, s: GemmShape): GemmKernel {
+  const scale = cdnaFp8FlopsScale(spec.topology);
+  const k = s.fp8!.scales === 'tensor' && s.m <= WVSPLITK_MAX_ROWS ? skinnyKernel(spec, s, 'wvSplitKQ') : selectHipblaslt(spec, s);
+  return { ...k, matrixFlopsScale: scale };
+}
+
 /** The GEMM hipBLASLt (or, for 1–4 rows, vLLM's wvSplitK) runs for `s`. */
 export function selectCdnaGemm(spec: CdnaLibrarySpec, s: GemmShape): GemmKernel {
+  if (s.fp8) return selectCdnaFp8Gemm(spec, s);
   if (s.weightBytes < 1) return skinnyKernel(spec, s, 'dequant_gemm');
   if (s.m <= WVSPLITK_MAX_ROWS) return skinnyKernel(spec, s, 'wvSplitK');
+  return selectHipblaslt(spec, s);
+}
+
+/** hipBLASLt's tile for `s`: the candidate its objective ranks fastest. */
+function selectHipblaslt(spec: CdnaLibrarySpec, s: GemmShape): GemmKernel {
   const cus = cuCount(spec.topology);
   const maxRows = Math.max(MFMA_ROWS, 2 ** Math.ceil(Math.log2(Math.max(1, s.m))));
   let best: { rows: number; cols: number; splitK: number; ns: number; wgs: number } | null = null;
@@ -201,9 +249,12 @@ export function selectCdnaGemm(spec: CdnaLibrarySpec, s: GemmShape): GemmKernel 
   }
   const b = best!;
   const tilesPerCu = Math.ceil(b.wgs / cus);
-  const mi = spec.arch === 'gfx950' ? 'MI16x16x32' : 'MI16x16x16';
+  // FP8 MFMAs take twice the K per instruction (16x16x32 fp8 on gfx942, 16x16x128 f8f6f4 on gfx950) and K-slices of twice the elements.
+  const mi = s.fp8 ? (spec.arch === 'gfx950' ? 'MI16x16x128' : 'MI16x16x32') : spec.arch === 'gfx950' ? 'MI16x16x32' : 'MI16x16x16';
+  const types = s.fp8 ? 'F8F8S' : 'BBS';
+  const depth = s.fp8 ? 2 * HIPBLASLT_DEPTH_U : HIPBLASLT_DEPTH_U;
   return {
-    name: `Cijk_Alik_Bljk_BBS_BH_MT${b.rows}x${b.cols}x${HIPBLASLT_DEPTH_U}_${mi}_PGR2${b.splitK > 1 ? `_SK${b.splitK}` : ''}`,
+    name: `Cijk_Alik_Bljk_${types}_BH_MT${b.rows}x${b.cols}x${depth}_${mi}_PGR2${b.splitK > 1 ? `_SK${b.splitK}` : ''}`,
     tileRows: b.rows,
     tileCols: b.cols,
     splitK: b.splitK,
@@ -274,5 +325,6 @@ export function cdnaKernelLibrary(spec: CdnaLibrarySpec): KernelLibrary {
     gemm: (s) => selectCdnaGemm(spec, s),
     decodeAttention: (s) => selectCdnaDecodeAttention(spec, s),
     prefillAttention: (s) => selectCdnaPrefillAttention(spec, s),
+    fp8Refusal: (fp8) => cdnaFp8Refusal(spec.arch, fp8),
   };
 }

@@ -37,6 +37,8 @@ export {
   PAGED_ATTENTION_PARTITION,
   WVSPLITK_MAX_ROWS,
   cdnaKernelLibrary,
+  cdnaFp8FlopsScale,
+  cdnaFp8Refusal,
   hipblasltEstimateNs,
   hipblasltPipeline,
   hipblasltResources,

@@ -33,3 +33,15 @@ describe('CDNA family', () => {
     expect(d.apiVersion).toBe(API_VERSION);
   });
 });
+
+describe('CDNA W8A8 FP8', () => {
+  it('gfx942 takes the FNUZ encodings and gfx950 the OCP ones', async () => {
+    const { cdnaFp8Refusal } = await import('../src/index.js');
+    const ocp = { weights: 'f8e4m3', activations: 'f8e4m3', scales: 'tensor' as const };
+    const fnuz = { weights: 'f8e4m3fnuz', activations: 'f8e5m2fnuz', scales: 'channel' as const };
+    expect(cdnaFp8Refusal('gfx942', fnuz)).toBeNull();
+    expect(cdnaFp8Refusal('gfx942', ocp)).toMatch(/FNUZ/);
+    expect(cdnaFp8Refusal('gfx950', ocp)).toBeNull();
+    expect(cdnaFp8Refusal('gfx950', fnuz)).toMatch(/OCP/);
+  });
+});

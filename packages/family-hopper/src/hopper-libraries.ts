@@ -13,6 +13,7 @@ import {
   type ComputeResources,
   type DecodeAttentionKernel,
   type DecodeAttentionShape,
+  type GemmFp8,
   type GemmKernel,
   type GemmShape,
   type GroupedGemmKernel,
@@ -23,7 +24,7 @@ import {
   type TilePipeline,
 } from '@fleet/core';
 import { selectFlashDecode } from './flash-decoding.js';
-import { PIPELINE } from './reference/calibration.js';
+import { FP8_CAL, PIPELINE } from './reference/calibration.js';
 import { selectLowBitGemm, type DenseGemm, type LowBitKernelFamily } from './lowbit-gemm.js';
 import { h100Sm80Device } from './lowbit-h100.js';
 import { GRAPH_GAP_NS, TILE_OVERHEAD_NS, VECTOR_EFFICIENCY, WGMMA_EFFICIENCY } from './cost-params.js';
@@ -114,29 +115,58 @@ export function nvjetPipeline(tileCols: number, tileRows: number, rowTiles = 1):
   };
 }
 
+/**
+ * CAL ours (reference/h100-fp8-ours.json: `torch._scaled_mm` e4m3 per-tensor beside bf16
+ * `F.linear` at M = 4096, the sweep's three calibration shapes): cuBLASLt's FP8 main loop
+ * reaches this fraction of the bf16 main loop's share of its peak — the compute-bound FP8
+ * speedup over the peak ratio, median of the three (1.82, 1.99, 1.73 over 2). The sweep's
+ * other three shapes set nothing: they are the held-out rows of `fleet validate --suite h100-fp8`.
+ */
+export const FP8_RELATIVE_EFFICIENCY = (() => {
+  const rows = FP8_CAL.rows;
+  const peakRatio = topology.computeUnit.matrixFlopsPerNs.fp8! / topology.computeUnit.matrixFlopsPerNs.bf16;
+  const r = rows
+    .filter((x) => x.variant === 'bf16')
+    .map((b) => b.usPerCall / rows.find((f) => f.variant === 'e4m3-tensor' && f.n === b.n && f.k === b.k)!.usPerCall / peakRatio)
+    .sort((a, b) => a - b);
+  return r[Math.floor(r.length / 2)]!;
+})();
+
+/**
+ * DS (S33): Hopper's dense FP8 tensor peak, 1978.9 TFLOP/s, is twice the bf16 one; at the
+ * main loop's relative efficiency above, an FP8 GEMM's tile FLOPs count this fraction of a
+ * bf16 tile's at the cost model's (bf16) matrix rate.
+ */
+export const FP8_MATRIX_FLOPS_SCALE = topology.computeUnit.matrixFlopsPerNs.bf16 / topology.computeUnit.matrixFlopsPerNs.fp8! / FP8_RELATIVE_EFFICIENCY;
+
+/** The peak ratio alone (DS S33): what cuBLASLt's selection objective charges an FP8 tile, its heuristic knowing its kernels' peak, not our calibration. */
+const FP8_PEAK_FLOPS_SCALE = topology.computeUnit.matrixFlopsPerNs.bf16 / topology.computeUnit.matrixFlopsPerNs.fp8!;
+
 /** The library's estimate of one candidate's time, ns (its selection objective). */
 function estimateNs(s: GemmShape, cols: number, rows: number, splitK: number): number {
   const colTiles = Math.ceil(s.n / cols);
   const rowTiles = Math.ceil(s.m / rows);
   const ctas = colTiles * rowTiles * splitK;
   const k = s.k / splitK;
+  const shared = multicast(rowTiles);
   const pipe = nvjetPipeline(cols, rows, rowTiles);
   // Every CTA streams its weight tile through its own producer at the DRAM rate, except that
   // the CTAs of a cluster sharing the tile (TMA multicast) each fetch their share of it.
-  const dram = (cols * k * s.weightBytes) / multicast(rowTiles);
-  const onChip = rows * k * 2;
+  const dram = (cols * k * s.weightBytes) / shared;
+  // W8A8: FP8 activations, FP8 MMAs at twice the bf16 rate.
+  const onChip = rows * k * (s.fp8 ? 1 : 2);
   const memNs = Math.max(
     (dram * NVJET_SELECTION_HBM_NS) / pipe.dramInFlightBytes!,
     (onChip * L2_NS) / pipe.inFlightBytes,
     (dram + onChip) / topology.computeUnit.maxBandwidthBytesPerNs,
   );
-  const computeNs = (2 * cols * rows * k) / (topology.computeUnit.matrixFlopsPerNs.bf16 * WGMMA_EFFICIENCY);
+  const computeNs = ((2 * cols * rows * k) / (topology.computeUnit.matrixFlopsPerNs.bf16 * WGMMA_EFFICIENCY)) * (s.fp8 ? FP8_PEAK_FLOPS_SCALE : 1);
   const waves = Math.ceil(ctas / SMS);
   const reduceNs = splitK > 1 ? 2 * GRAPH_GAP_NS + (s.m * s.n * 4 * splitK) / topology.memory.hbm.achievableBandwidthBytesPerNs : 0;
   // The L2, which all SMs share, serves every re-read of an operand: each CTA's activation
   // rows, and the weight tile again for every further cluster of row tiles. Small tiles over
   // a large problem re-read so often that the L2's bandwidth, not the SMs, sets the time.
-  const weightRereads = s.n * s.k * s.weightBytes * Math.max(0, rowTiles / multicast(rowTiles) - 1);
+  const weightRereads = s.n * s.k * s.weightBytes * Math.max(0, rowTiles / shared - 1);
   const l2Ns = (ctas * onChip + weightRereads) / topology.memory.l2.bandwidthBytesPerNs;
   return Math.max(waves * Math.max(memNs, computeNs), l2Ns) + reduceNs;
 }
@@ -196,6 +226,7 @@ function tinygemm(): GemmKernel {
  * (the W4A16 kernel PyTorch ships for Hopper, assumed for every sub-byte format).
  */
 export function selectGemm(s: GemmShape, lowBit: LowBitChoice = 'tilus'): GemmKernel {
+  if (s.fp8) return selectNvjetFp8(s);
   if (!s.quant && s.weightBytes >= 1) return selectNvjet(s);
   return lowBit === 'tinygemm' ? tinygemm() : selectLowBitGemm(H100_LOWBIT, s, lowBit, NVJET_DENSE);
 }
@@ -212,6 +243,62 @@ const NVJET_DENSE: DenseGemm = {
     return estimateNs(s, k.tileCols, k.tileRows, k.splitK);
   },
 };
+
+/** FP8 K-tiles are 128 one-byte elements deep: the bf16 tiles' 64 × 2 B per row. */
+const FP8_K_TILE = 128;
+
+/**
+ * DER from CAL `gemvStream` (UNC transfer), as CUTLASS_GROUPED_DRAM_IN_FLIGHT: the row-wise
+ * kernel's single TMA producer keeps the same fraction of its weight stage outstanding at the
+ * DRAM as the calibrated nvjet GEMV does of its 64-column one; its stage holds 128 columns
+ * × 128 B, twice as many bytes.
+ */
+export const ROWWISE_DRAM_IN_FLIGHT = Math.round((NVJET_DRAM_IN_FLIGHT / (64 * NVJET_K_TILE * 2)) * (128 * FP8_K_TILE));
+
+/**
+ * cuBLASLt's FP8 GEMM (`torch._scaled_mm`), as our sweep profiled it (bench/results/h100/
+ * sweep.json, section fp8: 144 kernels over six shapes × M = 1–4096). Per-tensor scales run
+ * the bf16 GEMM's nvjet family (`nvjet_sm90_qqtst_…`, `qr` for e5m2 activations) on FP8
+ * operands: K-tiles of 128 one-byte elements (the same bytes per stage, so the same stage
+ * counts), the same tile menu, split-K and clusters, chosen by the same objective. Row-wise
+ * (per-channel × per-token) scales run one kernel at every shape and M in the sweep,
+ * `nvjet_sm90_qqtst_128x128_128x6_1x1_h_bz_coopA_algo2_ovscale`: 128 × 128 tiles, 6 stages,
+ * no cluster (no multicast), no split-K. Both apply their scales to the fp32 accumulators in
+ * the epilogue; the tile FLOPs count at the FP8 rate.
+ */
+function selectNvjetFp8(s: GemmShape): GemmKernel {
+  const qr = s.fp8!.activations.startsWith('f8e5m2') ? 'qr' : 'qq';
+  if (s.fp8!.scales === 'channel') {
+    const [cols, rows] = [128, 128];
+    return {
+      name: `nvjet_sm90_${qr}tst_${cols}x${rows}_${FP8_K_TILE}x${nvjetStages(cols, rows)}_1x1_ovscale`,
+      tileRows: rows,
+      tileCols: cols,
+      splitK: 1,
+      matrixFlopsScale: FP8_MATRIX_FLOPS_SCALE,
+      pipeline: { ...nvjetPipeline(cols, rows, 1), dramInFlightBytes: ROWWISE_DRAM_IN_FLIGHT },
+    };
+  }
+  const k = selectNvjet(s);
+  const stages = nvjetStages(k.tileCols, k.tileRows);
+  return {
+    ...k,
+    name: `nvjet_sm90_${qr}tst_${k.tileCols}x${k.tileRows}_${FP8_K_TILE}x${stages}${k.splitK > 1 ? '_splitK' : ''}`,
+    matrixFlopsScale: FP8_MATRIX_FLOPS_SCALE,
+  };
+}
+
+/**
+ * Whether cuBLASLt has an FP8 GEMM for these operands: Hopper's FP8 MMAs take the OCP
+ * encodings, e4m3 and e5m2, and cuBLASLt's FP8 matmuls need at least one e4m3 operand
+ * (DS cuBLAS documentation, cublasLtMatmul FP8 type combinations: no e5m2 × e5m2).
+ */
+export function hopperFp8Refusal(fp8: GemmFp8): string | null {
+  if (fp8.weights.endsWith('fnuz') || fp8.activations.endsWith('fnuz'))
+    return "Hopper's FP8 tensor cores take the OCP encodings (f8e4m3, f8e5m2), not AMD's FNUZ ones";
+  if (fp8.weights === 'f8e5m2' && fp8.activations === 'f8e5m2') return "cuBLASLt's FP8 GEMMs need at least one e4m3 operand (no e5m2 × e5m2)";
+  return null;
+}
 
 function selectNvjet(s: GemmShape): GemmKernel {
   let best: { cols: number; rows: number; splitK: number; ns: number; ctas: number } | null = null;
@@ -404,6 +491,7 @@ export function hopperKernelLibrary(lowBit: LowBitChoice): KernelLibrary {
     decodeAttention: selectFlashDecode,
     prefillAttention: selectPrefillAttention,
     groupedGemm: selectGroupedGemm,
+    fp8Refusal: hopperFp8Refusal,
   };
 }
 
@@ -418,6 +506,7 @@ export const kernelLibrary: KernelLibrary = {
   decodeAttention: selectFlashDecode,
   prefillAttention: selectPrefillAttention,
   groupedGemm: selectGroupedGemm,
+  fp8Refusal: hopperFp8Refusal,
 };
 
 /**

@@ -43,6 +43,10 @@ export {
   nvjetStages,
   H100_SM,
   NVJET_DRAM_IN_FLIGHT,
+  FP8_RELATIVE_EFFICIENCY,
+  FP8_MATRIX_FLOPS_SCALE,
+  ROWWISE_DRAM_IN_FLIGHT,
+  hopperFp8Refusal,
   CUDNN_FLASH_DRAM_BYTES_PER_NS,
   CUDNN_FLASH_TILE_FIXED_NS,
 } from './hopper-libraries.js';

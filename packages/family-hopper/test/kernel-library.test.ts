@@ -3,7 +3,11 @@ import { dramLatencyAtInFlight, loadedDramLatencyNs } from '@fleet/core';
 import {
   CUDNN_FLASH_DRAM_BYTES_PER_NS,
   CUDNN_FLASH_TILE_FIXED_NS,
+  FP8_MATRIX_FLOPS_SCALE,
+  FP8_RELATIVE_EFFICIENCY,
+  hopperFp8Refusal,
   NVJET_DRAM_IN_FLIGHT,
+  ROWWISE_DRAM_IN_FLIGHT,
   PIPELINE,
   nvjetStages,
   selectDecodeAttention,
@@ -64,5 +68,43 @@ describe('H100 kernel library', () => {
     const one = selectDecodeAttention({ batch: 1, heads: 32, kvHeads: 8, kvLen: 32768, headDim: 128 });
     expect(one.pipeline.dramBytesPerNs).toBe(CUDNN_FLASH_DRAM_BYTES_PER_NS);
     expect(one.tileFixedNs).toBe(CUDNN_FLASH_TILE_FIXED_NS);
+  });
+});
+
+describe('H100 W8A8 FP8 GEMMs', () => {
+  const fp8 = (m: number, scales: 'tensor' | 'channel', activations = 'f8e4m3') => ({
+    m,
+    n: 6144,
+    k: 4096,
+    weightBytes: 1,
+    fp8: { weights: 'f8e4m3', activations, scales },
+  });
+
+  it('per-tensor scales: the nvjet menu on FP8 operands, K-tiles of 128 bytes, priced at the FP8 rate', () => {
+    const k = selectGemm(fp8(16, 'tensor'));
+    expect(k.name).toMatch(/^nvjet_sm90_qqtst_\d+x\d+_128x\d+/);
+    expect(selectGemm(fp8(16, 'tensor', 'f8e5m2')).name).toMatch(/^nvjet_sm90_qrtst_/);
+    // Twice the bf16 peak, at the calibrated fraction of bf16's efficiency.
+    expect(k.matrixFlopsScale).toBeCloseTo(
+      topology.computeUnit.matrixFlopsPerNs.bf16 / topology.computeUnit.matrixFlopsPerNs.fp8! / FP8_RELATIVE_EFFICIENCY,
+      12,
+    );
+    expect(FP8_MATRIX_FLOPS_SCALE).toBe(k.matrixFlopsScale);
+  });
+
+  it('row-wise scales: one 128 × 128 kernel at every M, no cluster and no split-K, as cuBLASLt ran it', () => {
+    for (const m of [1, 64, 4096]) {
+      const k = selectGemm(fp8(m, 'channel'));
+      expect(k).toMatchObject({ tileRows: 128, tileCols: 128, splitK: 1, name: 'nvjet_sm90_qqtst_128x128_128x6_1x1_ovscale' });
+      expect(k.pipeline.dramInFlightBytes).toBe(ROWWISE_DRAM_IN_FLIGHT);
+    }
+    // Its producer keeps twice the calibrated GEMV's outstanding bytes: a weight stage twice as large.
+    expect(ROWWISE_DRAM_IN_FLIGHT).toBe(2 * NVJET_DRAM_IN_FLIGHT);
+  });
+
+  it('refuses FNUZ types and e5m2 × e5m2', () => {
+    expect(hopperFp8Refusal({ weights: 'f8e4m3', activations: 'f8e5m2', scales: 'tensor' })).toBeNull();
+    expect(hopperFp8Refusal({ weights: 'f8e4m3fnuz', activations: 'f8e4m3fnuz', scales: 'tensor' })).toMatch(/OCP/);
+    expect(hopperFp8Refusal({ weights: 'f8e5m2', activations: 'f8e5m2', scales: 'tensor' })).toMatch(/e4m3 operand/);
   });
 });

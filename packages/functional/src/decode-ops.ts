@@ -19,6 +19,10 @@ import {
   combinePartials,
   type RequestAttentionShape,
   type FloatDType,
+  type FloatType,
+  type Fp8Scaling,
+  dequantizeFp8,
+  quantizeFp8,
   linearBox,
   type LinearBox,
   naiveDecodeAttention,
@@ -40,6 +44,19 @@ export interface DecodeSemantics {
 
 export const DEFAULT_SEMANTICS: DecodeSemantics = { dtype: 'bf16', eps: 1e-6, ropeTheta: 10000 };
 
+/**
+ * W8A8 FP8 linears: the decoder layers' projections (layers 0..layers−1; the LM head stays
+ * in the model's dtype) multiply FP8 codes of the weight and of the activation, each with
+ * fp32 scales per tensor or per row (weight output channel, activation token), as
+ * `torch._scaled_mm` does; the activation's scales are taken over the whole input tensor.
+ */
+export interface Fp8Linears {
+  weights: FloatType;
+  activations: FloatType;
+  scaling: Fp8Scaling;
+  layers: number;
+}
+
 /** Whole tensors by name (activations and caches of a view, or weights). */
 export type Tensors = (name: string) => Float32Array;
 
@@ -53,10 +70,13 @@ export class DecodeOps {
   readonly round: (x: number) => number;
   private readonly attentionOfLayer = new Map<number, AttentionOp>();
 
+  private readonly fp8Weights = new Map<string, Float64Array>();
+
   constructor(
     readonly graph: OpGraph,
     readonly weights: ModelWeights,
     readonly sem: DecodeSemantics,
+    readonly fp8?: Fp8Linears,
   ) {
     this.round = rounder(sem.dtype);
     for (const op of graph.ops) if (op.kind === 'attention') this.attentionOfLayer.set(op.layer, op);
@@ -321,9 +341,28 @@ export class DecodeOps {
     }
   }
 
-  /** Unrounded partial sums of a linear op over a box (and K range). */
+  /** Whether `op` runs as a W8A8 FP8 GEMM (a decoder layer's projection under `fp8`). */
+  isFp8(op: LinearOp): boolean {
+    return this.fp8 !== undefined && op.layer >= 0 && op.layer < this.fp8.layers;
+  }
+
+  /**
+   * Unrounded partial sums of a linear op over a box (and K range). FP8 linears sum the
+   * products of the dequantised codes (code · scale), which is the scaled GEMM's sum with
+   * its per-row scales moved inside; split-K partials add up to it.
+   */
   linearBox(op: LinearOp, t: Tensors, box: LinearBox): Float64Array {
-    return linearBox(t(op.inputs[0]!), t(op.weight), op.k, box);
+    if (!this.isFp8(op)) return linearBox(t(op.inputs[0]!), t(op.weight), op.k, box);
+    const f = this.fp8!;
+    const x = t(op.inputs[0]!);
+    const rows = x.length / op.k;
+    const xq = dequantizeFp8(quantizeFp8(x, rows, op.k, f.activations, f.scaling));
+    let w = this.fp8Weights.get(op.weight);
+    if (!w) {
+      w = dequantizeFp8(quantizeFp8(t(op.weight), op.n, op.k, f.weights, f.scaling));
+      this.fp8Weights.set(op.weight, w);
+    }
+    return linearBox(xq, w, op.k, box);
   }
 
   /** The whole linear op, stored rounded. */

@@ -262,7 +262,8 @@ export class FunctionalExecutor {
   private kRange(task: Task, op: LinearOp, reads: readonly Region[]): { k0: number; k1: number } {
     const x = reads.find((r) => this.bufferName(r) === op.inputs[0]);
     if (!x) throw new Error(`task ${task.name}: a tile of ${op.id} does not read its input ${op.inputs[0]}`);
-    const eb = this.elementBytes(op.inputs[0]!);
+    // A W8A8 GEMM reads its activation as one-byte FP8 codes.
+    const eb = this.ops.isFp8(op) ? 1 : this.elementBytes(op.inputs[0]!);
     const len = x.bytes / eb;
     if (x.rows === undefined || len >= op.k) return { k0: 0, k1: op.k };
     const k0 = (x.offset / eb) % op.k;

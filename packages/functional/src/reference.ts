@@ -4,7 +4,7 @@
  * compiled task graph must reproduce its logits.
  */
 import type { OpGraph } from '@fleet/core';
-import { DecodeOps, type DecodeSemantics, type Tensors } from './decode-ops.js';
+import { DecodeOps, type DecodeSemantics, type Fp8Linears, type Tensors } from './decode-ops.js';
 import type { ModelWeights } from './weights.js';
 
 /** Activations, KV caches and tokens of a step, by tensor name (weights live apart). */
@@ -26,9 +26,9 @@ export function tensorsOf(state: DecodeState, weights: ModelWeights): Tensors {
   };
 }
 
-/** Run one decode step on `state` in place. */
-export function referenceStep(graph: OpGraph, weights: ModelWeights, sem: DecodeSemantics, state: DecodeState): void {
-  const ops = new DecodeOps(graph, weights, sem);
+/** Run one decode step on `state` in place (`fp8`: the decoder layers' linears as W8A8 FP8 GEMMs). */
+export function referenceStep(graph: OpGraph, weights: ModelWeights, sem: DecodeSemantics, state: DecodeState, fp8?: Fp8Linears): void {
+  const ops = new DecodeOps(graph, weights, sem, fp8);
   const t = tensorsOf(state, weights);
   for (const op of graph.ops) ops.run(op, t);
 }

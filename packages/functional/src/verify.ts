@@ -10,8 +10,8 @@
  */
 import { buildDecodeGraph, FleetError, inputError, parameterCount, simulateGraph, type Backend, type ModelSpec, type TaskGraph } from '@fleet/core';
 import { type FloatDType, Rng, rounder } from '@fleet/numerics';
-import { resolvePolicy, type CompileOptions, type PolicyRegistry } from '@fleet/ops';
-import { DecodeOps, DEFAULT_SEMANTICS, type DecodeSemantics } from './decode-ops.js';
+import { fp8RefusalOn, resolvePolicy, type CompileOptions, type PolicyRegistry, type WeightType } from '@fleet/ops';
+import { DecodeOps, DEFAULT_SEMANTICS, type DecodeSemantics, type Fp8Linears } from './decode-ops.js';
 import { FunctionalExecutor } from './executor.js';
 import { allocateState, referenceStep } from './reference.js';
 import { VersionedMemory } from './versioned-memory.js';
@@ -34,6 +34,12 @@ export interface VerifyOptions {
   seed?: number;
   /** Weights to use instead of random ones (e.g. read from a checkpoint). */
   weights?: ModelWeights;
+  /**
+   * How the decoder layers' linears store their weights (default bf16): W8A8 FP8 types run
+   * the FP8 codes and scales in both the compiled graph and the reference; group-quantized
+   * types are not run functionally.
+   */
+  weightType?: WeightType;
   semantics?: Partial<DecodeSemantics>;
   /** Largest accepted max-relative error of the logits (default: `defaultTolerance`). */
   tolerance?: number;
@@ -131,6 +137,22 @@ export function verifyDecode(backend: Backend, spec: ModelSpec, opts: VerifyOpti
   const { policy, schedule } = resolved;
   const notYet = policy.functional(spec);
   if (notYet) return { ...base, status: 'unsupported', reason: notYet, maxRelError: NaN };
+  const wt = opts.weightType;
+  if (wt?.kind === 'quantized')
+    return { ...base, status: 'unsupported', reason: `\`weights\` ${wt.name}: group-quantized weights are simulated for timing only`, maxRelError: NaN };
+  const refused = wt ? (policy.refusesOptions?.({ phase: 'decode', weights: wt }) ?? fp8RefusalOn(backend, wt)) : null;
+  if (refused) return { ...base, status: 'unsupported', reason: refused, maxRelError: NaN };
+  if (wt?.kind === 'fp8' && (spec.moe || spec.mla))
+    return {
+      ...base,
+      status: 'unsupported',
+      reason: `W8A8 FP8 weights are modelled for dense layers only; ${spec.name} has ${spec.moe ? 'expert' : 'latent-attention'} layers`,
+      maxRelError: NaN,
+    };
+  const fp8: Fp8Linears | undefined =
+    wt?.kind === 'fp8'
+      ? { weights: wt.type, activations: wt.activation, scaling: wt.scales === 'channel' ? 'row' : 'tensor', layers: spec.numLayers }
+      : undefined;
 
   const batch = checkCount('batch', opts.batch ?? 2, 1, 256);
   const context = checkCount('contextLen', opts.contextLen ?? 300, 0, 100_000);
@@ -179,19 +201,19 @@ export function verifyDecode(backend: Backend, spec: ModelSpec, opts: VerifyOpti
     const state = allocateState(graph);
     for (const n of cacheNames) state.set(n, growCache(refCache.get(n)!, batch, kvh, ctx, ctx + 1, d));
     state.get('tokens')!.set(tokens);
-    referenceStep(graph, weights, sem, state);
+    referenceStep(graph, weights, sem, state, fp8);
     const refLogits = state.get('logits')!;
     const refTokens = state.get('tokens')!.slice();
     refCache = new Map(cacheNames.map((n) => [n, state.get(n)!.slice()]));
 
-    let tg = policy.compile(graph, backend, schedule, { layers, cluster, library: backend.kernelLibrary });
+    let tg = policy.compile(graph, backend, schedule, { layers, cluster, library: backend.kernelLibrary, ...(wt ? { weights: wt } : {}) });
     if (opts.transform) tg = opts.transform(tg, step);
     const memory = new VersionedMemory(graph, round);
     for (const n of cacheNames) memory.setInitial(n, growCache(funCache.get(n)!, batch, kvh, ctx, ctx + 1, d));
     memory.setInitial('tokens', tokens);
     let exec: FunctionalExecutor;
     try {
-      exec = new FunctionalExecutor(graph, tg, memory, new DecodeOps(graph, weights, sem));
+      exec = new FunctionalExecutor(graph, tg, memory, new DecodeOps(graph, weights, sem, fp8));
     } catch (e) {
       // A compiled graph whose tasks name ops or stages the op graph cannot have: no numbers to compare.
       return { ...base, status: 'fail', reason: `step ${step}: ${e instanceof Error ? e.message : String(e)}`, maxRelError: Infinity };

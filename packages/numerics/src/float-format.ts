@@ -9,14 +9,17 @@
  * How the all-ones exponent is used:
  * - `ieee`: infinities and NaNs (fp32, fp16, bf16, f8e5m2);
  * - `fn`: finite, except the all-ones code S.1…1.1…1 which is NaN (OCP f8e4m3, "FN");
+ * - `fnuz`: every code finite except the negative-zero code 1.0…0.0…0, the one NaN; no −0,
+ *   and the bias is one more than IEEE's (AMD CDNA3's e4m3fnuz and e5m2fnuz, "FNUZ": max
+ *   240 and 57344);
  * - `none`: every code is a finite number (sub-byte floats, as in Tilus).
  */
-export type SpecialValues = 'ieee' | 'fn' | 'none';
+export type SpecialValues = 'ieee' | 'fn' | 'fnuz' | 'none';
 
 export interface FloatFormat {
   exponentBits: number;
   mantissaBits: number;
-  /** Exponent bias, 2^(e−1) − 1. */
+  /** Exponent bias: 2^(e−1) − 1, or 2^(e−1) for `fnuz` formats. */
   bias: number;
   special: SpecialValues;
 }
@@ -24,7 +27,7 @@ export interface FloatFormat {
 export function floatFormat(exponentBits: number, mantissaBits: number, special: SpecialValues): FloatFormat {
   if (!Number.isInteger(exponentBits) || exponentBits < 1 || exponentBits > 11) throw new RangeError(`exponent bits ${exponentBits} must be 1..11`);
   if (!Number.isInteger(mantissaBits) || mantissaBits < 0 || mantissaBits > 52) throw new RangeError(`mantissa bits ${mantissaBits} must be 0..52`);
-  return { exponentBits, mantissaBits, bias: 2 ** (exponentBits - 1) - 1, special };
+  return { exponentBits, mantissaBits, bias: 2 ** (exponentBits - 1) - (special === 'fnuz' ? 0 : 1), special };
 }
 
 export const FP32_FORMAT = floatFormat(8, 23, 'ieee');
@@ -51,6 +54,7 @@ export function maxFinite(f: FloatFormat): number {
     case 'fn':
       // The all-ones mantissa of the top binade is NaN; the next one down is the maximum.
       return m === 0 ? 2 ** (topField - 1 - f.bias) : 2 ** (topField - f.bias) * (1 + (2 ** m - 2) / 2 ** m);
+    case 'fnuz':
     case 'none':
       return 2 ** (topField - f.bias) * (2 - 2 ** -m);
   }
@@ -143,6 +147,7 @@ export function isNanCode(code: number, f: FloatFormat): boolean {
   const top = eField === 2 ** f.exponentBits - 1;
   if (f.special === 'ieee') return top && mField !== 0;
   if (f.special === 'fn') return top && mField === 2 ** m - 1;
+  if (f.special === 'fnuz') return code === 2 ** (f.exponentBits + m);
   return false;
 }
 
@@ -153,6 +158,7 @@ export function decodeFloat(code: number, f: FloatFormat): number {
   const sign = Math.floor(code / 2 ** (e + m)) % 2 === 1 ? -1 : 1;
   const eField = Math.floor(code / 2 ** m) % 2 ** e;
   const mField = code % 2 ** m;
+  if (f.special === 'fnuz' && sign < 0 && eField === 0 && mField === 0) return NaN;
   if (eField === 2 ** e - 1) {
     if (f.special === 'ieee') return mField === 0 ? sign * Infinity : NaN;
     if (f.special === 'fn' && mField === 2 ** m - 1) return NaN;
@@ -172,10 +178,12 @@ export function encodeFloat(x: number, f: FloatFormat, overflow?: Overflow): num
   if (Number.isNaN(x)) {
     if (f.special === 'ieee') return (2 ** e - 1) * 2 ** m + 2 ** Math.max(0, m - 1);
     if (f.special === 'fn') return (2 ** e - 1) * 2 ** m + (2 ** m - 1);
+    if (f.special === 'fnuz') return signBit;
     throw new RangeError(`NaN has no code in a format without NaNs (e${e}m${m})`);
   }
   const y = roundToFormat(x, f, overflow);
-  const neg = y < 0 || Object.is(y, -0);
+  // A fnuz format has no −0: its code is the NaN.
+  const neg = y < 0 || (Object.is(y, -0) && f.special !== 'fnuz');
   const a = Math.abs(y);
   let mag: number;
   if (a === Infinity) mag = (2 ** e - 1) * 2 ** m;

@@ -10,7 +10,9 @@
  *   `elementwise`), RoPE (`rope`), decode attention as split-KV flash-decoding with the
  *   ClusterFusion combine (`attention`), prefill FlashAttention-2 (`flash-attention`),
  *   DeepSeek MLA with weight absorption (`mla`)
- * - `lowbit/`  `int2..int8`, `uint1..uint8`, floats `fXeYmZ` of 3–8 bits; codes and bit packing
+ * - `lowbit/`  `int2..int8`, `uint1..uint8`, floats `fXeYmZ` of 3–8 bits (and CDNA3's FNUZ
+ *   FP8); codes and bit packing; FP8 tensors with per-tensor or per-row scales and the scaled
+ *   FP8 GEMM (`fp8`)
  * - `layout/`  algebraic layouts, swizzles, register-tile reinterpretation, the mma.m16n8k16 layout
  */
 export * from './random.js';
@@ -25,6 +27,7 @@ export * from './mla.js';
 export * from './lowbit/types.js';
 export * from './lowbit/codec.js';
 export * from './lowbit/packing.js';
+export * from './lowbit/fp8.js';
 export * from './layout/layout.js';
 export * from './layout/swizzle.js';
 export * from './layout/register-tile.js';

@@ -22,6 +22,7 @@ export {
   lowerGraph,
   colTiles,
   splitCols,
+  gemmShape,
   type CompileOptions,
   type Lowering,
   type LoweringContext,

@@ -11,6 +11,7 @@ import {
 import { h100MoeValidation, moeValidationPoints, h200MoeValidation, h200MoeValidationPoints } from './h100/moe.js';
 import { h100NcclValidation, ncclValidationPoints, h200NcclValidation, h200NcclValidationPoints } from './h100/nccl.js';
 import { NCCL_PUBLISHED_BACKENDS, ncclPublishedPoints, ncclPublishedValidation } from './published/collectives.js';
+import { fp8ValidationPoints, h100Fp8Validation } from './h100/fp8.js';
 import { mpkValidation, mpkValidationPoints } from './h100/mpk.js';
 import { h100PipelineValidation, pipelineValidationPoints } from './h100/pipeline.js';
 import { h100PrefillValidation, prefillValidationPoints } from './h100/prefill.js';
@@ -86,6 +87,14 @@ export const SUITES: ValidationSuite[] = [
     backends: ['h100'],
     points: linearShapesValidationPoints(),
     run: (registry, tick) => h100LinearShapesValidation(registry.get('h100'), { tick }),
+  },
+  {
+    name: 'h100-fp8',
+    description:
+      'H100 W8A8 FP8 GEMMs (torch._scaled_mm: e4m3 per-tensor, row-wise scales, e5m2 activations) at six shapes × M = 1–4096, cold weights, and the FP8 speedup over bf16; three shapes calibrate the FP8 main-loop efficiency, three are held out',
+    backends: ['h100'],
+    points: fp8ValidationPoints(),
+    run: (registry, tick) => h100Fp8Validation(registry.get('h100'), { tick }),
   },
   {
     name: 'h100-nccl',

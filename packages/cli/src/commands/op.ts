@@ -14,6 +14,7 @@ import {
 import {
   attentionModuleLatency,
   DENSE_BF16,
+  fp8RefusalOn,
   linearOpGraph,
   parseWeightType,
   PolicyRegistry,
@@ -79,6 +80,9 @@ export function compileLinearOp(
 ): CompiledLinearOp {
   const asked = requirePolicy(backend, policy, policies).policy;
   const runs = asked.linearPolicy ?? asked;
+  // A weight type the policy's kernels or the backend's library cannot run is refused, not simulated as something else.
+  const refused = runs.refusesOptions?.({ phase: 'decode', weights }) ?? fp8RefusalOn(backend, weights);
+  if (refused) throw inputError(refused, 'weights');
   const opGraph = linearOpGraph(m, n, k);
   // A fused block's outside kernels are its own build, not the framework's ops: no kernel granularity.
   const kernels = asked.linearPolicy ? undefined : backend.tuning.kernels;
@@ -202,7 +206,7 @@ export function registerOp(program: Command, io: Io): void {
     .option('--policy <name>', 'scheduling policy whose decomposition to use (default: kernel-per-op-graph; attention-module: clusterfusion)')
     .option(
       '--weights <type>',
-      'weight type: bf16, or a low-bit type with a group, e.g. u4g128, i6g128, f6e3m2g128 (packed codes + scales, dequantized in the kernel)',
+      'weight type: bf16; W8A8 FP8 f8e4m3 (per-tensor scales), f8e4m3c (per-channel), f8e4m3ae5m2 (e5m2 activations), f8e4m3fnuz (CDNA3); or a low-bit type with a group, e.g. u4g128, i6g128, f6e3m2g128 (packed codes + scales, dequantized in the kernel)',
       'bf16',
     )
     .option('--json', 'machine-readable output')

@@ -10,7 +10,7 @@ import {
   verifyTensorParallel,
   type VerifyResult,
 } from '@fleet/functional';
-import { policyNames } from '@fleet/ops';
+import { parseWeightType, policyNames } from '@fleet/ops';
 import { loadBackends } from '../backends.js';
 import { policiesOf } from '../policies.js';
 import { parseInt1 } from '../compare.js';
@@ -80,6 +80,11 @@ export function registerVerify(program: Command, io: Io): void {
     .option('--context <n>', 'tokens in the KV cache before the first step', '300')
     .option('--steps <n>', 'decode steps', '2')
     .option('--seed <n>', 'seed of the random weights, KV cache and tokens', '1')
+    .option(
+      '--weights <type>',
+      'decoder-layer linear weights: bf16, or W8A8 FP8 (f8e4m3, f8e4m3c, f8e4m3ae5m2, f8e4m3fnuz) run as FP8 codes and scales in both runs',
+      'bf16',
+    )
     .option('--tolerance <x>', 'largest accepted max |logit − reference| / max |reference| (default 2e-2 for bf16/fp16 models, 1e-4 for fp32)')
     .option(
       '--drop-dependency <op-id>',
@@ -112,12 +117,16 @@ export function registerVerify(program: Command, io: Io): void {
       const steps = parseInt1('--steps', o.steps, 1, 64);
       const seed = parseInt1('--seed', o.seed, 0, 2 ** 31 - 1);
       const tolerance = o.tolerance === undefined ? defaultTolerance(modelFloatDType(model.spec)) : parseTolerance(String(o.tolerance));
+      const weightType = parseWeightType(String(o.weights));
+      if (weightType.kind === 'dense' && weightType.bits !== 16)
+        throw inputError(`--weights: '${String(o.weights)}': fleet verify runs bf16 or W8A8 FP8 weights`);
       const drop = o.dropDependency === undefined ? undefined : String(o.dropDependency);
       const transform = drop === undefined ? undefined : (tg: TaskGraph) => dropDependency(tg, drop);
 
       // Random weights are drawn once for every run (the same ones `verifyDecode` would draw).
       const weights = model.weights ?? randomWeights(model.spec, seed);
       const tp = parseInt1('--tp', String(o.tp), 1, 64);
+      if (tp > 1 && weightType.kind !== 'dense') throw inputError("--weights applies to the policies' task graphs, not to --tp");
       if (tp > 1 && drop !== undefined) throw inputError("--drop-dependency applies to the policies' task graphs, not to --tp");
       // --tp N checks the tensor-parallel split itself against the single device, on no backend.
       const jobs = tp > 1 ? [] : backends.flatMap((backend) => (policies ?? installed.names()).map((policy) => ({ backend, policy })));
@@ -141,6 +150,7 @@ export function registerVerify(program: Command, io: Io): void {
             semantics: model.semantics,
             tolerance,
             transform,
+            ...(weightType.kind === 'dense' ? {} : { weightType }),
           }),
         );
       }
@@ -153,6 +163,7 @@ export function registerVerify(program: Command, io: Io): void {
           schemaVersion: 1,
           model: model.spec.name,
           weights: model.weightsFrom,
+          weightType: weightType.name,
           batch,
           contextLen,
           steps,

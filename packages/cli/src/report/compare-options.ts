@@ -41,7 +41,11 @@ export function addCompareOptions(cmd: Command): Command {
       '--no-custom-all-reduce',
       "tensor-parallel all-reduces through the collective library alone (NCCL/RCCL), as PyTorch's dist.all_reduce runs them, never the serving engine's custom all-reduce",
     )
-    .option('--weights <type>', 'decoder-layer linear weights: bf16, or a low-bit type with a group, e.g. u4g128, i6g128, f6e3m2g128', 'bf16')
+    .option(
+      '--weights <type>',
+      'decoder-layer linear weights: bf16; W8A8 FP8 f8e4m3 (per-tensor scales), f8e4m3c (per-channel), f8e4m3ae5m2 (e5m2 activations), f8e4m3fnuz (MI300X); or a low-bit type with a group, e.g. u4g128, i6g128, f6e3m2g128',
+      'bf16',
+    )
     .addOption(new Option('--weight-cache <policy>', 'override how weights are loaded (isolates a mechanism)').choices(['default', 'streaming', 'nontemporal']))
     .addOption(new Option('--store-cache <policy>', 'override how activations are stored').choices(['default', 'streaming', 'nontemporal']))
     .addOption(new Option('--fuse-silu <on|off>', 'override fusing SiLU·mul into the gate+up projection').choices(['on', 'off']))

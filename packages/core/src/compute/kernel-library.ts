@@ -116,6 +116,17 @@ export interface GemmShape {
   weightBytes: number;
   /** Quantized weights: what a low-bit kernel needs to know of their type. Omitted for dense weights. */
   quant?: GemmQuant;
+  /** W8A8 FP8: both operands are 8-bit floats (`weightBytes` 1) and the GEMM runs on the FP8 matrix units. */
+  fp8?: GemmFp8;
+}
+
+/** A W8A8 FP8 GEMM's operands as a kernel library sees them. */
+export interface GemmFp8 {
+  /** The weights' and the activations' FP8 types: `f8e4m3`, `f8e5m2`, `f8e4m3fnuz`, `f8e5m2fnuz`. */
+  weights: string;
+  activations: string;
+  /** `tensor`: one scale per operand; `channel`: per output channel (weights) and per token (activations). */
+  scales: 'tensor' | 'channel';
 }
 
 /** A quantized weight as a kernel library sees it (group-wise scales along K, optional zero points). */
@@ -187,4 +198,9 @@ export interface KernelLibrary {
   prefillAttention?(shape: PrefillAttentionShape): PrefillAttentionKernel;
   /** The fused grouped GEMM for MoE experts; without it, ops' default tiles are used. */
   groupedGemm?(shape: GroupedGemmShape): GroupedGemmKernel;
+  /**
+   * Why the library has no GEMM for these FP8 operands (the device's matrix units take
+   * another encoding, or no FP8 at all), or null. Without it, FP8 GEMMs are refused.
+   */
+  fp8Refusal?(fp8: GemmFp8): string | null;
 }

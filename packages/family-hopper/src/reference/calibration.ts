@@ -12,6 +12,7 @@ import cal from './h100-microbench-ours.json' with { type: 'json' };
 import prior from './h100-microbench-prior.json' with { type: 'json' };
 import pipeline from './h100-pipeline-ours.json' with { type: 'json' };
 import loadedLatency from './h100-loaded-latency-ours.json' with { type: 'json' };
+import fp8 from './h100-fp8-ours.json' with { type: 'json' };
 
 /** Our 2026-11-21 microbenchmarks: clusters, DSMEM, L2 halves, atomics, fences, launches, GEMV at M = 1. */
 export const OURS = cal;
@@ -22,6 +23,11 @@ export const PIPELINE = pipeline;
  * bench/h100/fit_loaded_latency.py): a pointer chase timed while other SMs stream at known rates.
  */
 export const LOADED_LATENCY = loadedLatency;
+/**
+ * Our 2026-11-25 FP8 GEMM sweep's calibration rows (bench/device/sweep.py, section fp8): the
+ * compute-bound M = 4096 points of three of its six shapes, FP8 beside bf16.
+ */
+export const FP8_CAL = fp8;
 /** The earlier reference set (/work/shared/reference/h100-microbench.json): HBM, launch, latencies, GEMV at M = 1. */
 export const PRIOR = prior;
 

@@ -145,6 +145,14 @@ export function lowerGraph(graph: OpGraph, policy: string, schedule: Schedule, f
   });
   const wt = opts.weights ?? DENSE_BF16;
   const library = schedule.style === 'kernel-per-op' ? opts.library : undefined;
+  if (wt.kind === 'fp8') {
+    for (const op of ops) {
+      if (op.kind !== 'linear' || !quantizesLinear(op, graph.layers)) continue;
+      const b = weightBufferBytes(wt, op.n, op.k);
+      buffers.resize(op.weight, b.weights);
+      buffers.add(`${op.weight}.scales`, b.scales, 'weight');
+    }
+  }
   if (wt.kind === 'quantized') {
     for (const op of ops) {
       if (op.kind !== 'linear' || !quantizesLinear(op, graph.layers)) continue;
@@ -338,7 +346,7 @@ class StageLowering {
       x: this.buf.id(op.inputs[0]!),
       w: this.buf.id(op.weight),
       y: this.buf.id(fusedAct ? actOut : op.outputs[0]!),
-      ...(qw.kind === 'quantized' ? { scales: this.buf.id(`${op.weight}.scales`) } : {}),
+      ...(qw.kind !== 'dense' ? { scales: this.buf.id(`${op.weight}.scales`) } : {}),
       ...(qw.kind === 'quantized' && this.buf.has(`${op.weight}.dequant`) ? { dequant: this.buf.id(`${op.weight}.dequant`) } : {}),
     };
     const pol = { weight: this.schedule.weightPolicy, store: this.schedule.storePolicy };
@@ -746,6 +754,7 @@ class StageLowering {
 export function gemmShape(op: Pick<LinearOp, 'm' | 'n' | 'k'>, wt: WeightType): GemmShape {
   const shape: GemmShape = { m: op.m, n: op.n, k: op.k, weightBytes: wt.bits / 8 };
   if (wt.kind === 'quantized') shape.quant = { bits: wt.bits, kind: wt.type.kind, group: wt.group, zeroPoint: wt.zeroPoint };
+  if (wt.kind === 'fp8') shape.fp8 = { weights: wt.type.name, activations: wt.activation.name, scales: wt.scales };
   return shape;
 }
 

@@ -1,4 +1,5 @@
 import type { AccessPolicy, LinearOp, Tile } from '@fleet/core';
+import { activationBytes } from '../quant/cost.js';
 import { linearWeightRegions, tileDequantFlops } from '../quant/weight-regions.js';
 import type { PrelayoutTiles } from '../quant/prelayout.js';
 import { DENSE_BF16, type WeightType } from '../quant/weight-type.js';
@@ -73,11 +74,13 @@ export function linearTile(
   // bounds, which the loads zero-fill without touching memory. Only valid rows are stored.
   const tmLoad = kernel.maskedRows ? tm : Math.min(kernel.rows, Math.max(tm, paddedRows(op.m) - m0));
   const el = 2;
+  // W8A8: the GEMM reads FP8 activations, quantised where they were produced (see activationBytes).
+  const xel = activationBytes(wt);
   const weight = linearWeightRegions(wt, op, { w: buf.w, scales: buf.scales }, n0, tn, k0, kLen, pol.weight, kernel.prelayout);
   const x =
     kLen === op.k
-      ? { buffer: buf.x, offset: m0 * op.k * el, bytes: tmLoad * op.k * el, policy: 'default' as const }
-      : { buffer: buf.x, offset: (m0 * op.k + k0) * el, bytes: kLen * el, rows: tmLoad, strideBytes: op.k * el, policy: 'default' as const };
+      ? { buffer: buf.x, offset: m0 * op.k * xel, bytes: tmLoad * op.k * xel, policy: 'default' as const }
+      : { buffer: buf.x, offset: (m0 * op.k + k0) * xel, bytes: kLen * xel, rows: tmLoad, strideBytes: op.k * xel, policy: 'default' as const };
   return {
     reads: [...weight, x],
     writes: [{ buffer: buf.y, offset: (m0 * out.ldOut + out.col0) * el, bytes: out.cols * el, rows: tm, strideBytes: out.ldOut * el, policy: pol.store }],

@@ -22,7 +22,7 @@ import { stageTask, type Draft, type Stage } from '../compile/drafts.js';
 import { colTiles, lowerGraph, splitCols, type CompileOptions, type LinearJob, type Lowering, type LoweringContext } from '../compile/lowering.js';
 import type { Schedule, Traversal } from '../compile/schedule.js';
 import type { Policy } from './policy.js';
-import { CLUSTER_KNOBS, SCHEDULE_KNOBS, unusedOverrides, type ScheduleKnob } from './options.js';
+import { CLUSTER_KNOBS, noFp8Tiles, SCHEDULE_KNOBS, unusedOverrides, type ScheduleKnob } from './options.js';
 
 /**
  * MPK's stages: q/k norm, RoPE and the KV append run inside the attention task; residual adds
@@ -213,6 +213,13 @@ export function persistentOptionsFor(backend: Backend, name: string, schedule: S
  */
 export const MPK_DESCRIPTORS_PER_FETCH = 16;
 
+/**
+ * Why a megakernel here runs no W8A8 FP8: its linear tasks are bf16 tiles (16 × 64 over K,
+ * ops/src/decompose/linear.ts) that dequantise low-bit weights but have no FP8 matrix path;
+ * Mirage MPK's FP8 tasks (QUANTIZE_FP8, LINEAR_FP8) exist in its Blackwell task set only.
+ */
+const MEGAKERNEL_FP8 = "its linear tasks are bf16 tiles; Mirage MPK's FP8 tasks (QUANTIZE_FP8, LINEAR_FP8) are Blackwell-only";
+
 const PREFILL =
   'the megakernel schedules decode steps (one token per request, RoPE and the KV append inside attention tasks); its systems serve prefill with kernel-per-op';
 
@@ -247,7 +254,7 @@ export function megakernelPolicy(
     unsupportedOn: requires,
     prefill: PREFILL,
     tensorParallel: null,
-    refusesOptions: (o) => unusedOverrides(name, o.overrides, honours),
+    refusesOptions: (o) => noFp8Tiles(name, o.weights, MEGAKERNEL_FP8) ?? unusedOverrides(name, o.overrides, honours),
     functional: () => functional,
     compile: (graph: OpGraph, backend: Backend, s: Schedule, opts: CompileOptions): TaskGraph => lowerGraph(graph, name, s, lowering, backend.topology, opts),
     runtime: (backend, s) => ({ persistent: persistentOptionsFor(backend, name, s) }),

@@ -3,6 +3,7 @@
  * with the reason (an `unsupported` result), rather than running without it and reporting
  * numbers labelled with an option it ignored.
  */
+import type { Backend } from '@fleet/core';
 import type { PolicyOverrides } from '../compile/schedule.js';
 import type { WeightType } from '../quant/weight-type.js';
 
@@ -79,4 +80,26 @@ export function unusedOverrides(policy: string, overrides: PolicyOverrides | und
 export function sixteenBitWeightsOnly(policy: string, weights: WeightType | undefined, why: string): string | null {
   if (!weights || (weights.kind === 'dense' && weights.bits === 16)) return null;
   return `${policy} runs with 16-bit weights only (\`weights\` ${weights.name}): ${why}`;
+}
+
+/** The refusal of W8A8 FP8 weights for a policy whose tiles have no FP8 matrix path. */
+export function noFp8Tiles(policy: string, weights: WeightType | undefined, why: string): string | null {
+  if (weights?.kind !== 'fp8') return null;
+  return `${policy} has no W8A8 FP8 GEMM (\`weights\` ${weights.name}): ${why}`;
+}
+
+/**
+ * Why `backend` cannot run a W8A8 FP8 GEMM of these types: its kernel library names the FP8
+ * encodings its device's matrix units take (OCP e4m3/e5m2 on Hopper and CDNA4, FNUZ on
+ * CDNA3), and a library without an FP8 model runs none.
+ */
+export function fp8RefusalOn(backend: Backend, weights: WeightType | undefined): string | null {
+  if (weights?.kind !== 'fp8') return null;
+  const lib = backend.kernelLibrary;
+  const why = !backend.topology.computeUnit.matrixFlopsPerNs.fp8
+    ? 'its topology gives no FP8 matrix rate (no FP8 tensor cores)'
+    : lib?.fp8Refusal
+      ? lib.fp8Refusal({ weights: weights.type.name, activations: weights.activation.name, scales: weights.scales })
+      : 'its kernel library model has no FP8 GEMM';
+  return why ? `${backend.name} runs no W8A8 GEMM for \`weights\` ${weights.name}: ${why}` : null;
 }

@@ -18,7 +18,7 @@ import {
 import { PROOF_LAYERS, simulateStep, stepSimulation, worseExtrapolation, type LayerExtrapolation, type StepOptions } from './step.js';
 import { NO_TRAFFIC, trafficOf, type StepTraffic } from './traffic.js';
 import { resolvePolicy } from '../policies/registry.js';
-import { refusedInPhase } from '../policies/options.js';
+import { fp8RefusalOn, refusedInPhase } from '../policies/options.js';
 import { STEP_K, TILE_M, TILE_N } from '../decompose/linear.js';
 import { KV_CHUNK } from '../decompose/attention.js';
 import { decoderLinearBytes } from '../quant/cost.js';
@@ -181,8 +181,10 @@ export function predictDecode(backend: Backend, model: ModelSpec, opts: DecodeOp
   if ('reason' in resolved) return unsupported(resolved.reason);
   const { policy } = resolved;
   if (!Number.isInteger(opts.decode) || opts.decode < 1) throw inputError(`\`decode\` must be a positive integer (got ${opts.decode})`, 'decode');
-  if ((model.moe || model.mla) && opts.weights && opts.weights.kind === 'quantized') {
-    return unsupported(`quantized weights are modelled for dense layers only; ${model.name} has ${model.moe ? 'expert' : 'latent-attention'} layers`);
+  if ((model.moe || model.mla) && opts.weights && opts.weights.kind !== 'dense') {
+    return unsupported(
+      `${opts.weights.kind === 'fp8' ? 'W8A8 FP8' : 'quantized'} weights (\`weights\` ${opts.weights.name}) are modelled for dense layers only; ${model.name} has ${model.moe ? 'expert' : 'latent-attention'} layers`,
+    );
   }
   if (!Number.isInteger(opts.prompt) || opts.prompt < 0) throw inputError(`\`prompt\` must be a non-negative integer (got ${opts.prompt})`, 'prompt');
 
@@ -190,7 +192,7 @@ export function predictDecode(backend: Backend, model: ModelSpec, opts: DecodeOp
   if (why) return unsupported(why);
   if (par.tp > 1 && policy.tensorParallel) return unsupported(`${policy.name} has no tensor-parallel schedule: ${policy.tensorParallel}`);
   const asked = { phase: 'decode', weights: opts.weights, overrides: opts.overrides, tp: par.tp, ep: par.ep } as const;
-  const refused = refusedInPhase(asked) ?? policy.refusesOptions?.(asked) ?? null;
+  const refused = refusedInPhase(asked) ?? policy.refusesOptions?.(asked) ?? fp8RefusalOn(backend, opts.weights);
   if (refused) return unsupported(refused);
   const capacity = backend.topology.memory.hbm.capacityBytes;
   if (perDevice > capacity) return unsupported(doesNotFit(backend.name, perDevice, capacity, par.tp));

@@ -1,6 +1,7 @@
 import { buildMixedGraph, inputError, type Backend, type ModelSpec } from '@fleet/core';
 import { DEFAULT_MAX_SIM_STEPS, doesNotFit, residentBytes } from './decode.js';
 import { resolvePolicy } from '../policies/registry.js';
+import { fp8RefusalOn } from '../policies/options.js';
 import { simulateStep, stepSimulation, type StepOptions } from './step.js';
 import { NO_TRAFFIC, trafficOf, type StepTraffic } from './traffic.js';
 
@@ -41,7 +42,7 @@ export function predictMixed(backend: Backend, model: ModelSpec, opts: MixedOpti
   const resolved = resolvePolicy(backend, opts.policy, opts.overrides, opts.policies);
   if ('reason' in resolved) return unsupported(resolved.reason);
   if (resolved.policy.prefill) return unsupported(resolved.policy.prefill);
-  const refused = resolved.policy.refusesOptions?.({ phase: 'mixed', weights: opts.weights, overrides: opts.overrides });
+  const refused = resolved.policy.refusesOptions?.({ phase: 'mixed', weights: opts.weights, overrides: opts.overrides }) ?? fp8RefusalOn(backend, opts.weights);
   if (refused) return unsupported(refused);
   const chunkContext = opts.chunkContext ?? 0;
   const need =

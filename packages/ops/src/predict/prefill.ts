@@ -1,6 +1,7 @@
 import { addCounters, buildPrefillGraph, inputError, zeroCounters, type Backend, type ModelSpec } from '@fleet/core';
 import { DEFAULT_MAX_SIM_STEPS, doesNotFit, parallelismOf, parallelismProblem, residentBytes } from './decode.js';
 import { resolvePolicy } from '../policies/registry.js';
+import { fp8RefusalOn } from '../policies/options.js';
 import { simulateStep, stepSimulation, worseExtrapolation, type LayerExtrapolation, type StepOptions, type StepResult } from './step.js';
 import { NO_TRAFFIC, trafficOf, type StepTraffic } from './traffic.js';
 
@@ -75,7 +76,9 @@ export function predictPrefill(backend: Backend, model: ModelSpec, opts: Prefill
   const problem = parallelismProblem(backend, model, par);
   if (problem) return unsupported(problem);
   if (par.tp > 1 && policy.tensorParallel) return unsupported(`${policy.name} has no tensor-parallel schedule`);
-  const refused = policy.refusesOptions?.({ phase: 'prefill', weights: opts.weights, overrides: opts.overrides, tp: par.tp, ep: par.ep });
+  const refused =
+    policy.refusesOptions?.({ phase: 'prefill', weights: opts.weights, overrides: opts.overrides, tp: par.tp, ep: par.ep }) ??
+    fp8RefusalOn(backend, opts.weights);
   if (refused) return unsupported(refused);
   const capacity = backend.topology.memory.hbm.capacityBytes;
   if (perDevice > capacity) return unsupported(doesNotFit(backend.name, perDevice, capacity, par.tp));

@@ -6,7 +6,7 @@
 import type { ModelSpec } from '@fleet/core';
 import { dtypeBytes } from '@fleet/numerics';
 import { DEFAULT_PRELAYOUT, prelayoutBytes, type PrelayoutTiles } from './prelayout.js';
-import type { QuantizedWeights, WeightType } from './weight-type.js';
+import type { Fp8Weights, QuantizedWeights, WeightType } from './weight-type.js';
 
 export interface WeightBytes {
   /** Packed codes (or dense elements). */
@@ -27,11 +27,31 @@ export function groupParamBytes(wt: QuantizedWeights, groups: number, cols: numb
   return groups * cols * dtypeBytes(wt.scaleDtype) + (wt.zeroPoint ? Math.ceil((groups * cols * wt.bits) / 8) : 0);
 }
 
+/** fp32 scales of an FP8 weight of `cols` output channels: one for the tensor, or one per channel. */
+export function fp8ScaleBytes(wt: Fp8Weights, cols: number): number {
+  return 4 * (wt.scales === 'channel' ? cols : 1);
+}
+
+/**
+ * Bytes per element of a linear op's activation input: FP8 for W8A8, else the 16-bit
+ * activations. The activations are taken as quantised by the kernel that produced them, as
+ * torch.compile'd serving fuses the static or per-token quantisation into the RMSNorm or
+ * SiLU·mul before a projection; UNC that the attention output's quantisation (before the O
+ * projection) is fused the same way rather than a kernel of its own.
+ */
+export function activationBytes(wt: WeightType): number {
+  return wt.kind === 'fp8' ? 1 : 2;
+}
+
 /** Bytes of an [N, K] linear weight stored as `wt`. */
 export function linearWeightBytes(wt: WeightType, n: number, k: number, tiles: PrelayoutTiles = DEFAULT_PRELAYOUT): WeightBytes {
   if (wt.kind === 'dense') {
     const weights = n * k * dtypeBytes(wt.dtype);
     return { weights, scales: 0, total: weights };
+  }
+  if (wt.kind === 'fp8') {
+    const scales = fp8ScaleBytes(wt, n);
+    return { weights: n * k, scales, total: n * k + scales };
   }
   const weights = prelayoutBytes(n, k, wt.bits, tiles);
   const scales = groupParamBytes(wt, Math.ceil(k / wt.group), n);
@@ -48,6 +68,10 @@ export function weightSliceBytes(wt: WeightType, rows: number, kLen: number): We
     const weights = rows * kLen * dtypeBytes(wt.dtype);
     return { weights, scales: 0, total: weights };
   }
+  if (wt.kind === 'fp8') {
+    const scales = fp8ScaleBytes(wt, rows);
+    return { weights: rows * kLen, scales, total: rows * kLen + scales };
+  }
   const weights = Math.ceil((rows * kLen * wt.bits) / 8);
   const scales = groupParamBytes(wt, Math.ceil(kLen / wt.group), rows);
   return { weights, scales, total: weights + scales };
@@ -57,10 +81,11 @@ export function weightSliceBytes(wt: WeightType, rows: number, kLen: number): We
  * Vector operations to dequantize one weight element: unpack (one op where codes align with
  * byte lanes — 1, 2, 4, 8 bits — two where they straddle bytes), convert to fp16/bf16 (one:
  * the magic-number or exponent-rebias trick), scale (one multiply), and subtract the zero
- * point of an asymmetric type (one). Dense weights need none.
+ * point of an asymmetric type (one). Dense weights need none, nor do FP8 weights, which the
+ * FP8 matrix units take as they are (the scales apply once per output, in the epilogue).
  */
 export function dequantOpsPerElement(wt: WeightType): number {
-  if (wt.kind === 'dense') return 0;
+  if (wt.kind !== 'quantized') return 0;
   const aligned = 8 % wt.bits === 0;
   return (aligned ? 1 : 2) + 1 + 1 + (wt.zeroPoint ? 1 : 0);
 }

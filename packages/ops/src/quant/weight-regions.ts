@@ -7,7 +7,7 @@
  */
 import type { AccessPolicy, LinearOp, Region } from '@fleet/core';
 import { dtypeBytes } from '@fleet/numerics';
-import { dequantFlops, groupParamBytes } from './cost.js';
+import { dequantFlops, fp8ScaleBytes, groupParamBytes } from './cost.js';
 import { DEFAULT_PRELAYOUT, prelayoutBytes, prelayoutTileBytes, type PrelayoutTiles } from './prelayout.js';
 import type { WeightType } from './weight-type.js';
 
@@ -25,6 +25,7 @@ export function quantizesLinear(op: Pick<LinearOp, 'layer'>, layers: number): bo
 /** Bytes of a linear weight's buffers under `wt` (scales 0 for dense weights). */
 export function weightBufferBytes(wt: WeightType, n: number, k: number, tiles: PrelayoutTiles = DEFAULT_PRELAYOUT): { weights: number; scales: number } {
   if (wt.kind === 'dense') return { weights: n * k * dtypeBytes(wt.dtype), scales: 0 };
+  if (wt.kind === 'fp8') return { weights: n * k, scales: fp8ScaleBytes(wt, n) };
   return { weights: prelayoutBytes(n, k, wt.bits, tiles), scales: groupParamBytes(wt, Math.ceil(k / wt.group), n) };
 }
 
@@ -33,6 +34,8 @@ export function weightBufferBytes(wt: WeightType, n: number, k: number, tiles: P
  * over [k0, k0 + kLen) (one run per row). Quantized: the BK-steps of K the range touches in
  * the pre-layout, for the BN-column blocks [n0, n0 + tn) spans (a tile narrower than a block
  * still loads the whole pre-laid-out block), and the scales of its columns and groups.
+ * FP8: the tile's rows of the [N, K] byte tensor, as dense, and its scales — the tensor's
+ * one, or its columns' per-channel ones (read in the epilogue).
  */
 export function linearWeightRegions(
   wt: WeightType,
@@ -45,11 +48,20 @@ export function linearWeightRegions(
   policy: AccessPolicy,
   tiles: PrelayoutTiles = DEFAULT_PRELAYOUT,
 ): Region[] {
-  if (wt.kind === 'dense') {
-    const el = dtypeBytes(wt.dtype);
-    return kLen === op.k
-      ? [{ buffer: buf.w, offset: n0 * op.k * el, bytes: tn * op.k * el, policy }]
-      : [{ buffer: buf.w, offset: (n0 * op.k + k0) * el, bytes: kLen * el, rows: tn, strideBytes: op.k * el, policy }];
+  if (wt.kind !== 'quantized') {
+    const el = wt.kind === 'fp8' ? 1 : dtypeBytes(wt.dtype);
+    const rows: Region[] =
+      kLen === op.k
+        ? [{ buffer: buf.w, offset: n0 * op.k * el, bytes: tn * op.k * el, policy }]
+        : [{ buffer: buf.w, offset: (n0 * op.k + k0) * el, bytes: kLen * el, rows: tn, strideBytes: op.k * el, policy }];
+    if (wt.kind === 'fp8' && buf.scales !== undefined) {
+      rows.push(
+        wt.scales === 'channel'
+          ? { buffer: buf.scales, offset: n0 * 4, bytes: fp8ScaleBytes(wt, tn), policy }
+          : { buffer: buf.scales, offset: 0, bytes: fp8ScaleBytes(wt, tn), policy },
+      );
+    }
+    return rows;
   }
   if (buf.scales === undefined) throw new RangeError('a quantized weight needs a scales buffer');
   const tileBytes = prelayoutTileBytes(wt.bits, tiles);
@@ -87,7 +99,7 @@ export function tileDequantFlops(wt: WeightType, tn: number, kLen: number): numb
  */
 export function splitKBoundary(wt: WeightType, k: number, s: number, ks: number, tiles: PrelayoutTiles = DEFAULT_PRELAYOUT): number {
   const even = Math.floor((k * s) / ks);
-  if (wt.kind === 'dense' || s === 0 || s === ks) return even;
+  if (wt.kind !== 'quantized' || s === 0 || s === ks) return even;
   const unit = lcm(tiles.bk, wt.group);
   return Math.min(k, Math.floor(even / unit) * unit);
 }
