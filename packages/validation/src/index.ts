@@ -43,7 +43,7 @@ export {
   h200LinearShapesValidationPoints,
 } from './h100/linear-shapes.js';
 export { ncclPublishedValidation, ncclPublishedPoints, NCCL_PUBLISHED_BACKENDS } from './published/collectives.js';
-export { h100Fp8Validation, fp8ValidationPoints, FP8_CALIBRATION_SHAPES } from './h100/fp8.js';
+export { h100Fp8Validation, fp8ValidationPoints, h200Fp8Validation, h200Fp8ValidationPoints, FP8_CALIBRATION_SHAPES } from './h100/fp8.js';
 export {
   clusterFusionValidation,
   clusterFusionClaimPoints,

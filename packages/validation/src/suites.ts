@@ -11,7 +11,7 @@ import {
 import { h100MoeValidation, moeValidationPoints, h200MoeValidation, h200MoeValidationPoints } from './h100/moe.js';
 import { h100NcclValidation, ncclValidationPoints, h200NcclValidation, h200NcclValidationPoints } from './h100/nccl.js';
 import { NCCL_PUBLISHED_BACKENDS, ncclPublishedPoints, ncclPublishedValidation } from './published/collectives.js';
-import { fp8ValidationPoints, h100Fp8Validation } from './h100/fp8.js';
+import { fp8ValidationPoints, h100Fp8Validation, h200Fp8Validation, h200Fp8ValidationPoints } from './h100/fp8.js';
 import { mpkValidation, mpkValidationPoints } from './h100/mpk.js';
 import { h100PipelineValidation, pipelineValidationPoints } from './h100/pipeline.js';
 import { h100PrefillValidation, prefillValidationPoints } from './h100/prefill.js';
@@ -174,6 +174,14 @@ export const SUITES: ValidationSuite[] = [
     backends: ['h200'],
     points: h200NcclValidationPoints(),
     run: (registry, tick) => h200NcclValidation(registry.get('h200'), { tick }),
+  },
+  {
+    name: 'h200-fp8',
+    description:
+      "H200 cuBLASLt W8A8 FP8 GEMMs (torch._scaled_mm: per-tensor, row-wise, e5m2 activations) at six shapes × M = 1–4096 and FP8's speedup over bf16 (the H100 FP8 sweep rerun on an H200: every row a prediction)",
+    backends: ['h200'],
+    points: h200Fp8ValidationPoints(),
+    run: (registry, tick) => h200Fp8Validation(registry.get('h200'), { tick }),
   },
   {
     name: 'h200-prefill',
