@@ -41,7 +41,7 @@ export const CDNA_MEGAKERNEL_TASKS: readonly KernelResources[] = [
  * ≈ 3 global_load_dwordx4 of 1 KiB (64 lanes × 16 B) per wave (hits on lines still being
  * filled wait for the fill: see `MemorySystem`).
  */
-export const MEGAKERNEL_OUTSTANDING_BYTES_PER_WAVE = 3216;
+export const MEGAKERNEL_OUTSTANDING_BYTES_PER_WAVE = 3381;
 
 /**
  * The megakernel's pipeline: resident waves × outstanding bytes per wave in flight; one

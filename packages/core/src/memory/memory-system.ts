@@ -99,6 +99,8 @@ export class MemorySystem {
    * whose fill may still be outstanding; see `pendingFillNs`).
    */
   private readonly fillReady: Map<number, number>[];
+  /** The same for the memory-side LLC: its fills from HBM. */
+  private readonly llcFillReady = new Map<number, number>();
   private readonly engine: Engine;
   /** The tile being resolved waits on in-flight fills (its pipeline's `waitsOnFills`). */
   private waitOnFills = false;
@@ -148,8 +150,7 @@ export class MemorySystem {
    * thus gain traffic, not latency. Returns the latency the hit sees, ns. Fills are recorded
    * for every miss, whoever waits on them.
    */
-  private pendingFillNs(inst: number, key: number, hitLatencyNs: number): number {
-    const fills = this.fillReady[inst]!;
+  private pendingFillNs(fills: Map<number, number>, key: number, hitLatencyNs: number): number {
     const ready = fills.get(key);
     if (ready === undefined) return hitLatencyNs;
     const wait = ready - this.engine.now;
@@ -354,7 +355,7 @@ export class MemorySystem {
     let lat = l2.latencyNs;
     c.l2.hitBytes += hitBytes;
     if (!write && hitBytes > 0) {
-      if (this.waitOnFills) lat = this.pendingFillNs(inst, this.fillKey(block, sectors), l2.latencyNs);
+      if (this.waitOnFills) lat = this.pendingFillNs(this.fillReady[inst]!, this.fillKey(block, sectors), l2.latencyNs);
       out.readLatencyByteNs += hitBytes * lat;
     }
     if (hitBytes < bytes) {
@@ -466,14 +467,18 @@ export class MemorySystem {
     }
     const hitBytes = bytes * res.hitFraction;
     c.llc.hitBytes += hitBytes;
+    // Another XCD's miss on the same line a moment ago: the LLC holds the read until its fill lands.
+    const key = !write && this.waitOnFills ? this.fillKey(block, sectors) : -1;
+    const hitLat = key >= 0 && hitBytes > 0 ? this.pendingFillNs(this.llcFillReady, key, llc.latencyNs) : llc.latencyNs;
     if (!write) {
-      out.readLatencyByteNs += hitBytes * llc.latencyNs + (bytes - hitBytes) * hbm.latencyNs;
+      out.readLatencyByteNs += hitBytes * hitLat + (bytes - hitBytes) * hbm.latencyNs;
       out.dramReadLatencyByteNs += (bytes - hitBytes) * hbm.latencyNs;
     }
     if (hitBytes >= bytes || write) {
       c.llc.missBytes += bytes - hitBytes;
-      return llc.latencyNs;
+      return hitLat;
     }
+    if (!write) this.llcFillReady.set(this.fillKey(block, sectors), this.engine.now + hbm.latencyNs);
     c.llc.missBytes += bytes - hitBytes;
     c.hbmReadBytes += bytes - hitBytes;
     out.hbmBytes += bytes - hitBytes;
