@@ -53,14 +53,15 @@ describe('installing the B200 backend', () => {
       'fleet-mtile',
       'fleet-msplit',
       'fleet-ksplit',
+      'fleet-wave-ksplit',
       'clusterfusion',
     ]);
-    for (const row of rows.slice(0, 6)) {
+    for (const row of rows.slice(0, 7)) {
       expect(row.status).toBe('ok');
       // llama2-7b streams ≈ 13.5 GB of bf16 weights per token: no faster than the HBM allows
       expect(row.tpotMs!).toBeGreaterThan((13.4e9 / 8e12) * 1e3);
     }
-    expect(rows[6]!.status).toBe('unsupported');
+    expect(rows[7]!.status).toBe('unsupported');
   });
 });
 

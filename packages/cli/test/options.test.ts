@@ -71,6 +71,7 @@ describe('policies refuse options they cannot honour', () => {
       'fleet-mtile': chipletTaskKnobs,
       'fleet-msplit': chipletTaskKnobs,
       'fleet-ksplit': chipletTaskKnobs,
+      'fleet-wave-ksplit': chipletTaskKnobs,
       clusterfusion: [...CLUSTER_KNOBS],
     };
     for (const p of BUILTIN_POLICIES) {

@@ -470,3 +470,43 @@ describe('layer-periodic layout and layer-relative state', () => {
     expect(odd[4]).not.toEqual(same[4]);
   });
 });
+
+describe('MemorySystem hits on lines still being filled', () => {
+  it('a waiting hit pays the rest of the fill; a plain hit the L2 latency; both count as hits', () => {
+    const topology = testTopology();
+    const engine = new Engine();
+    const ms = new MemorySystem(engine, topology, buffers, { granularityBytes: G }, () => {});
+    const read = tile([region(0, 0, 1024)]);
+    const out = (wait: boolean): TileTraffic => {
+      const o: TileTraffic = { l2Bytes: 0, llcBytes: 0, hbmBytes: 0, latencyNs: 0, readLatencyByteNs: 0, dramReadLatencyByteNs: 0 };
+      ms.resolveTile(read, 0, 1, o, 0, wait);
+      return o;
+    };
+    const miss = out(true);
+    const missLatency = miss.latencyNs;
+    expect(missLatency).toBeGreaterThan(topology.memory.l2.latencyNs);
+    // Same instant: the fill has not landed.
+    expect(out(true).readLatencyByteNs).toBeCloseTo(1024 * missLatency);
+    expect(out(false).readLatencyByteNs).toBeCloseTo(1024 * topology.memory.l2.latencyNs);
+    const c = ms.countersOf(1);
+    expect(c.l2.hitBytes).toBe(2048);
+    expect(c.l2.missBytes).toBe(1024);
+  });
+
+  it('once the fill has landed a waiting hit pays the L2 latency', () => {
+    const topology = testTopology();
+    const engine = new Engine();
+    const ms = new MemorySystem(engine, topology, buffers, { granularityBytes: G }, () => {});
+    const read = tile([region(0, 0, 1024)]);
+    const o: TileTraffic = { l2Bytes: 0, llcBytes: 0, hbmBytes: 0, latencyNs: 0, readLatencyByteNs: 0, dramReadLatencyByteNs: 0 };
+    ms.resolveTile(read, 0, 1, o, 0, true);
+    let later = -1;
+    const kind = engine.register('later', () => {
+      ms.resolveTile(read, 0, 1, o, 0, true);
+      later = o.readLatencyByteNs;
+    });
+    engine.after(10_000, kind);
+    engine.run();
+    expect(later).toBeCloseTo(1024 * topology.memory.l2.latencyNs);
+  });
+});

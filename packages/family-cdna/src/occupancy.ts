@@ -38,9 +38,10 @@ export const CDNA_MEGAKERNEL_TASKS: readonly KernelResources[] = [
  * CAL: bytes of loads one wave keeps outstanding in the megakernel, solved so that
  * `fleet-mtile` at batch 1 on MI350X reproduces the FLEET paper's 6.82 ms (the dataset's
  * calibration value; `calibration/derive.mjs` in @fleet/backend-mi350 re-derives it):
- * ≈ 3 global_load_dwordx4 of 1 KiB (64 lanes × 16 B) per wave.
+ * ≈ 3 global_load_dwordx4 of 1 KiB (64 lanes × 16 B) per wave (hits on lines still being
+ * filled wait for the fill: see `MemorySystem`).
  */
-export const MEGAKERNEL_OUTSTANDING_BYTES_PER_WAVE = 3045;
+export const MEGAKERNEL_OUTSTANDING_BYTES_PER_WAVE = 3381;
 
 /**
  * The megakernel's pipeline: resident waves × outstanding bytes per wave in flight; one
@@ -50,7 +51,9 @@ export const MEGAKERNEL_OUTSTANDING_BYTES_PER_WAVE = 3045;
 export function megakernelPipeline(cu: ComputeResources, outstandingBytesPerWave = MEGAKERNEL_OUTSTANDING_BYTES_PER_WAVE): TilePipeline {
   const occ = occupancy(cu, unionResources(CDNA_MEGAKERNEL_TASKS));
   const stages = 1;
-  return { inFlightBytes: occ.wavesPerSimd * cu.simds * outstandingBytesPerWave, overlap: occ.wavesPerSimd * stages };
+  // One wave per SIMD: a hit on a weight line another worker's miss is still filling stalls
+  // the wave until the fill lands (seeds §FLEET: every L2 miss stalls the MFMA pipe).
+  return { inFlightBytes: occ.wavesPerSimd * cu.simds * outstandingBytesPerWave, overlap: occ.wavesPerSimd * stages, waitsOnFills: occ.wavesPerSimd <= 1 };
 }
 
 /**

@@ -45,6 +45,7 @@ export {
   FLEET_MSPLIT,
   FLEET_KSPLIT,
 } from './policies/megakernel.js';
+export { FLEET_WAVE_KSPLIT, waveKSplitPipeline } from './policies/wave-ksplit.js';
 export * from './predict/decode.js';
 export * from './predict/prefill.js';
 export * from './predict/mixed.js';

@@ -139,3 +139,17 @@ describe('chiplet-task K-split (fleet-ksplit)', () => {
     expect(split.tasks.map((t) => t.tiles.length)).toEqual(whole.tasks.map((t) => t.tiles.length));
   });
 });
+
+describe('wave-level K-split (fleet-wave-ksplit)', () => {
+  it("runs fleet-mtile's tiles with the worker's SIMDs as independent contexts, traffic unchanged", () => {
+    const graph = singleLinearGraph(32, 4096, 4096);
+    const wave = compilePolicy(graph, policy('fleet-wave-ksplit'), backend, { layers: [0] });
+    const whole = compilePolicy(graph, policy('fleet-mtile'), backend, { layers: [0] });
+    const linear = (g: typeof wave) => g.tasks.filter((t) => t.kind === 'linear');
+    const persistent = backend.costModel.pipelines!.persistent;
+    const simds = backend.topology.computeUnit.simdsPerUnit;
+    for (const t of linear(wave)) for (const tile of t.tiles) expect(tile.pipeline).toEqual({ ...persistent, overlap: persistent.overlap * simds });
+    const strip = (g: typeof wave) => linear(g).map((t) => t.tiles.map(({ pipeline: _p, ...rest }) => rest));
+    expect(strip(wave)).toEqual(strip(whole));
+  });
+});

@@ -28,6 +28,13 @@ export interface TilePipeline {
   /** Independent contexts that overlap compute with memory: 1 = serial, Infinity = perfect overlap. */
   overlap: number;
   /**
+   * A hit on an L2 line whose fill is still on its way waits for the fill (the L2 holds the
+   * request in its miss queue), so it costs the rest of the miss latency, not the hit
+   * latency. Set for a kernel at one wave per SIMD (a megakernel), where that wait stalls the
+   * matrix pipe; omitted, a hit costs the hit latency (other waves run meanwhile).
+   */
+  waitsOnFills?: boolean;
+  /**
    * Tiles (CTAs, workgroups) of the kernel resident on the unit at once, sharing
    * `inFlightBytes`. They run one after another in the simulation; each pays only its share
    * of the first-access latency and the per-tile overhead, which the others' streams hide.

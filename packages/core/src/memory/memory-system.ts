@@ -94,6 +94,16 @@ export class MemorySystem {
   private readonly halves: number;
   private readonly partitions: number;
   private readonly counters: MemoryCounters[] = [];
+  /**
+   * Per private L2 instance: when the fill of a block's last miss arrives, ns (only blocks
+   * whose fill may still be outstanding; see `pendingFillNs`).
+   */
+  private readonly fillReady: Map<number, number>[];
+  /** The same for the memory-side LLC: its fills from HBM. */
+  private readonly llcFillReady = new Map<number, number>();
+  private readonly engine: Engine;
+  /** The tile being resolved waits on in-flight fills (its pipeline's `waitsOnFills`). */
+  private waitOnFills = false;
 
   constructor(
     engine: Engine,
@@ -128,6 +138,36 @@ export class MemorySystem {
     this.l2 = Array.from({ length: instances }, (_, i) => new Cache(`l2.${i}`, perInstance, this.blockBytes, l2.associativity, sectors, this.periodBlocks));
     this.llc = llc ? new Cache('llc', llc.capacityBytes, this.blockBytes, llc.associativity, sectors, this.periodBlocks) : null;
     this.request = new Int32Array(this.l2[0]!.words);
+    this.engine = engine;
+    this.fillReady = Array.from({ length: instances }, () => new Map<number, number>());
+  }
+
+  /**
+   * A hit on a line whose fill is still on its way (a second worker asking for a weight line
+   * the first one missed a moment ago) is a hit in the L2's counters, but the request waits
+   * in the L2's miss queue until the fill arrives: it sees the rest of the miss latency, not
+   * the hit latency. Workers that share a weight tile in lockstep (FLEET's M-tile traversal)
+   * thus gain traffic, not latency. Returns the latency the hit sees, ns. Fills are recorded
+   * for every miss, whoever waits on them.
+   */
+  private pendingFillNs(fills: Map<number, number>, key: number, hitLatencyNs: number): number {
+    const ready = fills.get(key);
+    if (ready === undefined) return hitLatencyNs;
+    const wait = ready - this.engine.now;
+    if (wait <= hitLatencyNs) {
+      fills.delete(key);
+      return hitLatencyNs;
+    }
+    return wait;
+  }
+
+  /** A request's key for `fillReady`: its block and first line (a tile step's slice of a row). */
+  private fillKey(block: number, sectors: SectorMask): number {
+    for (let w = 0; w < sectors.length; w++) {
+      const m = sectors[w]!;
+      if (m !== 0) return block * MAX_SECTORS + 32 * w + (31 - Math.clz32(m & -m));
+    }
+    return block * MAX_SECTORS;
   }
 
   /**
@@ -181,9 +221,11 @@ export class MemorySystem {
 
   /**
    * Resolve a tile's accesses against the caches now (so concurrent workers' accesses
-   * interleave in simulated time) and return its traffic per level.
+   * interleave in simulated time) and return its traffic per level. With `waitOnFills`, a
+   * hit on a line still being filled costs the rest of the fill (`pendingFillNs`).
    */
-  resolveTile(tile: Tile, partition: number, bucket: number, out: TileTraffic, step = 0): void {
+  resolveTile(tile: Tile, partition: number, bucket: number, out: TileTraffic, step = 0, waitOnFills = false): void {
+    this.waitOnFills = waitOnFills;
     out.l2Bytes = 0;
     out.llcBytes = 0;
     out.hbmBytes = 0;
@@ -306,15 +348,23 @@ export class MemorySystem {
       this.sharedBlock(block, bytes, sectors, write, policy, partition, c, out);
       return;
     }
-    const res = this.l2[this.l2Index(partition)]!.accessMask(block, write ? bytes : 0, policy === 'streaming', sectors);
+    const inst = this.l2Index(partition);
+    const res = this.l2[inst]!.accessMask(block, write ? bytes : 0, policy === 'streaming', sectors);
     const missSectors = res.miss;
     const hitBytes = bytes * res.hitFraction;
     let lat = l2.latencyNs;
     c.l2.hitBytes += hitBytes;
-    if (!write) out.readLatencyByteNs += hitBytes * lat;
+    if (!write && hitBytes > 0) {
+      if (this.waitOnFills) lat = this.pendingFillNs(this.fillReady[inst]!, this.fillKey(block, sectors), l2.latencyNs);
+      out.readLatencyByteNs += hitBytes * lat;
+    }
     if (hitBytes < bytes) {
       c.l2.missBytes += bytes - hitBytes;
-      if (!write) lat = Math.max(lat, this.memorySide(block, this.lineBytesOf(missSectors), missSectors, false, c, out));
+      if (!write) {
+        const missLat = this.memorySide(block, this.lineBytesOf(missSectors), missSectors, false, c, out);
+        this.fillReady[inst]!.set(this.fillKey(block, sectors), this.engine.now + missLat);
+        lat = Math.max(lat, missLat);
+      }
     }
     this.writeBackEvicted(res, c, out);
     if (lat > out.latencyNs) out.latencyNs = lat;
@@ -417,14 +467,18 @@ export class MemorySystem {
     }
     const hitBytes = bytes * res.hitFraction;
     c.llc.hitBytes += hitBytes;
+    // Another XCD's miss on the same line a moment ago: the LLC holds the read until its fill lands.
+    const key = !write && this.waitOnFills ? this.fillKey(block, sectors) : -1;
+    const hitLat = key >= 0 && hitBytes > 0 ? this.pendingFillNs(this.llcFillReady, key, llc.latencyNs) : llc.latencyNs;
     if (!write) {
-      out.readLatencyByteNs += hitBytes * llc.latencyNs + (bytes - hitBytes) * hbm.latencyNs;
+      out.readLatencyByteNs += hitBytes * hitLat + (bytes - hitBytes) * hbm.latencyNs;
       out.dramReadLatencyByteNs += (bytes - hitBytes) * hbm.latencyNs;
     }
     if (hitBytes >= bytes || write) {
       c.llc.missBytes += bytes - hitBytes;
-      return llc.latencyNs;
+      return hitLat;
     }
+    if (!write) this.llcFillReady.set(this.fillKey(block, sectors), this.engine.now + hbm.latencyNs);
     c.llc.missBytes += bytes - hitBytes;
     c.hbmReadBytes += bytes - hitBytes;
     out.hbmBytes += bytes - hitBytes;

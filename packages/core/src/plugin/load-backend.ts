@@ -84,6 +84,7 @@ const validateCostData = ajv.compile({
         inFlightBytes: { type: 'number', exclusiveMinimum: 0, maximum: 2 ** 40 },
         dramInFlightBytes: { type: 'number', exclusiveMinimum: 0, maximum: 2 ** 40 },
         overlap: { type: 'number', minimum: 1, maximum: 2 ** 20 },
+        waitsOnFills: { type: 'boolean' },
       },
     },
   },

@@ -127,10 +127,10 @@ export class Machine {
 
   private runStep(slot: number, task: Task, tile: Tile, step: number, steps: number): void {
     const t = this.traffic;
-    this.memory.resolveTile(tile, this.partitionOf[slot]!, bucketOf(task.layer), t, step);
+    const pipe = tile.pipeline ?? this.pipeline;
+    this.memory.resolveTile(tile, this.partitionOf[slot]!, bucketOf(task.layer), t, step, pipe.waitsOnFills === true);
     const share = this.unitOf ? this.unitBusy[this.unitOf[slot]!]! : 1;
     const compute = (this.cost.tileComputeNs(tile, task.kind, task.level) * share) / steps;
-    const pipe = tile.pipeline ?? this.pipeline;
     // Steps are software-pipelined: only the first pays the memory latency; the fixed
     // per-tile overhead (fill, epilogue) is paid once, with the last step. Tiles resident
     // together hide each other's latency and overhead.

@@ -11,9 +11,19 @@ import { CLUSTERFUSION } from './clusterfusion.js';
 import { KERNEL_PER_OP, KERNEL_PER_OP_GRAPH } from './kernel-per-op.js';
 import { FLEET_MSPLIT, FLEET_MTILE, FLEET_KSPLIT, MIRAGE } from './megakernel.js';
 import type { Policy } from './policy.js';
+import { FLEET_WAVE_KSPLIT } from './wave-ksplit.js';
 
 /** Fleet's policies, in the order reports list them. */
-export const BUILTIN_POLICIES: readonly Policy[] = [KERNEL_PER_OP, KERNEL_PER_OP_GRAPH, MIRAGE, FLEET_MTILE, FLEET_MSPLIT, FLEET_KSPLIT, CLUSTERFUSION];
+export const BUILTIN_POLICIES: readonly Policy[] = [
+  KERNEL_PER_OP,
+  KERNEL_PER_OP_GRAPH,
+  MIRAGE,
+  FLEET_MTILE,
+  FLEET_MSPLIT,
+  FLEET_KSPLIT,
+  FLEET_WAVE_KSPLIT,
+  CLUSTERFUSION,
+];
 
 const validatePolicy = new Ajv2020({ strict: true }).compile({
   type: 'object',
