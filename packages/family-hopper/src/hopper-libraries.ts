@@ -7,6 +7,7 @@
  * in `fleet validate --suite h100-pipeline`.
  */
 import {
+  dramLatencyAtInFlight,
   inFlightFromRate,
   loadedDramLatencyNs,
   occupancy,
@@ -77,16 +78,25 @@ const GEMV_STREAM_NS = PIPELINE.gemvStream.us * 1000 - GRAPH_GAP_NS - HBM_NS - T
 export const NVJET_DRAM_IN_FLIGHT = Math.round(ctaInFlight(GEMV_CTA_BYTES, GEMV_STREAM_NS, PIPELINE.gemvStream.ctas));
 
 /**
- * The DRAM latency nvjet's selection objective charges: the calibration kernel's, at its load
- * over the whole per-call time (the in-flight bytes above take the load over the streaming
- * time alone, a slightly higher one). cuBLASLt's heuristic is the library's, not the
- * device's — it picks the same kernels on an H200 — so the objective stays the
- * H100-calibrated one whatever the memory.
+ * The DRAM latency nvjet's selection objective charges a grid: the latency its CTAs' weight
+ * streams see when every resident CTA keeps its DRAM bytes in flight (Little's law over the
+ * loaded-latency curve). More CTAs load the memory harder, so a wider grid does not stream
+ * proportionally faster (cuBLASLt keeps a 96-CTA GEMV of N = 6144 rather than split K over
+ * the 132 SMs). cuBLASLt's heuristic is the library's, not the device's — it picks the
+ * same kernels on an H200 — so the objective stays the H100's whatever the memory.
  */
-const NVJET_SELECTION_HBM_NS = loadedDramLatencyNs(topology.memory.hbm, (PIPELINE.gemvStream.ctas * GEMV_CTA_BYTES) / (PIPELINE.gemvStream.us * 1000));
+function selectionHbmNs(residentCtas: number, ctaInFlightBytes: number): number {
+  return dramLatencyAtInFlight(topology.memory.hbm, residentCtas * ctaInFlightBytes);
+}
 
 /** wgmma's N (the batch rows, PyTorch's operands swapped) comes in multiples of 8. */
 export const WGMMA_ROW_GRANULARITY = 8;
+
+/**
+ * CAL `nvjetTileMenu`: the most batch rows any tile of the menu takes (192, in 128x192 and
+ * 192x192); larger batches take several row tiles.
+ */
+const NVJET_MAX_ROWS = Math.max(...PIPELINE.nvjetTileMenu.tiles.map((t) => Number(t.split('_')[0]!.split('x')[1])));
 
 /** Output-column widths of the menu's tiles for skinny batches (96 and wider ones appear only beside ≥ 64 rows). */
 const TILE_COLS = [64, 128, 192, 256];
@@ -155,12 +165,19 @@ function estimateNs(s: GemmShape, cols: number, rows: number, splitK: number): n
   const dram = (cols * k * s.weightBytes) / shared;
   // W8A8: FP8 activations, FP8 MMAs at twice the bf16 rate.
   const onChip = rows * k * (s.fp8 ? 1 : 2);
-  const memNs = Math.max(
-    (dram * NVJET_SELECTION_HBM_NS) / pipe.dramInFlightBytes!,
-    (onChip * L2_NS) / pipe.inFlightBytes,
-    (dram + onChip) / topology.computeUnit.maxBandwidthBytesPerNs,
-  );
   const computeNs = ((2 * cols * rows * k) / (topology.computeUnit.matrixFlopsPerNs.bf16 * WGMMA_EFFICIENCY)) * (s.fp8 ? FP8_PEAK_FLOPS_SCALE : 1);
+  const onChipNs = Math.max((onChip * L2_NS) / pipe.inFlightBytes, (dram + onChip) / topology.computeUnit.maxBandwidthBytesPerNs);
+  // A CTA bound by compute or on-chip reads keeps its DRAM bytes in flight only for the share
+  // of its time its weight stream takes, so it loads the memory less (as the machine charges
+  // it). Two fixed-point steps from the unloaded latency settle the load and the latency.
+  const w = pipe.dramInFlightBytes!;
+  const busyNs = Math.max(computeNs, onChipNs);
+  let dramNs = (dram * topology.memory.hbm.latencyNs) / w;
+  for (let i = 0; i < 2; i++) {
+    const duty = busyNs > 0 ? Math.min(1, dramNs / busyNs) : 1;
+    dramNs = (dram * selectionHbmNs(Math.min(ctas, SMS), w * duty)) / w;
+  }
+  const memNs = Math.max(dramNs, onChipNs);
   const waves = Math.ceil(ctas / SMS);
   const reduceNs = splitK > 1 ? 2 * GRAPH_GAP_NS + (s.m * s.n * 4 * splitK) / topology.memory.hbm.achievableBandwidthBytesPerNs : 0;
   // The L2, which all SMs share, serves every re-read of an operand: each CTA's activation
@@ -302,7 +319,7 @@ export function hopperFp8Refusal(fp8: GemmFp8): string | null {
 
 function selectNvjet(s: GemmShape): GemmKernel {
   let best: { cols: number; rows: number; splitK: number; ns: number; ctas: number } | null = null;
-  const maxRows = Math.min(256, Math.ceil(s.m / WGMMA_ROW_GRANULARITY) * WGMMA_ROW_GRANULARITY);
+  const maxRows = Math.min(NVJET_MAX_ROWS, Math.ceil(s.m / WGMMA_ROW_GRANULARITY) * WGMMA_ROW_GRANULARITY);
   for (const cols of TILE_COLS) {
     for (let rows = WGMMA_ROW_GRANULARITY; rows <= maxRows; rows += WGMMA_ROW_GRANULARITY) {
       if (cols * rows > MAX_ACCUMULATOR) continue;
