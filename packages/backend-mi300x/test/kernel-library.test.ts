@@ -1,6 +1,15 @@
 import { loadBackend } from '@fleet/core';
 import { describe, expect, it } from 'vitest';
-import { CDNA3_CU, CDNA_VENDOR_PIPELINE, CdnaCostModel, hipblasltResources, selectCdnaGemm, CDNA_SOFTMAX_FLOPS_PER_SCORE } from '@fleet/family-cdna';
+import {
+  CDNA3_CU,
+  CDNA_VENDOR_PIPELINE,
+  CdnaCostModel,
+  hipblasltResources,
+  selectCdnaGemm,
+  CDNA_SOFTMAX_FLOPS_PER_SCORE,
+  wvSplitKLaunch,
+  wvSplitKMindiv,
+} from '@fleet/family-cdna';
 import descriptor, { MI300X_LIBRARY_SPEC, kernelLibrary } from '../src/index.js';
 import { occupancy } from '@fleet/core';
 
@@ -11,15 +20,32 @@ describe('MI300X kernel library (hipBLASLt, wvSplitK, paged attention, CK FlashA
     expect(loadBackend(descriptor, 'test').kernelLibrary).toBe(kernelLibrary);
   });
 
-  it('batches of 1–4 rows run wvSplitK as the GEMV validation models it: 8 × 64 tiles, split-K within one wave, the vendor pipeline', () => {
+  it('batches of 1–4 rows run wvSplitK as vLLM launches it: one workgroup per CU per round, K split inside each wave', () => {
     for (const m of [1, 4]) {
       const g = gemm(m);
       expect(g.name).toBe('wvSplitK');
-      expect([g.tileRows, g.tileCols]).toEqual([8, 64]);
-      // 64 column tiles on 304 CUs: K split 4 ways (304 / 64), as ops' default does
-      expect(g.splitK).toBe(4);
-      expect(g.pipeline).toEqual(CDNA_VENDOR_PIPELINE);
+      // 4096 columns: YT = ceil(4096 / (304 × 16)) = 1 → YTILE 2, 2 K-steps unrolled; mindiv
+      // trims 16 waves to 7 (4096 / (608 × 7) still rounds down to 0 whole rounds): 14 columns
+      // per workgroup, 293 workgroups, no partial sums
+      expect([g.tileCols, g.splitK, g.maskedRows]).toEqual([14, 1, true]);
+      // 7 waves × 2 columns × 2 K-steps × 64 lanes × 16 B in flight, 2 waves per SIMD
+      expect(g.pipeline).toEqual({ inFlightBytes: 7 * 2 * 2 * 1024, overlap: 2, residentTiles: 1 });
     }
+    // Qwen3-8B's gate+up (24576 columns): YTILE 4, 11 waves, 44 columns per round — 559
+    // workgroups, so 255 CUs run a second round (the old 64-column tiles left 80 of 304 busy)
+    const gu = gemm(4, 24576);
+    expect([gu.tileCols, gu.pipeline.inFlightBytes]).toEqual([44, 11 * 4 * 1024]);
+  });
+
+  it('wvSplitK follows the host code: YTILE from the columns per wave, mindiv keeps the whole rounds', () => {
+    expect(wvSplitKMindiv(6144, 608, 16)).toBe(11);
+    expect(wvSplitKMindiv(24576, 1216, 16)).toBe(11);
+    // 76032 × 13312 (the GEMV validation's 2 GB matrix): YTILE 4, all 16 waves
+    expect(wvSplitKLaunch(76032, 13312, 1, 304, false, 64 * 1024)).toEqual({ ytile: 4, unroll: 1, waves: 16, colsPerRound: 64 });
+    // wvSplitKQ (FP8): YTILE 2 for 1–2 rows; 4 for 3–4 rows where the activation fits the LDS, else 7
+    expect(wvSplitKLaunch(4096, 4096, 2, 304, true, 64 * 1024).ytile).toBe(2);
+    expect(wvSplitKLaunch(4096, 4096, 4, 304, true, 64 * 1024).ytile).toBe(4);
+    expect(wvSplitKLaunch(4096, 32768, 4, 304, true, 64 * 1024).ytile).toBe(7);
   });
 
   it('the hipBLASLt tile grows with M: 16 rows for a decode batch, 128 or more for a large GEMM', () => {

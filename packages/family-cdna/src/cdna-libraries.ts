@@ -26,6 +26,7 @@ import {
   type Topology,
 } from '@fleet/core';
 import { vendorPipeline } from './occupancy.js';
+import { wvSplitKLaunch, wvSplitKPipeline } from './wvsplitk.js';
 
 /** A library kernel's pipeline that also states the MFMA issue efficiency its tiles reach. */
 export interface CdnaTilePipeline extends TilePipeline {
@@ -159,20 +160,37 @@ export function hipblasltEstimateNs(spec: CdnaLibrarySpec, s: GemmShape, rows: n
 }
 
 /**
- * vLLM's wvSplitK for 1–4 batch rows, as ops' default decomposition already models it (8-row
- * tiles × 64 columns, K split within one wave of the device, the vendor GEMV pipeline whose
- * bytes in flight are derived from wvSplitK's measured bandwidth — cdna/occupancy.ts). Kept
- * identical so the GEMV validation and the decode calibration do not move. Packed sub-byte
- * weights (no hipBLASLt kernel reads them) run the same decomposition, as before [UNC].
+ * vLLM's wvSplitK (`wvSplitKQ` for per-tensor FP8) for 1–4 batch rows, as its host code
+ * launches it (./wvsplitk.ts): one workgroup per CU and round, each covering waves × YTILE
+ * output columns over all of K, so the columns spread over (nearly) every CU, the K split
+ * stays inside each wave (no partial sums, no second kernel) and a workgroup's later rounds
+ * queue behind its first. It loads exactly the batch rows there are (the activation goes to
+ * LDS once per workgroup).
  */
-function skinnyKernel(spec: CdnaLibrarySpec, s: GemmShape, name: string): GemmKernel {
+function wvSplitKKernel(spec: CdnaLibrarySpec, s: GemmShape, name: 'wvSplitK' | 'wvSplitKQ'): GemmKernel {
+  const launch = wvSplitKLaunch(s.n, s.k, s.m, cuCount(spec.topology), name === 'wvSplitKQ', spec.cu.sharedBytes);
+  return {
+    name,
+    tileRows: Math.min(64, Math.max(8, 2 ** Math.ceil(Math.log2(Math.max(1, s.m))))),
+    tileCols: launch.colsPerRound,
+    splitK: 1,
+    maskedRows: true,
+    pipeline: wvSplitKPipeline(spec.cu, launch),
+  };
+}
+
+/**
+ * Packed sub-byte weights (no hipBLASLt or wvSplitK kernel reads them): ops' default skinny
+ * decomposition, 8–64-row × 64-column tiles, K split within one wave of the device (at whole
+ * 64-deep tiles of their layout and whole groups: the decomposition snaps the boundaries),
+ * the vendor pipeline [UNC].
+ */
+function dequantGemmKernel(spec: CdnaLibrarySpec, s: GemmShape): GemmKernel {
   const cus = cuCount(spec.topology);
   const rows = Math.min(64, Math.max(8, 2 ** Math.ceil(Math.log2(Math.max(1, s.m)))));
   const grid = Math.ceil(s.m / rows) * Math.ceil(s.n / 64);
-  // Packed weights split K too, at whole 64-deep tiles of their layout and whole groups (the
-  // decomposition snaps the boundaries), so a skinny GEMV keeps every CU busy [UNC].
   const splitK = grid < cus ? Math.max(1, Math.min(Math.floor(s.k / 256), Math.floor(cus / grid))) : 1;
-  return { name, tileRows: rows, tileCols: 64, splitK, pipeline: vendorPipeline(spec.cu) };
+  return { name: 'dequant_gemm', tileRows: rows, tileCols: 64, splitK, pipeline: vendorPipeline(spec.cu) };
 }
 
 /**
@@ -204,22 +222,22 @@ export function cdnaFp8Refusal(arch: CdnaLibrarySpec['arch'], fp8: GemmFp8): str
 /**
  * W8A8 FP8 as vLLM on ROCm runs it (DS vllm/model_executor/layers/quantization/…
  * `rocm_per_tensor_float_w8a8_scaled_mm`): per-tensor scales at 1–4 rows go to its skinny
- * FP8 GEMV `ops.wvSplitKQ` (the same wvSplitK decomposition on one-byte weights; UNC: its
- * pipeline taken as wvSplitK's), everything else to `torch._scaled_mm`, i.e. hipBLASLt's FP8
+ * FP8 GEMV `ops.wvSplitKQ` (wvSplitK's persistent decomposition with its own YTILE table, on
+ * one-byte weights: ./wvsplitk.ts), everything else to `torch._scaled_mm`, i.e. hipBLASLt's FP8
  * GEMM, chosen as the bf16 one with FP8 operands and the FP8 MFMA rate. UNC: the tile menu
  * and depth in bytes are the bf16 ones (an FP8 DepthU of 128 moves the same bytes).
  */
 function selectCdnaFp8Gemm(spec: CdnaLibrarySpec, s: GemmShape): GemmKernel {
   const scale = cdnaFp8FlopsScale(spec.topology);
-  const k = s.fp8!.scales === 'tensor' && s.m <= WVSPLITK_MAX_ROWS ? skinnyKernel(spec, s, 'wvSplitKQ') : selectHipblaslt(spec, s);
+  const k = s.fp8!.scales === 'tensor' && s.m <= WVSPLITK_MAX_ROWS ? wvSplitKKernel(spec, s, 'wvSplitKQ') : selectHipblaslt(spec, s);
   return { ...k, matrixFlopsScale: scale };
 }
 
 /** The GEMM hipBLASLt (or, for 1–4 rows, vLLM's wvSplitK) runs for `s`. */
 export function selectCdnaGemm(spec: CdnaLibrarySpec, s: GemmShape): GemmKernel {
   if (s.fp8) return selectCdnaFp8Gemm(spec, s);
-  if (s.weightBytes < 1) return skinnyKernel(spec, s, 'dequant_gemm');
-  if (s.m <= WVSPLITK_MAX_ROWS) return skinnyKernel(spec, s, 'wvSplitK');
+  if (s.weightBytes < 1) return dequantGemmKernel(spec, s);
+  if (s.m <= WVSPLITK_MAX_ROWS) return wvSplitKKernel(spec, s, 'wvSplitK');
   return selectHipblaslt(spec, s);
 }
 

@@ -48,3 +48,11 @@ export {
   type CdnaLibrarySpec,
   type CdnaTilePipeline,
 } from './cdna-libraries.js';
+export {
+  WVSPLITK_LANE_LOAD_BYTES,
+  WVSPLITK_WAVES,
+  wvSplitKLaunch,
+  wvSplitKMindiv,
+  wvSplitKPipeline,
+  type WvSplitKLaunch,
+} from './wvsplitk.js';

@@ -23,7 +23,7 @@ export const BARRIER_NS = 1000;
  * takes ≈ 4.0 µs (S17); the rest is the framework's host-side work per op. Software, not
  * silicon, so every CDNA part uses the same value [UNC].
  */
-export const VLLM_EAGER_LAUNCH_NS = 14940;
+export const VLLM_EAGER_LAUNCH_NS = 17149;
 
 /**
  * UNC: per-tile prologue + epilogue that the memory system does not already charge (address

@@ -109,8 +109,11 @@ describe('a dropped dependency edge makes verification fail', () => {
   });
 
   it('a split-K tile summing the wrong K range is caught', () => {
+    // 8 rows: hipBLASLt splits down_proj's K over two workgroups (wvSplitK, at 1–4 rows,
+    // splits K only across the lanes of a wave).
     const r = verifyDecode(backend, TINY_MODEL, {
       policy: 'kernel-per-op',
+      batch: 8,
       steps: 1,
       transform: (tg) => {
         const parts = tg.tasks.filter((t) => t.opId === 'L1.down_proj');
