@@ -72,7 +72,8 @@ const NVJET_K_TILE = 64;
  * and the per-tile overhead — and Little's law at the DRAM latency under that kernel's own load
  * (~2/3 of the H100's saturation) gives the bytes. One point cannot tell the kernel's fixed
  * cost from its stream, so this folds the fixed cost in (CAL `KSWEEP` separates them, below);
- * it stays as the figure the row-wise FP8 and CUTLASS grouped kernels transfer, which are
+ * it stays the figure of the nvjet tiles the sweep did not measure (more than 8 batch rows or
+ * several row tiles) and the one the row-wise FP8 and CUTLASS grouped kernels transfer, all
  * priced without a fixed cost of their own.
  */
 const GEMV_CTA_BYTES = 64 * PIPELINE.gemvStream.k * 2;
@@ -91,8 +92,9 @@ function median(xs: number[]): number {
  * not, grids of 96–128 CTAs, M = 1 and 8, two H100s); the rate, 2.72–3.06 TB/s, is the
  * stream's alone. Little's law per fit — each CTA's share of the rate times the DRAM latency
  * at the whole rate (topology.memory.hbm.loadedLatency) — gives 13.9–19.5 KB; the median
- * taken. Its 16 stages of 9 KiB are not all in flight at the DRAM: the producer's TMA issue is
- * the limit. The same CTAs stream L2 hits through their full stage ring.
+ * taken: the H200's sweep (held out, `fleet validate --suite h200-ksweep`) checks it. Its stage
+ * ring (16 × 9 KiB for 64x8, 8 × 25 KiB for 192x8) is not all in flight at the DRAM: the
+ * producer's TMA issue is the limit. The same CTAs stream L2 hits through their full ring.
  */
 export const NVJET_DRAM_IN_FLIGHT = Math.round(median(KSWEEP.fits.map((f) => inFlightFromRate(topology.memory.hbm, (f.TBps * 1000) / f.ctas, f.TBps * 1000))));
 
