@@ -25,7 +25,7 @@ import {
   type TilePipeline,
 } from '@fleet/core';
 import { selectFlashDecode } from './flash-decoding.js';
-import { FP8_CAL, PIPELINE } from './reference/calibration.js';
+import { FP8_CAL, KSWEEP, PIPELINE } from './reference/calibration.js';
 import { selectLowBitGemm, type DenseGemm, type LowBitKernelFamily } from './lowbit-gemm.js';
 import { h100Sm80Device } from './lowbit-h100.js';
 import { GRAPH_GAP_NS, TILE_OVERHEAD_NS, VECTOR_EFFICIENCY, WGMMA_EFFICIENCY } from './cost-params.js';
@@ -66,16 +66,47 @@ export const NVJET_STAGE_BUDGET = 216 * 1024;
 const NVJET_K_TILE = 64;
 
 /**
- * DER from CAL `gemvStream`: an nvjet CTA keeps this many bytes of DRAM reads outstanding.
- * At M = 1 each of 96 CTAs streams 64 × 4096 × 2 B of weights in the measured time less what
- * the simulation charges apart — the graph gap, the first access and the per-tile overhead —
- * (its 16 stages of 9 KiB are not all in flight at the DRAM: the producer's TMA issue is the
- * limit); Little's law at the DRAM latency under that kernel's own load (~2/3 of the H100's
- * saturation) gives the bytes. The same CTAs stream L2 hits through their full stage ring.
+ * DER from CAL `gemvStream`: the bytes of DRAM reads an nvjet CTA would keep outstanding if its
+ * whole call were streaming. At M = 1 each of 96 CTAs streams 64 × 4096 × 2 B of weights in
+ * the measured time less what the simulation charges apart — the graph gap, the first access
+ * and the per-tile overhead — and Little's law at the DRAM latency under that kernel's own load
+ * (~2/3 of the H100's saturation) gives the bytes. One point cannot tell the kernel's fixed
+ * cost from its stream, so this folds the fixed cost in (CAL `KSWEEP` separates them, below);
+ * it stays the figure of the nvjet tiles the sweep did not measure (more than 8 batch rows or
+ * several row tiles) and the one the row-wise FP8 and CUTLASS grouped kernels transfer, all
+ * priced without a fixed cost of their own.
  */
 const GEMV_CTA_BYTES = 64 * PIPELINE.gemvStream.k * 2;
 const GEMV_STREAM_NS = PIPELINE.gemvStream.us * 1000 - GRAPH_GAP_NS - HBM_NS - TILE_OVERHEAD_NS;
-export const NVJET_DRAM_IN_FLIGHT = Math.round(ctaInFlight(GEMV_CTA_BYTES, GEMV_STREAM_NS, PIPELINE.gemvStream.ctas));
+export const GEMV_STREAM_DRAM_IN_FLIGHT = Math.round(ctaInFlight(GEMV_CTA_BYTES, GEMV_STREAM_NS, PIPELINE.gemvStream.ctas));
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const h = s.length >> 1;
+  return s.length % 2 ? s[h]! : (s[h - 1]! + s[h]!) / 2;
+}
+
+/**
+ * DER from CAL `KSWEEP`: an nvjet CTA keeps this many bytes of DRAM reads outstanding. Over K
+ * the skinny kernels' time is a line, fixed + bytes / rate (20 fits: 64x8, 192x8, split-K or
+ * not, grids of 96–128 CTAs, M = 1 and 8, two H100s); the rate, 2.72–3.06 TB/s, is the
+ * stream's alone. Little's law per fit — each CTA's share of the rate times the DRAM latency
+ * at the whole rate (topology.memory.hbm.loadedLatency) — gives 13.9–19.5 KB; the median
+ * taken: the H200's sweep (held out, `fleet validate --suite h200-ksweep`) checks it. Its stage
+ * ring (16 × 9 KiB for 64x8, 8 × 25 KiB for 192x8) is not all in flight at the DRAM: the
+ * producer's TMA issue is the limit. The same CTAs stream L2 hits through their full ring.
+ */
+export const NVJET_DRAM_IN_FLIGHT = Math.round(median(KSWEEP.fits.map((f) => inFlightFromRate(topology.memory.hbm, (f.TBps * 1000) / f.ctas, f.TBps * 1000))));
+
+/**
+ * DER from CAL `KSWEEP`: the time an nvjet CTA of a single-wave grid spends outside its
+ * stream, ns — the fits' intercept (1.98–4.20 µs of kernel time, median 2.82) less what the
+ * simulation charges apart, the first access and the per-tile overhead. It covers starting
+ * the producer and consumer warps, the first stages' fill, the epilogue and the grid's tail.
+ * The sweep's grids are single waves (≤ 128 CTAs); larger grids keep no such charge, their
+ * next wave's fill running under the last one's epilogue.
+ */
+export const NVJET_TILE_FIXED_NS = Math.round(median(KSWEEP.fits.map((f) => f.fixedUs)) * 1000 - HBM_NS - TILE_OVERHEAD_NS);
 
 /**
  * The DRAM latency nvjet's selection objective charges a grid: the latency its CTAs' weight
@@ -114,13 +145,22 @@ export function multicast(rowTiles: number): number {
   return Math.min(2, rowTiles);
 }
 
+/**
+ * The tiles CAL `KSWEEP` measured: 8 batch rows, one row tile (M ≤ 8). They stream at the
+ * sweep's in-flight and pay its fixed cost apart; wider tiles, which it did not measure, keep
+ * the whole-call figure of CAL `gemvStream` with the fixed cost folded in.
+ */
+export function skinnyTile(tileRows: number, rowTiles: number): boolean {
+  return tileRows === WGMMA_ROW_GRANULARITY && rowTiles === 1;
+}
+
 export function nvjetPipeline(tileCols: number, tileRows: number, rowTiles = 1): TilePipeline {
   const stages = nvjetStages(tileCols, tileRows);
   // One producer warp + two consumer warpgroups, one CTA per SM (shared memory bound).
   const occ = occupancy(H100_SM, { threads: 384, registersPerThread: 168, sharedBytes: stages * (tileCols + tileRows) * NVJET_K_TILE * 2 });
   return {
     inFlightBytes: stages * (tileCols + tileRows) * NVJET_K_TILE * 2 * Math.max(1, occ.blocks),
-    dramInFlightBytes: NVJET_DRAM_IN_FLIGHT * multicast(rowTiles),
+    dramInFlightBytes: (skinnyTile(tileRows, rowTiles) ? NVJET_DRAM_IN_FLIGHT : GEMV_STREAM_DRAM_IN_FLIGHT) * multicast(rowTiles),
     overlap: stages,
   };
 }
@@ -270,7 +310,7 @@ const FP8_K_TILE = 128;
  * DRAM as the calibrated nvjet GEMV does of its 64-column one; its stage holds 128 columns
  * × 128 B, twice as many bytes.
  */
-export const ROWWISE_DRAM_IN_FLIGHT = Math.round((NVJET_DRAM_IN_FLIGHT / (64 * NVJET_K_TILE * 2)) * (128 * FP8_K_TILE));
+export const ROWWISE_DRAM_IN_FLIGHT = Math.round((GEMV_STREAM_DRAM_IN_FLIGHT / (64 * NVJET_K_TILE * 2)) * (128 * FP8_K_TILE));
 
 /**
  * cuBLASLt's FP8 GEMM (`torch._scaled_mm`), as our sweep profiled it (bench/results/h100/
@@ -345,6 +385,7 @@ function selectNvjet(s: GemmShape): GemmKernel {
     tileCols: b.cols,
     splitK: b.splitK,
     pipeline: nvjetPipeline(b.cols, b.rows, Math.ceil(s.m / b.rows)),
+    ...(b.ctas <= SMS && skinnyTile(b.rows, Math.ceil(s.m / b.rows)) ? { tileFixedNs: NVJET_TILE_FIXED_NS } : {}),
   };
 }
 
@@ -456,7 +497,7 @@ export const CUTLASS_GROUPED = { tileRows: 64, tileCols: 128, kTile: 128, stages
  * 128 × 128 tile under multicast (16 KiB).
  */
 export const CUTLASS_GROUPED_DRAM_IN_FLIGHT = Math.round(
-  (NVJET_DRAM_IN_FLIGHT / (64 * NVJET_K_TILE * 2)) * ((CUTLASS_GROUPED.tileCols * CUTLASS_GROUPED.kTile * 2) / CUTLASS_GROUPED.clusterRows),
+  (GEMV_STREAM_DRAM_IN_FLIGHT / (64 * NVJET_K_TILE * 2)) * ((CUTLASS_GROUPED.tileCols * CUTLASS_GROUPED.kTile * 2) / CUTLASS_GROUPED.clusterRows),
 );
 
 /**

@@ -6,10 +6,10 @@
  * which turns a device's topology and calibration into a backend descriptor.
  *
  * The measurements all of this is calibrated on were taken on one H100 SXM5; they ship here as
- * the reference calibration (`OURS`, `PRIOR`, `PIPELINE`, `LOADED_LATENCY`, on `H100_SXM5`).
+ * the reference calibration (`OURS`, `PRIOR`, `PIPELINE`, `KSWEEP`, `LOADED_LATENCY`, on `H100_SXM5`).
  */
 export { H100_SXM5, H100_CLOCK_GHZ, H100_LATENCY_CYCLES } from './reference/topology.js';
-export { OURS, PRIOR, PIPELINE, LOADED_LATENCY, dsmemLatencyCycles, clusterBarrierCycles } from './reference/calibration.js';
+export { OURS, PRIOR, PIPELINE, KSWEEP, LOADED_LATENCY, dsmemLatencyCycles, clusterBarrierCycles } from './reference/calibration.js';
 export { params, BYTES_IN_FLIGHT_PER_SM, WGMMA_EFFICIENCY, GRAPH_GAP_NS, BARRIER_NS, TILE_OVERHEAD_NS, VECTOR_EFFICIENCY } from './cost-params.js';
 export { tuning, MIRAGE_WORKERS_PER_GPC, MIRAGE_SCHEDULERS, CLUSTERFUSION_DEFAULT_CLUSTER, PYTORCH_KERNELS } from './hopper-tuning.js';
 export { CLUSTER_DOMAINS, MAX_CLUSTER_SIZE, CLUSTERFUSION_CTAS_PER_SM, maxActiveClusters, activeSms, dsmem, type DsmemSpec } from './clusters.js';
@@ -43,6 +43,9 @@ export {
   nvjetStages,
   H100_SM,
   NVJET_DRAM_IN_FLIGHT,
+  NVJET_TILE_FIXED_NS,
+  skinnyTile,
+  GEMV_STREAM_DRAM_IN_FLIGHT,
   FP8_RELATIVE_EFFICIENCY,
   FP8_MATRIX_FLOPS_SCALE,
   ROWWISE_DRAM_IN_FLIGHT,

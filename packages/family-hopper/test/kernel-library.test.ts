@@ -5,9 +5,12 @@ import {
   CUDNN_FLASH_TILE_FIXED_NS,
   FP8_MATRIX_FLOPS_SCALE,
   FP8_RELATIVE_EFFICIENCY,
+  GEMV_STREAM_DRAM_IN_FLIGHT,
   hopperFp8Refusal,
   NVJET_DRAM_IN_FLIGHT,
+  NVJET_TILE_FIXED_NS,
   ROWWISE_DRAM_IN_FLIGHT,
+  KSWEEP,
   PIPELINE,
   nvjetStages,
   selectDecodeAttention,
@@ -55,10 +58,34 @@ describe('H100 kernel library', () => {
     // one CTA's weight stream, B/ns, over the call less what the simulation charges apart
     const rate = (64 * g.k * 2) / (g.us * 1000 - GRAPH_GAP_NS - hbm.latencyNs - TILE_OVERHEAD_NS);
     // 96 CTAs at 2.2 TB/s queue at the DRAM: more bytes in flight than the unloaded latency gives
-    expect(NVJET_DRAM_IN_FLIGHT).toBeGreaterThan(1.1 * rate * hbm.latencyNs);
-    expect(NVJET_DRAM_IN_FLIGHT).toBeCloseTo(rate * loadedDramLatencyNs(hbm, g.ctas * rate), -1);
+    expect(GEMV_STREAM_DRAM_IN_FLIGHT).toBeGreaterThan(1.1 * rate * hbm.latencyNs);
+    expect(GEMV_STREAM_DRAM_IN_FLIGHT).toBeCloseTo(rate * loadedDramLatencyNs(hbm, g.ctas * rate), -1);
     // closing the loop: those CTAs in the closed system X · L(X) = W get the calibration's rate back
-    expect(NVJET_DRAM_IN_FLIGHT / dramLatencyAtInFlight(hbm, g.ctas * NVJET_DRAM_IN_FLIGHT)).toBeCloseTo(rate, 1);
+    expect(GEMV_STREAM_DRAM_IN_FLIGHT / dramLatencyAtInFlight(hbm, g.ctas * GEMV_STREAM_DRAM_IN_FLIGHT)).toBeCloseTo(rate, 1);
+  });
+
+  it('the sweep over K separates the skinny kernels fixed cost from their stream, whose rate the in-flight gives back', () => {
+    const hbm = topology.memory.hbm;
+    const fits = KSWEEP.fits;
+    expect(fits.length).toBeGreaterThanOrEqual(20);
+    // the whole-call figure folded the fixed cost in: the stream alone keeps more bytes in flight
+    expect(NVJET_DRAM_IN_FLIGHT).toBeGreaterThan(1.3 * GEMV_STREAM_DRAM_IN_FLIGHT);
+    // closing the loop: each fit's grid at the median in-flight streams within 8% of its measured rate
+    for (const f of fits) {
+      const x = (f.ctas * NVJET_DRAM_IN_FLIGHT) / dramLatencyAtInFlight(hbm, f.ctas * NVJET_DRAM_IN_FLIGHT);
+      expect(Math.abs(x / (f.TBps * 1000) - 1)).toBeLessThan(0.08);
+    }
+    // the intercept less the first access and the per-tile overhead the simulation charges apart
+    const fixed = fits.map((f) => f.fixedUs).sort((a, b) => a - b);
+    const med = (fixed[fixed.length / 2 - 1]! + fixed[fixed.length / 2]!) / 2;
+    expect(NVJET_TILE_FIXED_NS).toBe(Math.round(med * 1000 - hbm.latencyNs - TILE_OVERHEAD_NS));
+    // only the tiles it measured pay it: 8 batch rows, one row tile, a single wave
+    const gemv = selectGemm({ m: 1, n: 6144, k: 4096, weightBytes: 2 });
+    expect(gemv.tileFixedNs).toBe(NVJET_TILE_FIXED_NS);
+    expect(gemv.pipeline.dramInFlightBytes).toBe(NVJET_DRAM_IN_FLIGHT);
+    const wide = selectGemm({ m: 64, n: 6144, k: 4096, weightBytes: 2 });
+    expect(wide.tileFixedNs).toBeUndefined();
+    expect(wide.pipeline.dramInFlightBytes).toBe(GEMV_STREAM_DRAM_IN_FLIGHT * Math.min(2, Math.ceil(64 / wide.tileRows)));
   });
 
   it('cuDNN flash streams DRAM at an issued rate: its CTAs keep their rate as more of them load the memory', () => {
@@ -99,7 +126,7 @@ describe('H100 W8A8 FP8 GEMMs', () => {
       expect(k.pipeline.dramInFlightBytes).toBe(ROWWISE_DRAM_IN_FLIGHT);
     }
     // Its producer keeps twice the calibrated GEMV's outstanding bytes: a weight stage twice as large.
-    expect(ROWWISE_DRAM_IN_FLIGHT).toBe(2 * NVJET_DRAM_IN_FLIGHT);
+    expect(ROWWISE_DRAM_IN_FLIGHT).toBe(2 * GEMV_STREAM_DRAM_IN_FLIGHT);
   });
 
   it('refuses FNUZ types and e5m2 × e5m2', () => {

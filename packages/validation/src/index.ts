@@ -42,6 +42,7 @@ export {
   h200LinearShapesValidation,
   h200LinearShapesValidationPoints,
 } from './h100/linear-shapes.js';
+export { h100KsweepValidation, h100KsweepValidationPoints, h200KsweepValidation, h200KsweepValidationPoints } from './h100/ksweep.js';
 export { ncclPublishedValidation, ncclPublishedPoints, NCCL_PUBLISHED_BACKENDS } from './published/collectives.js';
 export { h100Fp8Validation, fp8ValidationPoints, h200Fp8Validation, h200Fp8ValidationPoints, FP8_CALIBRATION_SHAPES } from './h100/fp8.js';
 export {

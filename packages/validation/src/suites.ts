@@ -8,6 +8,7 @@ import {
   h200LinearShapesValidationPoints,
   linearShapesValidationPoints,
 } from './h100/linear-shapes.js';
+import { h100KsweepValidation, h100KsweepValidationPoints, h200KsweepValidation, h200KsweepValidationPoints } from './h100/ksweep.js';
 import { h100MoeValidation, moeValidationPoints, h200MoeValidation, h200MoeValidationPoints } from './h100/moe.js';
 import { h100NcclValidation, ncclValidationPoints, h200NcclValidation, h200NcclValidationPoints } from './h100/nccl.js';
 import { NCCL_PUBLISHED_BACKENDS, ncclPublishedPoints, ncclPublishedValidation } from './published/collectives.js';
@@ -89,6 +90,14 @@ export const SUITES: ValidationSuite[] = [
     run: (registry, tick) => h100LinearShapesValidation(registry.get('h100'), { tick }),
   },
   {
+    name: 'h100-ksweep',
+    description:
+      "H100 cuBLASLt skinny GEMMs over K (M = 1, 8; N = 4096–24576; K = 1024–32768), two runs: the calibration of nvjet GEMVs' fixed cost and stream (every row labelled calibration)",
+    backends: ['h100'],
+    points: h100KsweepValidationPoints(),
+    run: (registry, tick) => h100KsweepValidation(registry.get('h100'), { tick }),
+  },
+  {
     name: 'h100-fp8',
     description:
       'H100 W8A8 FP8 GEMMs (torch._scaled_mm: e4m3 per-tensor, row-wise scales, e5m2 activations) at six shapes × M = 1–4096, cold weights, and the FP8 speedup over bf16; three shapes calibrate the FP8 main-loop efficiency, three are held out',
@@ -150,6 +159,14 @@ export const SUITES: ValidationSuite[] = [
     backends: ['h200'],
     points: h200LinearShapesValidationPoints(),
     run: (registry, tick) => h200LinearShapesValidation(registry.get('h200'), { tick }),
+  },
+  {
+    name: 'h200-ksweep',
+    description:
+      'H200 cuBLASLt skinny GEMMs over K (M = 1, 8; N = 4096–24576; K = 1024–32768), the H100 calibration sweep rerun on an H200: every row held out',
+    backends: ['h200'],
+    points: h200KsweepValidationPoints(),
+    run: (registry, tick) => h200KsweepValidation(registry.get('h200'), { tick }),
   },
   {
     name: 'h200-tp',

@@ -37,6 +37,12 @@ export interface GemmKernel {
    * into a dense bf16 workspace, which this GEMM then reads as dense weights.
    */
   predequantize?: { name: string; dequantFlopsPerElement: number; pipeline: TilePipeline };
+  /**
+   * Time each CTA spends outside its K loop, ns (starting its producer and consumers, the
+   * epilogue, the grid's tail), once per tile beside the first access and the per-tile
+   * overhead. Default 0.
+   */
+  tileFixedNs?: number;
 }
 
 export interface DecodeAttentionKernel {

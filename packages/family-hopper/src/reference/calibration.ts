@@ -13,6 +13,7 @@ import prior from './h100-microbench-prior.json' with { type: 'json' };
 import pipeline from './h100-pipeline-ours.json' with { type: 'json' };
 import loadedLatency from './h100-loaded-latency-ours.json' with { type: 'json' };
 import fp8 from './h100-fp8-ours.json' with { type: 'json' };
+import ksweep from './h100-ksweep-ours.json' with { type: 'json' };
 
 /** Our 2026-11-21 microbenchmarks: clusters, DSMEM, L2 halves, atomics, fences, launches, GEMV at M = 1. */
 export const OURS = cal;
@@ -28,6 +29,11 @@ export const LOADED_LATENCY = loadedLatency;
  * compute-bound M = 4096 points of three of its six shapes, FP8 beside bf16.
  */
 export const FP8_CAL = fp8;
+/**
+ * Our 2026-11-27 skinny-GEMM sweep over K (bench/device/ksweep.py, two H100 runs): per nvjet
+ * kernel and grid, a line through (weight bytes, kernel time) — its fixed cost and stream rate.
+ */
+export const KSWEEP = ksweep;
 /** The earlier reference set (/work/shared/reference/h100-microbench.json): HBM, launch, latencies, GEMV at M = 1. */
 export const PRIOR = prior;
 

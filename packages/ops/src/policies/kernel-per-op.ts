@@ -107,6 +107,7 @@ export const kernelPerOpLowering: Lowering = {
             ? linearTile(op, b, pol, m * bm, n0, tn, k0, k1 - k0, { cols: Math.floor(tn / 2), ldOut: op.n / 2, col0: Math.floor(n0 / 2) }, qw, shape)
             : linearTile(op, b, pol, m * bm, n0, tn, k0, k1 - k0, undefined, qw, shape);
           if (chosen) t.pipeline = chosen.pipeline;
+          if (chosen?.tileFixedNs) t.fixedNs = (t.fixedNs ?? 0) + chosen.tileFixedNs;
           drafts.push({ name: `${op.id}.wg${drafts.length}`, level: 'cu', partition: null, tiles: [t] });
         }
       }

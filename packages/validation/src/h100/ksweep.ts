@@ -1,0 +1,59 @@
+/**
+ * The skinny-GEMM sweeps over K (bench/device/ksweep.py): cuBLASLt bf16 `F.linear` at M = 1
+ * and 8, N = 4096–24576, K = 1024–32768, cold weights, one CUDA graph. `h100-ksweep`: two H100
+ * runs, the calibration that sets nvjet's per-CTA fixed cost and DRAM in-flight (every row
+ * labelled calibration); `h200-ksweep`: the same script on an H200, every row held out.
+ */
+import type { Backend, ValidationRow } from '@fleet/core';
+import h200Sweep from '../h200/measured/h200-ksweep-ours.json' with { type: 'json' };
+import h100Sweep from './measured/h100-ksweep-ours.json' with { type: 'json' };
+import { GOAL_PCT, linearOpUs, row, type H100ValidationOptions } from './validation.js';
+
+type KSweep = typeof h100Sweep;
+
+const H100 = { suite: 'h100-ksweep', sweep: h100Sweep, kind: 'calibration' as const };
+const H200 = { suite: 'h200-ksweep', sweep: h200Sweep as KSweep, kind: 'measurement' as const };
+
+function sweepRows(sweep: KSweep, quick: boolean) {
+  return sweep.rows.filter((r) => !quick || (r.m === 1 && r.k === 4096));
+}
+
+export function h100KsweepValidationPoints(quick = false): number {
+  return sweepRows(H100.sweep, quick).length;
+}
+
+export function h200KsweepValidationPoints(quick = false): number {
+  return sweepRows(H200.sweep, quick).length;
+}
+
+export function h100KsweepValidation(backend: Backend, opts: H100ValidationOptions = {}): ValidationRow[] {
+  return ksweepValidation(backend, H100, opts);
+}
+
+export function h200KsweepValidation(backend: Backend, opts: H100ValidationOptions = {}): ValidationRow[] {
+  return ksweepValidation(backend, H200, opts);
+}
+
+function ksweepValidation(backend: Backend, data: typeof H100 | typeof H200, opts: H100ValidationOptions): ValidationRow[] {
+  const tick = opts.tick ?? (() => {});
+  return sweepRows(data.sweep, opts.quick ?? false).map((r) => {
+    tick(`ksweep m${r.m} n${r.n} k${r.k}`);
+    const picked = backend.kernelLibrary?.gemm({ m: r.m, n: r.n, k: r.k, weightBytes: 2 }).name ?? 'default';
+    const measured = r.kernel
+      .replace(/^nvjet_sm90_tst_/, '')
+      .replace(/_[vh]_bz/, '')
+      .replace(/_TNT$/, '');
+    return {
+      ...row(
+        `GEMM bf16 M=${r.m} N=${r.n} K=${r.k}, ${r.run} (picked ${picked.replace(/^nvjet_sm90_tst_/, '')}; cuBLAS ${measured})`,
+        data.kind,
+        r.usPerCall,
+        linearOpUs(backend, r.m, r.n, r.k).us,
+        'µs',
+        GOAL_PCT,
+        data.sweep.source,
+      ),
+      suite: data.suite,
+    };
+  });
+}
