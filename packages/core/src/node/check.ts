@@ -1,4 +1,4 @@
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import { schemaCompiler } from '../topology/schema-compiler.js';
 import { lineError } from '../model/messages.js';
 import { describeAjvError } from '../topology/validate.js';
 import type { NodeSpec } from './collectives.js';
@@ -16,7 +16,7 @@ const perProtocol = {
 const table = { type: 'array', maxItems: 64, items: factor } as const;
 
 /** The data of a `CollectiveLibrary`: every constant bounded, so a unit slip fails at load. */
-const validateLibrary = new Ajv2020({ strict: true }).compile({
+const validateLibrary = schemaCompiler().compile({
   type: 'object',
   additionalProperties: false,
   required: [
