@@ -24,7 +24,9 @@ export function setIndex(key: number, sets: number): number {
  * hash. `key` as for `setIndex`; returns 0 … halves − 1.
  */
 export function homeHalf(key: number, halves: number): number {
-  return Math.floor(((key * 0.7548776662466927) % 1) * halves);
+  // The fraction as x − ⌊x⌋: for x ≥ 0 exactly `x % 1` (both are exact), without fmod's library call.
+  const x = key * 0.7548776662466927;
+  return Math.floor((x - Math.floor(x)) * halves);
 }
 
 /**
