@@ -69,6 +69,8 @@ export class Cache {
   private readonly valid: Int32Array;
   private readonly dirtySectors: Int32Array;
   private clock = 1;
+  /** The way the last access used (a block lives in one way only, so a tag match there is the block's way). */
+  private lastWay = 0;
   /**
    * Each set's ways in ascending stamp order (empty ways first, by index): a doubly linked
    * list over way indices, -1 ending it. Its head is the way `lruVictim` would choose, so a
@@ -232,10 +234,15 @@ export class Cache {
     // caches with equal states evict differently).
     const stamp = streaming ? this.clock++ - this.streamingAge - 0.5 : this.clock++;
     r.evictedDirtyBytes = 0;
-    // Tag search first (the common hit path touches only the tags), then the LRU victim.
-    let i = base;
-    while (i < end && tags[i] !== block) i++;
+    // Tag search first (the common hit path touches only the tags), then the LRU victim. The
+    // way used last comes first: consecutive rows of a tile often share a block.
+    let i = this.lastWay;
+    if (tags[i] !== block) {
+      i = base;
+      while (i < end && tags[i] !== block) i++;
+    }
     if (i < end) {
+      this.lastWay = i;
       stamps[i] = stamp;
       this.restamped(i, set, streaming);
       if (writeBytes > 0) this.markDirty(i, writeBytes, req);
@@ -259,6 +266,7 @@ export class Cache {
     }
     // The set's least recently used way, as `lruVictim(stamps, base, ways)` would choose it.
     const victim = this.head[set]!;
+    this.lastWay = victim;
     r.hit = false;
     r.hitFraction = 0;
     const miss = r.miss;

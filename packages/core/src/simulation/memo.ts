@@ -5,7 +5,7 @@ import type { Backend } from '../plugin/contract.js';
 /** Simulations remembered per process: rows that compile to the same graph sit close together in a sweep (a policy's batch sizes apart). */
 const ENTRIES = 4;
 /** Graphs larger than this many tiles are not remembered (their copy would be held while the next one runs). */
-const MAX_TILES = 20_000;
+const MAX_TILES = 12_000;
 
 interface Entry<R> {
   backend: Backend;
