@@ -62,9 +62,8 @@ describe('Cache replacement order', () => {
           ref.invalidate(block);
         } else if (op < 0.052) {
           c.invalidateAll();
+          // The cache's clock runs on, the reference's restarts: only the order of stamps matters.
           ref = new Reference(sets, ways);
-          // The cache's clock runs on; the reference's restarts: compare from here on afresh.
-          continue;
         } else {
           const streaming = op < 0.4;
           const r = c.access(block, 0, streaming ? 'streaming' : 'default');
