@@ -2,13 +2,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Ajv2020 } from 'ajv/dist/2020.js';
 import {
   BackendRegistry,
   describeAjvError,
   discoverBackendPackages,
   importBackendEntry,
   inputError,
+  schemaCompiler,
   inspectPackage,
   loadBackend,
   loadExtension,
@@ -22,7 +22,7 @@ export interface FleetConfig {
 }
 
 const CONFIG_FILE = 'fleet.config.json';
-const validateConfig = new Ajv2020({ strict: true }).compile<FleetConfig>({
+const validateConfig = schemaCompiler().compile<FleetConfig>({
   type: 'object',
   additionalProperties: false,
   properties: { backends: { type: 'array', items: { type: 'string', minLength: 1 } } },

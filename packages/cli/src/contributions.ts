@@ -3,10 +3,9 @@
  * data fields against a JSON Schema (ajv), its methods present. A wrong one is a one-line error
  * naming the plugin, not a failure mid-command.
  */
-import { describeAjvError, inputError, type BackendRegistry } from '@fleet/core';
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import { describeAjvError, inputError, schemaCompiler, type BackendRegistry } from '@fleet/core';
 
-const ajv = new Ajv2020({ strict: true });
+const ajv = schemaCompiler();
 
 /**
  * The values bound to `token`, in load order, each checked against `schema` and `methods`, and

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadModel } from '@fleet/core';
+import { loadModel, setSimulationMemo } from '@fleet/core';
 import { predictDecode } from '../src/index.js';
 import { mi350Backend } from './helpers.js';
 
@@ -9,9 +9,30 @@ const base = { batch: 1, prompt: 64, decode: 1024, layers: 2 };
 
 describe('predictDecode', () => {
   it('is deterministic', () => {
-    const a = predictDecode(backend, model, { ...base, policy: 'fleet-mtile' });
-    const b = predictDecode(backend, model, { ...base, policy: 'fleet-mtile' });
-    expect(JSON.stringify(a)).toBe(JSON.stringify(b));
+    // Simulated twice, not the second time remembered.
+    setSimulationMemo(false);
+    try {
+      const a = predictDecode(backend, model, { ...base, policy: 'fleet-mtile' });
+      const b = predictDecode(backend, model, { ...base, policy: 'fleet-mtile' });
+      expect(JSON.stringify(a)).toBe(JSON.stringify(b));
+    } finally {
+      setSimulationMemo(true);
+    }
+  });
+
+  it('gives the same prediction for a policy whose graph equals one simulated just before', () => {
+    // FLEET's tile orders agree at batch 1 (one M tile): the second is a remembered simulation.
+    const mtile = predictDecode(backend, model, { ...base, policy: 'fleet-mtile' });
+    setSimulationMemo(false);
+    try {
+      const fresh = predictDecode(backend, model, { ...base, policy: 'fleet-msplit' });
+      setSimulationMemo(true);
+      const remembered = predictDecode(backend, model, { ...base, policy: 'fleet-msplit' });
+      expect(JSON.stringify(remembered)).toBe(JSON.stringify(fresh));
+      expect(remembered.tpotMs).toBe(mtile.tpotMs);
+    } finally {
+      setSimulationMemo(true);
+    }
   });
 
   it('reads at least the model weights from HBM per token at batch 1', () => {

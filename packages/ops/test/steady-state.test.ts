@@ -33,6 +33,7 @@ describe('whole-model decode with a proven steady layer', () => {
     ['mirage', h100, 8],
     ['fleet-mtile', backend, 8],
     ['fleet-msplit', backend, 8],
+    ['fleet-ksplit', backend, 8],
     ['clusterfusion', h100, 8],
   ];
   for (const [policy, b, batch] of cases) {

@@ -1,5 +1,5 @@
 import type { AccessPolicy } from '../topology/topology.js';
-import { lruVictim, setIndex } from './placement.js';
+import { setIndex } from './placement.js';
 
 /** Stamp of an empty way: older than anything. */
 const EMPTY = -(2 ** 52);
@@ -69,6 +69,18 @@ export class Cache {
   private readonly valid: Int32Array;
   private readonly dirtySectors: Int32Array;
   private clock = 1;
+  /** The way the last access used (a block lives in one way only, so a tag match there is the block's way). */
+  private lastWay = 0;
+  /**
+   * Each set's ways in ascending stamp order (empty ways first, by index): a doubly linked
+   * list over way indices, -1 ending it. Its head is the way `lruVictim` would choose, so a
+   * miss takes it without scanning the set's stamps; a default access (the newest stamp) moves
+   * its way to the tail, a streaming one walks from the head to its older place.
+   */
+  private readonly nextWay: Int32Array;
+  private readonly prevWay: Int32Array;
+  private readonly head: Int32Array;
+  private readonly tail: Int32Array;
   /** Dirty bytes held, in total. */
   dirtyBytes = 0;
   private readonly result: AccessResult;
@@ -103,6 +115,11 @@ export class Cache {
     const n = this.sets * ways;
     this.tags = new Int32Array(n).fill(-1);
     this.stamps = new Float64Array(n).fill(EMPTY);
+    this.nextWay = new Int32Array(n);
+    this.prevWay = new Int32Array(n);
+    this.head = new Int32Array(this.sets);
+    this.tail = new Int32Array(this.sets);
+    this.resetOrder();
     this.dirty = new Float64Array(n);
     this.valid = new Int32Array(n * this.words);
     this.dirtySectors = new Int32Array(n * this.words);
@@ -123,6 +140,60 @@ export class Cache {
   /** First way of the block's set (the set hash is core's one, `setIndex`). */
   private setOf(block: number): number {
     return setIndex(block & this.keyMask, this.sets) * this.ways;
+  }
+
+  /** Every set's ways in index order (all empty, or all stamped alike). */
+  private resetOrder(): void {
+    const ways = this.ways;
+    for (let s = 0; s < this.sets; s++) {
+      const base = s * ways;
+      for (let j = 0; j < ways; j++) {
+        this.prevWay[base + j] = j === 0 ? -1 : base + j - 1;
+        this.nextWay[base + j] = j === ways - 1 ? -1 : base + j + 1;
+      }
+      this.head[s] = base;
+      this.tail[s] = base + ways - 1;
+    }
+  }
+
+  private unlink(i: number, set: number): void {
+    const p = this.prevWay[i]!;
+    const q = this.nextWay[i]!;
+    if (p < 0) this.head[set] = q;
+    else this.nextWay[p] = q;
+    if (q < 0) this.tail[set] = p;
+    else this.prevWay[q] = p;
+  }
+
+  /** Link way `i` (unlinked, stamped) where its stamp goes: before the first way stamped later (or alike with a higher index). */
+  private linkInOrder(i: number, set: number): void {
+    const stamps = this.stamps;
+    const st = stamps[i]!;
+    let q = this.head[set]!;
+    while (q >= 0 && (stamps[q]! < st || (stamps[q] === st && q < i))) q = this.nextWay[q]!;
+    const p = q < 0 ? this.tail[set]! : this.prevWay[q]!;
+    this.prevWay[i] = p;
+    this.nextWay[i] = q;
+    if (p < 0) this.head[set] = i;
+    else this.nextWay[p] = i;
+    if (q < 0) this.tail[set] = i;
+    else this.prevWay[q] = i;
+  }
+
+  /** Way `i` was just stamped: put it back in order (the newest stamp goes last). */
+  private restamped(i: number, set: number, streaming: boolean): void {
+    if (!streaming) {
+      if (this.tail[set] === i) return;
+      this.unlink(i, set);
+      const t = this.tail[set]!;
+      this.prevWay[i] = t;
+      this.nextWay[i] = -1;
+      this.nextWay[t] = i;
+      this.tail[set] = i;
+      return;
+    }
+    this.unlink(i, set);
+    this.linkInOrder(i, set);
   }
 
   /** A mask of the sectors in word 0 only (blocks of ≤ 32 sectors), or every sector for -1. */
@@ -150,7 +221,8 @@ export class Cache {
   accessMask(block: number, writeBytes: number, streaming: boolean, req: SectorMask): AccessResult {
     const ways = this.ways;
     const W = this.words;
-    const base = this.setOf(block);
+    const set = setIndex(block & this.keyMask, this.sets);
+    const base = set * ways;
     const end = base + ways;
     const r = this.result;
     const tags = this.tags;
@@ -162,11 +234,17 @@ export class Cache {
     // caches with equal states evict differently).
     const stamp = streaming ? this.clock++ - this.streamingAge - 0.5 : this.clock++;
     r.evictedDirtyBytes = 0;
-    // Tag search first (the common hit path touches only the tags), then the LRU victim.
-    let i = base;
-    while (i < end && tags[i] !== block) i++;
+    // Tag search first (the common hit path touches only the tags), then the LRU victim. The
+    // way used last comes first: consecutive rows of a tile often share a block.
+    let i = this.lastWay;
+    if (tags[i] !== block) {
+      i = base;
+      while (i < end && tags[i] !== block) i++;
+    }
     if (i < end) {
+      this.lastWay = i;
       stamps[i] = stamp;
+      this.restamped(i, set, streaming);
       if (writeBytes > 0) this.markDirty(i, writeBytes, req);
       let present = 0;
       let asked = 0;
@@ -186,7 +264,9 @@ export class Cache {
       r.hitFraction = r.hit ? 1 : present / asked;
       return r;
     }
-    const victim = lruVictim(stamps, base, ways);
+    // The set's least recently used way, as `lruVictim(stamps, base, ways)` would choose it.
+    const victim = this.head[set]!;
+    this.lastWay = victim;
     r.hit = false;
     r.hitFraction = 0;
     const miss = r.miss;
@@ -206,6 +286,7 @@ export class Cache {
     tags[victim] = block;
     for (let w = 0; w < W; w++) valid[v0 + w] = req[w]!;
     stamps[victim] = stamp;
+    this.restamped(victim, set, streaming);
     if (writeBytes > 0) this.markDirty(victim, writeBytes, req);
     return r;
   }
@@ -257,6 +338,9 @@ export class Cache {
       if (kept === 0) {
         this.tags[i] = -1;
         this.stamps[i] = EMPTY;
+        const set = (base / this.ways) | 0;
+        this.unlink(i, set);
+        this.linkInOrder(i, set);
       }
       return;
     }
@@ -371,6 +455,7 @@ export class Cache {
   invalidateAll(): void {
     this.tags.fill(-1);
     this.stamps.fill(EMPTY);
+    this.resetOrder();
     this.valid.fill(0);
     this.dirty.fill(0);
     this.dirtySectors.fill(0);

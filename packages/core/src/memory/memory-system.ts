@@ -487,7 +487,8 @@ export class MemorySystem {
 
   private halfOf(block: number): number {
     // Like the set index, the home half depends on the address within a layer slot only.
-    const key = this.periodBlocks === null ? block : block % this.periodBlocks;
+    // A slot is a power of two of blocks: the remainder is a mask (block ids are non-negative).
+    const key = this.periodBlocks === null ? block : block & (this.periodBlocks - 1);
     return homeHalf(key, this.halves);
   }
 

@@ -7,6 +7,7 @@
 
 /** 2³²: the hashed key's 32 bits as a fraction of one. */
 const TWO_32 = 4294967296;
+const PER_TWO_32 = 1 / TWO_32;
 
 /**
  * The set of a block: Fibonacci hashing of its key (`block id`, or the id within a layer
@@ -15,7 +16,8 @@ const TWO_32 = 4294967296;
  * `key` is a non-negative 31-bit integer; returns 0 … sets − 1.
  */
 export function setIndex(key: number, sets: number): number {
-  return Math.floor(((Math.imul(key, 0x9e3779b1) >>> 0) / TWO_32) * sets);
+  // × 2⁻³² is exactly ÷ 2³² (a power of two), without the division.
+  return Math.floor((Math.imul(key, 0x9e3779b1) >>> 0) * PER_TWO_32 * sets);
 }
 
 /**
@@ -24,7 +26,9 @@ export function setIndex(key: number, sets: number): number {
  * hash. `key` as for `setIndex`; returns 0 … halves − 1.
  */
 export function homeHalf(key: number, halves: number): number {
-  return Math.floor(((key * 0.7548776662466927) % 1) * halves);
+  // The fraction as x − ⌊x⌋: for x ≥ 0 exactly `x % 1` (both are exact), without fmod's library call.
+  const x = key * 0.7548776662466927;
+  return Math.floor((x - Math.floor(x)) * halves);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import { schemaCompiler } from '../topology/schema-compiler.js';
 import { lineError } from '../model/messages.js';
 import { describeAjvError } from '../topology/validate.js';
 import type { NodeSpec } from './collectives.js';
@@ -18,7 +18,7 @@ const threads = { type: 'integer', minimum: 32, maximum: 1024 } as const;
 const perThread = { type: 'integer', minimum: 1, maximum: 4096 } as const;
 
 /** The data of a `CollectiveLibrary`: every constant bounded, so a unit slip fails at load. */
-const validateLibrary = new Ajv2020({ strict: true }).compile({
+const validateLibrary = schemaCompiler().compile({
   type: 'object',
   additionalProperties: false,
   required: [

@@ -1,10 +1,10 @@
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import { schemaCompiler } from '../topology/schema-compiler.js';
 import { lineError } from '../model/messages.js';
 import { describeAjvError } from '../topology/validate.js';
 import { nodeTopologySchema } from './schema.js';
 import type { NodeTopology } from './node-topology.js';
 
-const validateFn = new Ajv2020({ strict: true, allErrors: false }).compile<NodeTopology>(nodeTopologySchema);
+const validateFn = schemaCompiler().compile<NodeTopology>(nodeTopologySchema);
 
 /**
  * Validate a node topology against its schema and cross-field rules; throws a one-line

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import { schemaCompiler } from '../topology/schema-compiler.js';
 import { firstLine, lineError } from '../model/messages.js';
 import { describeAjvError } from '../topology/validate.js';
 import { isApiCompatible } from './load-backend.js';
@@ -33,7 +33,7 @@ const fieldSchema = {
     entry: { type: 'string', pattern: '^\\./' },
   },
 } as const;
-const validateField = new Ajv2020({ strict: true }).compile<FleetPackageField>(fieldSchema);
+const validateField = schemaCompiler().compile<FleetPackageField>(fieldSchema);
 
 function readJson(path: string): Record<string, unknown> | null {
   try {

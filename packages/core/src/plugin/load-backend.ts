@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import { schemaCompiler } from '../topology/schema-compiler.js';
 import { Container, ContainerModule, inject, injectable, multiInject, optional } from 'inversify';
 import { firstLine, lineError } from '../model/messages.js';
 import { describeAjvError, validateTopology } from '../topology/validate.js';
@@ -29,7 +29,7 @@ const descriptorSchema = {
     module: { type: 'object' },
   },
 } as const;
-const ajv = new Ajv2020({ strict: true });
+const ajv = schemaCompiler();
 const validateDescriptor = ajv.compile(descriptorSchema);
 
 /** Overheads a backend states, ns: up to a millisecond, as the topology's latencies. */

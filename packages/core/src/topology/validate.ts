@@ -1,9 +1,10 @@
-import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
+import type { ErrorObject } from 'ajv/dist/2020.js';
+import { schemaCompiler } from './schema-compiler.js';
 import { escapeControls, lineError } from '../model/messages.js';
 import { MAX_CACHE_BYTES, topologySchema } from './schema.js';
 import type { Topology } from './topology.js';
 
-const ajv = new Ajv2020({ strict: true, allErrors: false });
+const ajv = schemaCompiler();
 const validateFn = ajv.compile<Topology>(topologySchema);
 
 /** Compute units of a whole device: each one is simulated, so their number is bounded. */

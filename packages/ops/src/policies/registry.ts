@@ -3,9 +3,8 @@
  * `TOKENS.Policy` in its module (discovered as backends are). One resolver decides whether a
  * backend runs a policy: the backend's explicit refusal, else the policy's own requirements.
  */
-import { inputError, TOKENS, type Backend, type BackendRegistry, type OpGraph, type TaskGraph } from '@fleet/core';
+import { inputError, schemaCompiler, TOKENS, type Backend, type BackendRegistry, type OpGraph, type TaskGraph } from '@fleet/core';
 import type { CompileOptions } from '../compile/lowering.js';
-import { Ajv2020 } from 'ajv/dist/2020.js';
 import { withOverrides, type PolicyOverrides, type Schedule } from '../compile/schedule.js';
 import { CLUSTERFUSION } from './clusterfusion.js';
 import { KERNEL_PER_OP, KERNEL_PER_OP_GRAPH } from './kernel-per-op.js';
@@ -25,7 +24,7 @@ export const BUILTIN_POLICIES: readonly Policy[] = [
   CLUSTERFUSION,
 ];
 
-const validatePolicy = new Ajv2020({ strict: true }).compile({
+const validatePolicy = schemaCompiler().compile({
   type: 'object',
   required: ['name', 'description', 'schedule', 'prefill', 'tensorParallel'],
   properties: {
