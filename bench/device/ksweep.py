@@ -1,8 +1,8 @@
 """cuBLASLt skinny GEMMs over K at fixed N: separates a kernel's fixed cost from its stream rate.
 
-Usage: python3 ksweep.py OUT_DIR
+Usage: python3 ksweep.py OUT_DIR [--m=1,8]
 
-F.linear bf16 (cold weights, one CUDA graph, as sweep.py's linear section) at M ∈ {1, 8},
+F.linear bf16 (cold weights, one CUDA graph, as sweep.py's linear section) at M ∈ {1, 8} (--m),
 N ∈ {4096, 6144, 12288, 24576}, K = 1024 … 32768. Per kernel name and grid, a least-squares
 line through (weight bytes, profiled kernel µs) gives the fixed cost and the steady rate; both
 are written beside the points. Writes OUT_DIR/ksweep.json.
@@ -39,8 +39,9 @@ def fit(points):
 
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else "."
+    ms = [int(x) for x in next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--m=")), ",".join(map(str, MS))).split(",")]
     rows = []
-    for m in MS:
+    for m in ms:
         for n in NS:
             for k in KS:
                 r = linear_point(n, k, m)
