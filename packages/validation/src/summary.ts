@@ -47,5 +47,7 @@ export function formatSuiteSummary(s: SuiteSummary): string {
   const parts = [`${s.suite}: ${s.ok} of ${s.rows} within tolerance`];
   if (s.pctRows > 0) parts.push(`MAPE ${s.mapePct.toFixed(1)}% (${s.pctRows} predicted)`);
   if (s.ptRows > 0) parts.push(`mean error ${s.meanPointError.toFixed(1)} pt (${s.ptRows} rates)`);
+  // A suite whose every row sets a parameter predicts nothing: say so rather than print no error.
+  if (s.pctRows === 0 && s.ptRows === 0) parts.push('no predicted rows (calibration only)');
   return parts.join('; ');
 }
