@@ -30,8 +30,9 @@ export const LOADED_LATENCY = loadedLatency;
  */
 export const FP8_CAL = fp8;
 /**
- * Our 2026-11-27 skinny-GEMM sweep over K (bench/device/ksweep.py, two H100 runs): per nvjet
- * kernel and grid, a line through (weight bytes, kernel time) — its fixed cost and stream rate.
+ * Our 2026-11-27 skinny-GEMM sweep over K (bench/device/ksweep.py; two H100 runs at M = 1 and 8,
+ * one at M = 16, 32 and 64): per nvjet kernel, grid and M, a line through (weight bytes,
+ * kernel time) — its fixed cost and stream rate.
  */
 export const KSWEEP = ksweep;
 /** The earlier reference set (/work/shared/reference/h100-microbench.json): HBM, launch, latencies, GEMV at M = 1. */

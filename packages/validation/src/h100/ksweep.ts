@@ -1,8 +1,9 @@
 /**
- * The skinny-GEMM sweeps over K (bench/device/ksweep.py): cuBLASLt bf16 `F.linear` at M = 1
- * and 8, N = 4096–24576, K = 1024–32768, cold weights, one CUDA graph. `h100-ksweep`: two H100
- * runs, the calibration that sets nvjet's per-CTA fixed cost and DRAM in-flight (every row
- * labelled calibration); `h200-ksweep`: the same script on an H200, every row held out.
+ * The skinny-GEMM sweeps over K (bench/device/ksweep.py): cuBLASLt bf16 `F.linear` at M = 1,
+ * 8, 16, 32 and 64, N = 4096–24576, K = 1024–32768, cold weights, one CUDA graph.
+ * `h100-ksweep`: three H100 runs (two at M = 1 and 8, one at M = 16–64), the calibration that
+ * sets nvjet's per-CTA fixed cost and DRAM in-flight (every row labelled calibration);
+ * `h200-ksweep`: the same script on an H200 at the same M, every row held out.
  */
 import type { Backend, ValidationRow } from '@fleet/core';
 import h200Sweep from '../h200/measured/h200-ksweep-ours.json' with { type: 'json' };
