@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { h100KsweepValidation, h100KsweepValidationPoints, h200KsweepValidation, h200KsweepValidationPoints } from '../src/index.js';
 
 describe('skinny GEMMs over K', () => {
-  it('the H100 runs are calibration rows, the H200 run held out; the H200 streams the same shapes faster', { timeout: 60_000 }, () => {
+  it('the H100 runs at M ≤ 8 are calibration rows, the H200 run held out; the H200 streams the same shapes faster', { timeout: 60_000 }, () => {
     expect(h100KsweepValidationPoints()).toBe(224);
     expect(h200KsweepValidationPoints()).toBe(160);
     const a = h100KsweepValidation(loadBackend(h100, 'h100'), { quick: true });
