@@ -1,4 +1,4 @@
-import { buildDecodeGraph, loadBackend, MODEL_PRESETS, type Backend, type NodeSpec } from '@fleet/core';
+import { buildDecodeGraph, loadBackend, loadModel, MODEL_PRESETS, type Backend, type NodeSpec } from '@fleet/core';
 import h100 from '@fleet/backend-h100';
 import { describe, expect, it } from 'vitest';
 import { compilePolicy, collectivesFor, BUILTIN_POLICIES, predictDecode, residentBytes } from '../src/index.js';
@@ -38,6 +38,14 @@ describe('tensor-parallel predictions', () => {
     );
     expect(predictDecode(backend, qwen, { policy: 'kernel-per-op-graph', batch: 1, prompt: 8, decode: 1, ep: 2 }).reason).toMatch(/mixture-of-experts/);
     expect(predictDecode(backend, qwen, { policy: 'clusterfusion', batch: 1, prompt: 8, decode: 1, tp: 2 }).reason).toMatch(/no tensor-parallel schedule/);
+  });
+
+  it('a mixture-of-experts model under --tp or --ep is unsupported with the reason, not taken for dense, not an exit', () => {
+    const moe = loadModel('qwen3-30b-a3b');
+    const opts = { policy: 'kernel-per-op-graph', batch: 1, prompt: 8, decode: 1 };
+    expect(predictDecode(backend, moe, { ...opts, tp: 2 }).reason).toMatch(/modelled for dense models; qwen3-30b-a3b has expert layers/);
+    expect(predictDecode(backend, moe, { ...opts, ep: 2 }).reason).toMatch(/not modelled yet: .*128 of qwen3-30b-a3b's experts/);
+    expect(predictDecode(backend, loadModel('deepseek-v3'), { ...opts, tp: 8 }).reason).toMatch(/modelled for dense models/);
   });
 
   it("MPK's put-with-signal slices start while the producing GEMM is still running (overlap)", () => {

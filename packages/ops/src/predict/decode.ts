@@ -55,12 +55,12 @@ export interface Parallelism {
  */
 export function parallelismProblem(backend: Backend, model: ModelSpec, p: Parallelism): string | null {
   if (p.ep > 1) {
-    // The hook for expert parallelism: a model that declares experts (numExperts) spreads them; none does yet.
-    const experts = (model as ModelSpec & { numExperts?: number }).numExperts;
-    if (!experts) return `expert parallelism (ep ${p.ep}) needs a mixture-of-experts model; ${model.name} is dense`;
-    if (experts % p.devices !== 0) return `${experts} experts do not spread over ${p.devices} devices`;
+    if (!model.moe) return `expert parallelism (ep ${p.ep}) needs a mixture-of-experts model; ${model.name} is dense`;
+    return `expert parallelism (ep ${p.ep}) is not modelled yet: the step graph runs all ${model.moe.numExperts} of ${model.name}'s experts on one device`;
   }
   if (p.devices <= 1) return null;
+  // The step graph shards attention heads, the dense FFN and the vocabulary; experts and latent attention are not sharded.
+  if (model.moe || model.mla) return `tensor parallelism is modelled for dense models; ${model.name} has ${model.moe ? 'expert' : 'latent-attention'} layers`;
   const why = tensorParallelProblem(model, p.tp);
   if (why) return why;
   const node = backend.node;
