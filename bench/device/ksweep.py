@@ -1,11 +1,12 @@
 """cuBLASLt skinny GEMMs over K at fixed N: separates a kernel's fixed cost from its stream rate.
 
-Usage: python3 ksweep.py OUT_DIR [--m=1,8]
+Usage: python3 ksweep.py OUT_DIR [--m=1,8] [--shapes=NxK,...]
 
 F.linear bf16 (cold weights, one CUDA graph, as sweep.py's linear section) at M ∈ {1, 8} (--m),
 N ∈ {4096, 6144, 12288, 24576}, K = 1024 … 32768. Per kernel name and grid, a least-squares
 line through (weight bytes, profiled kernel µs) gives the fixed cost and the steady rate; both
-are written beside the points. Writes OUT_DIR/ksweep.json.
+are written beside the points. `--shapes` replaces the N × K grid with a list (e.g. the
+tensor-parallel shards of a model's projections). Writes OUT_DIR/ksweep.json.
 """
 import json
 import os
@@ -40,13 +41,14 @@ def fit(points):
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else "."
     ms = [int(x) for x in next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--m=")), ",".join(map(str, MS))).split(",")]
+    given = next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--shapes=")), None)
+    shapes = [tuple(int(x) for x in s.split("x")) for s in given.split(",")] if given else [(n, k) for n in NS for k in KS]
     rows = []
     for m in ms:
-        for n in NS:
-            for k in KS:
-                r = linear_point(n, k, m)
-                rows.append(r)
-                print(f"m={m} n={n} k={k}: {r['usPerCall']:.2f} us/call; " + "; ".join(f"{x['name'][:40]} {x['grid']} {x['us']}" for x in r["kernels"]), flush=True)
+        for n, k in shapes:
+            r = linear_point(n, k, m)
+            rows.append(r)
+            print(f"m={m} n={n} k={k}: {r['usPerCall']:.2f} us/call; " + "; ".join(f"{x['name'][:40]} {x['grid']} {x['us']}" for x in r["kernels"]), flush=True)
     groups = {}
     for r in rows:
         main_k = max(r["kernels"], key=lambda x: x["us"])
