@@ -1,10 +1,10 @@
 /**
  * The skinny-GEMM sweeps over K (bench/device/ksweep.py): cuBLASLt bf16 `F.linear` at M = 1,
  * 8, 16, 32 and 64, N = 4096–24576, K = 1024–32768, cold weights, one CUDA graph.
- * `h100-ksweep`: three H100 runs — two at M = 1 and 8, whose fits set nvjet's per-CTA fixed
- * cost and DRAM in-flight (labelled calibration), one at M = 16–64, which sets nothing (its
- * rows are predictions); `h200-ksweep`: the same script on an H200 at the same M, every row
- * held out.
+ * `h100-ksweep`: H100 runs — two at M = 1 and 8, whose fits set nvjet's per-CTA fixed cost
+ * and DRAM in-flight (labelled calibration), one at M = 16–64 and one over Qwen3-8B/32B's
+ * tensor-parallel shards at M = 1, 8, 32 (`--shapes`), which set nothing (their rows are
+ * predictions); `h200-ksweep`: the same runs on an H200, every row held out.
  */
 import type { Backend, ValidationRow } from '@fleet/core';
 import h200Sweep from '../h200/measured/h200-ksweep-ours.json' with { type: 'json' };
@@ -13,12 +13,13 @@ import { GOAL_PCT, linearOpUs, row, type H100ValidationOptions } from './validat
 
 type KSweep = typeof h100Sweep;
 
-/** The rows whose fits set a parameter (family-hopper's KSWEEP fits at M ≤ 8, H100 only). */
-const H100 = { suite: 'h100-ksweep', sweep: h100Sweep, calibratedUpToM: 8 };
-const H200 = { suite: 'h200-ksweep', sweep: h200Sweep as KSweep, calibratedUpToM: 0 };
+/** The runs whose fits set a parameter (family-hopper's KSWEEP fits at M ≤ 8, H100 only). */
+const H100 = { suite: 'h100-ksweep', sweep: h100Sweep, calibrationRuns: ['h100-ksweep', 'h100-ksweep-repeat'] };
+const H200 = { suite: 'h200-ksweep', sweep: h200Sweep as KSweep, calibrationRuns: [] as string[] };
 
 function sweepRows(sweep: KSweep, quick: boolean) {
-  return sweep.rows.filter((r) => !quick || (r.m === 1 && r.k === 4096));
+  // quick: the first run's M = 1, K = 4096 points (the same shapes on either GPU)
+  return sweep.rows.filter((r) => !quick || (r.run === sweep.runs[0]!.run && r.m === 1 && r.k === 4096));
 }
 
 export function h100KsweepValidationPoints(quick = false): number {
@@ -49,7 +50,7 @@ function ksweepValidation(backend: Backend, data: typeof H100 | typeof H200, opt
     return {
       ...row(
         `GEMM bf16 M=${r.m} N=${r.n} K=${r.k}, ${r.run} (picked ${picked.replace(/^nvjet_sm90_tst_/, '')}; cuBLAS ${measured})`,
-        r.m <= data.calibratedUpToM ? 'calibration' : 'measurement',
+        data.calibrationRuns.includes(r.run) && r.m <= 8 ? 'calibration' : 'measurement',
         r.usPerCall,
         linearOpUs(backend, r.m, r.n, r.k).us,
         'µs',
