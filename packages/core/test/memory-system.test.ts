@@ -475,7 +475,7 @@ describe('MemorySystem hits on lines still being filled', () => {
   it('a waiting hit pays the rest of the fill; a plain hit the L2 latency; both count as hits', () => {
     const topology = testTopology();
     const engine = new Engine();
-    const ms = new MemorySystem(engine, topology, buffers, { granularityBytes: G }, () => {});
+    const ms = new MemorySystem(engine, topology, buffers, { granularityBytes: G, tracksFills: true }, () => {});
     const read = tile([region(0, 0, 1024)]);
     const out = (wait: boolean): TileTraffic => {
       const o: TileTraffic = { l2Bytes: 0, llcBytes: 0, hbmBytes: 0, latencyNs: 0, readLatencyByteNs: 0, dramReadLatencyByteNs: 0 };
@@ -496,7 +496,7 @@ describe('MemorySystem hits on lines still being filled', () => {
   it('once the fill has landed a waiting hit pays the L2 latency', () => {
     const topology = testTopology();
     const engine = new Engine();
-    const ms = new MemorySystem(engine, topology, buffers, { granularityBytes: G }, () => {});
+    const ms = new MemorySystem(engine, topology, buffers, { granularityBytes: G, tracksFills: true }, () => {});
     const read = tile([region(0, 0, 1024)]);
     const o: TileTraffic = { l2Bytes: 0, llcBytes: 0, hbmBytes: 0, latencyNs: 0, readLatencyByteNs: 0, dramReadLatencyByteNs: 0 };
     ms.resolveTile(read, 0, 1, o, 0, true);
@@ -508,5 +508,15 @@ describe('MemorySystem hits on lines still being filled', () => {
     engine.after(10_000, kind);
     engine.run();
     expect(later).toBeCloseTo(1024 * topology.memory.l2.latencyNs);
+  });
+
+  it('without tracksFills (no tile waits on fills) nothing is recorded: a waiting hit pays the L2 latency', () => {
+    const topology = testTopology();
+    const ms = new MemorySystem(new Engine(), topology, buffers, { granularityBytes: G }, () => {});
+    const read = tile([region(0, 0, 1024)]);
+    const o: TileTraffic = { l2Bytes: 0, llcBytes: 0, hbmBytes: 0, latencyNs: 0, readLatencyByteNs: 0, dramReadLatencyByteNs: 0 };
+    ms.resolveTile(read, 0, 1, o, 0, true);
+    ms.resolveTile(read, 0, 1, o, 0, true);
+    expect(o.readLatencyByteNs).toBeCloseTo(1024 * topology.memory.l2.latencyNs);
   });
 });

@@ -185,11 +185,11 @@ export function nvjetPipeline(tileCols: number, tileRows: number, rowTiles = 1):
 export const FP8_RELATIVE_EFFICIENCY = (() => {
   const rows = FP8_CAL.rows;
   const peakRatio = topology.computeUnit.matrixFlopsPerNs.fp8! / topology.computeUnit.matrixFlopsPerNs.bf16;
-  const r = rows
-    .filter((x) => x.variant === 'bf16')
-    .map((b) => b.usPerCall / rows.find((f) => f.variant === 'e4m3-tensor' && f.n === b.n && f.k === b.k)!.usPerCall / peakRatio)
-    .sort((a, b) => a - b);
-  return r[Math.floor(r.length / 2)]!;
+  return median(
+    rows
+      .filter((x) => x.variant === 'bf16')
+      .map((b) => b.usPerCall / rows.find((f) => f.variant === 'e4m3-tensor' && f.n === b.n && f.k === b.k)!.usPerCall / peakRatio),
+  );
 })();
 
 /**

@@ -70,7 +70,15 @@ export function l2HitRate(c: MemoryCounters): number {
 export interface MemorySystemOptions {
   /** Simulation granularity: caches track blocks of this many bytes (≥ the line size). */
   granularityBytes: number;
+  /**
+   * Record when each read miss's fill lands, for tiles that wait on fills (`resolveTile`'s
+   * `waitOnFills`). Off when no tile does: the record would never be read.
+   */
+  tracksFills?: boolean;
 }
+
+/** Recorded fills kept before the landed ones are dropped (a landed fill delays no one). */
+const FILLS_BEFORE_PRUNE = 1 << 14;
 
 /**
  * The memory hierarchy below the compute units: one L2 per partition (or one shared L2
@@ -104,6 +112,7 @@ export class MemorySystem {
   private readonly engine: Engine;
   /** The tile being resolved waits on in-flight fills (its pipeline's `waitsOnFills`). */
   private waitOnFills = false;
+  private readonly tracksFills: boolean;
 
   constructor(
     engine: Engine,
@@ -140,6 +149,17 @@ export class MemorySystem {
     this.request = new Int32Array(this.l2[0]!.words);
     this.engine = engine;
     this.fillReady = Array.from({ length: instances }, () => new Map<number, number>());
+    this.tracksFills = options.tracksFills === true;
+  }
+
+  /** Record that `key`'s fill lands at `readyNs`; past a bound, forget the fills that have landed. */
+  private recordFill(fills: Map<number, number>, key: number, readyNs: number): void {
+    if (!this.tracksFills) return;
+    if (fills.size >= FILLS_BEFORE_PRUNE) {
+      const now = this.engine.now;
+      for (const [k, ready] of fills) if (ready <= now) fills.delete(k);
+    }
+    fills.set(key, readyNs);
   }
 
   /**
@@ -148,7 +168,7 @@ export class MemorySystem {
    * in the L2's miss queue until the fill arrives: it sees the rest of the miss latency, not
    * the hit latency. Workers that share a weight tile in lockstep (FLEET's M-tile traversal)
    * thus gain traffic, not latency. Returns the latency the hit sees, ns. Fills are recorded
-   * for every miss, whoever waits on them.
+   * for every read miss (with `tracksFills`), whoever waits on them.
    */
   private pendingFillNs(fills: Map<number, number>, key: number, hitLatencyNs: number): number {
     const ready = fills.get(key);
@@ -362,7 +382,7 @@ export class MemorySystem {
       c.l2.missBytes += bytes - hitBytes;
       if (!write) {
         const missLat = this.memorySide(block, this.lineBytesOf(missSectors), missSectors, false, c, out);
-        this.fillReady[inst]!.set(this.fillKey(block, sectors), this.engine.now + missLat);
+        this.recordFill(this.fillReady[inst]!, this.fillKey(block, sectors), this.engine.now + missLat);
         lat = Math.max(lat, missLat);
       }
     }
@@ -478,7 +498,7 @@ export class MemorySystem {
       c.llc.missBytes += bytes - hitBytes;
       return hitLat;
     }
-    if (!write) this.llcFillReady.set(this.fillKey(block, sectors), this.engine.now + hbm.latencyNs);
+    if (!write) this.recordFill(this.llcFillReady, this.fillKey(block, sectors), this.engine.now + hbm.latencyNs);
     c.llc.missBytes += bytes - hitBytes;
     c.hbmReadBytes += bytes - hitBytes;
     out.hbmBytes += bytes - hitBytes;

@@ -90,7 +90,9 @@ export class Machine {
     this.nextStep = new Int32Array(n);
     this.computeEnd = new Float64Array(n);
     this.extra = new Float64Array(n);
-    this.memory = new MemorySystem(engine, topology, graph.buffers, { granularityBytes }, (slot) => this.flowDone(slot));
+    // Fills are recorded only where some tile waits on them.
+    const tracksFills = pipeline.waitsOnFills === true || graph.tasks.some((t) => t.tiles.some((x) => x.pipeline?.waitsOnFills === true));
+    this.memory = new MemorySystem(engine, topology, graph.buffers, { granularityBytes, tracksFills }, (slot) => this.flowDone(slot));
     this.writeBackFree = new Float64Array(this.memory.l2.length);
     this.doneKind = engine.register('op-done', (slot) => this.stepDone(slot));
     this.link = linkBytesPerNs ? new BandwidthResource('link', engine, linkBytesPerNs, linkBytesPerNs, (slot) => this.flowDone(slot)) : null;
