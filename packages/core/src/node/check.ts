@@ -7,11 +7,19 @@ import { validateNodeTopology } from './validate.js';
 const us = { type: 'number', minimum: 0, maximum: 1e6 } as const;
 const factor = { type: 'number', exclusiveMinimum: 0, maximum: 1 } as const;
 const gbps = { type: 'number', exclusiveMinimum: 0, maximum: 1e6 } as const;
-const perProtocol = {
+/** One value of `item`'s schema per protocol, all three present. */
+const perProtocol = <T>(item: T) =>
+  ({
+    type: 'object',
+    additionalProperties: false,
+    required: ['LL', 'LL128', 'Simple'],
+    properties: { LL: item, LL128: item, Simple: item },
+  }) as const;
+const latencies = {
   type: 'object',
   additionalProperties: false,
-  required: ['LL', 'LL128', 'Simple'],
-  properties: { LL: us, LL128: us, Simple: us },
+  required: ['ring', 'tree'],
+  properties: { ring: perProtocol(us), tree: perProtocol(us) },
 } as const;
 const table = { type: 'array', maxItems: 64, items: factor } as const;
 const threads = { type: 'integer', minimum: 32, maximum: 1024 } as const;
@@ -40,8 +48,8 @@ const validateLibrary = schemaCompiler().compile({
   ],
   properties: {
     name: { type: 'string', minLength: 1 },
-    baseLatencyUs: { type: 'object', additionalProperties: false, required: ['ring', 'tree'], properties: { ring: perProtocol, tree: perProtocol } },
-    hopLatencyUs: { type: 'object', additionalProperties: false, required: ['ring', 'tree'], properties: { ring: perProtocol, tree: perProtocol } },
+    baseLatencyUs: latencies,
+    hopLatencyUs: latencies,
     linkEfficiency: factor,
     channels: { type: 'integer', minimum: 1, maximum: 1024 },
     protocols: { type: 'array', minItems: 1, uniqueItems: true, items: { enum: ['LL', 'LL128', 'Simple'] } },
@@ -53,30 +61,15 @@ const validateLibrary = schemaCompiler().compile({
     treeMaxPerChannelGBps: gbps,
     treeLlFactor: factor,
     treeLl128Factor: factor,
-    treeCorrection: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['LL', 'LL128', 'Simple'],
-      properties: { LL: table, LL128: table, Simple: table },
-    },
+    treeCorrection: perProtocol(table),
     runtime: {
       type: 'object',
       additionalProperties: false,
       required: ['channels', 'threads', 'threadThresholdBytes', 'halveThreads', 'simpleChunkBytes', 'simpleSliceBytes'],
       properties: {
         channels: { type: 'integer', minimum: 1, maximum: 1024 },
-        threads: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['LL', 'LL128', 'Simple'],
-          properties: { LL: threads, LL128: threads, Simple: threads },
-        },
-        threadThresholdBytes: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['LL', 'LL128', 'Simple'],
-          properties: { LL: perThread, LL128: perThread, Simple: perThread },
-        },
+        threads: perProtocol(threads),
+        threadThresholdBytes: perProtocol(perThread),
         halveThreads: { type: 'boolean' },
         simpleChunkBytes: { type: 'integer', minimum: 1, maximum: 2 ** 30 },
         simpleSliceBytes: { type: 'integer', minimum: 1, maximum: 2 ** 30 },
