@@ -1,10 +1,11 @@
-import { inputError, libraryCollectivesOnly, type Backend, type ModelSpec, type Routing } from '@fleet/core';
+import { inputError, type Backend, type ModelSpec, type Routing } from '@fleet/core';
 import { withFlags } from './flags.js';
 import {
   PolicyRegistry,
   predictDecode,
   predictMixed,
   predictPrefill,
+  withLibraryCollectivesOnly,
   type DecodePrediction,
   type MixedPrediction,
   type PolicyOverrides,
@@ -140,7 +141,7 @@ export function compareJobs(o: CompareOptions): Required<CompareJob>[] {
 }
 
 export function runJob(model: ModelSpec, j: CompareJob, o: CompareOptions): CompareRow {
-  const job = o.customAllReduce === false && j.backend.node ? { ...j, backend: { ...j.backend, node: libraryCollectivesOnly(j.backend.node) } } : j;
+  const job = o.customAllReduce === false ? { ...j, backend: withLibraryCollectivesOnly(j.backend) } : j;
   const prompt = job.prompt ?? o.prompt;
   const tp = job.tp ?? 1;
   const ep = o.ep ?? 1;

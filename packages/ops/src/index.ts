@@ -53,6 +53,7 @@ export {
   simulateStep,
   compiledSteps,
   collectivesFor,
+  withLibraryCollectivesOnly,
   backendCompileOptions,
   sameLayerOps,
   worseExtrapolation,

@@ -56,7 +56,7 @@ export {
 // Mirage MPK: the runtime walkthrough and FLEET's citation of its H100 speedups.
 export { mpkValidation, mpkValidationPoints, MPK_SPEEDUP_BATCHES } from './h100/mpk.js';
 // H200: our measurements with the H100 scripts.
-export { h200TpValidation, h200TpValidationPoints, ncclOnly } from './h200/tp.js';
+export { h200TpValidation, h200TpValidationPoints } from './h200/tp.js';
 export { h200PipelineValidation, h200PipelineValidationPoints, h200PrefillValidation, h200PrefillValidationPoints } from './h200/validation.js';
 // MI350X: the FLEET paper; MI300X: vendor GEMV bandwidth.
 export { fleetMi350Validation, fleetMi350Jobs } from './mi350/fleet-mi350.js';

@@ -1,7 +1,8 @@
 import { loadBackend } from '@fleet/core';
 import h200 from '@fleet/backend-h200';
 import { describe, expect, it } from 'vitest';
-import { h200DecodeValidation, h200MoeValidation, h200NcclValidation, h200MoeValidationPoints, h200TpValidation, ncclOnly } from '../src/index.js';
+import { h200DecodeValidation, h200MoeValidation, h200NcclValidation, h200MoeValidationPoints, h200TpValidation } from '../src/index.js';
+import { withLibraryCollectivesOnly } from '@fleet/ops';
 import sweep from '../src/h200/measured/h200-pipeline-ours.json' with { type: 'json' };
 
 describe('h200 against its own sweep', () => {
@@ -25,7 +26,7 @@ describe('h200 against its own sweep', () => {
 describe('h200 tensor parallel against our four-GPU run', () => {
   it('quick: Qwen3-8B at batch 1 over 2 and 4 H200s within 10%, faster over more devices, NCCL alone', { timeout: 120_000 }, () => {
     const b = loadBackend(h200, 'test');
-    expect(ncclOnly(b).node?.library.custom).toBeUndefined();
+    expect(withLibraryCollectivesOnly(b).node?.library.custom).toBeUndefined();
     const rows = h200TpValidation(b, { quick: true });
     expect(rows.map((r) => r.experiment.match(/over (\d) H200s/)?.[1])).toEqual(['2', '4']);
     for (const r of rows) expect(r.ok, `${r.experiment}: ${r.predicted} vs ${JSON.stringify(r.published)}`).toBe(true);

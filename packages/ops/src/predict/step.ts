@@ -4,6 +4,7 @@ import {
   DTYPE_BYTES,
   groupBytesPerNs,
   inputError,
+  libraryCollectivesOnly,
   parseLayerName,
   addScheduleCounts,
   scheduleCounts,
@@ -78,6 +79,14 @@ export interface StepSimulation {
   isMoeLayer?: (layer: number) => boolean;
   /** Persistent policies: iterations the one launch runs; the step is the last (default 1). */
   iterations?: number;
+}
+
+/**
+ * The backend as a program that calls the collective library directly runs it (PyTorch's
+ * `dist.all_reduce`, an engine without its custom all-reduce): its node's library alone.
+ */
+export function withLibraryCollectivesOnly(backend: Backend): Backend {
+  return backend.node ? { ...backend, node: libraryCollectivesOnly(backend.node) } : backend;
 }
 
 /**

@@ -5,7 +5,7 @@
  * `dist.all_reduce` is NCCL alone — no serving engine's custom all-reduce — so the node is
  * priced with its library's algorithms only. Every row is a prediction.
  */
-import { libraryCollectivesOnly, type Backend, type ValidationRow } from '@fleet/core';
+import type { Backend, ValidationRow } from '@fleet/core';
 import * as ops from '@fleet/ops';
 import { qwen3Dense } from '../h100/decode.js';
 import { GOAL_PCT, row, type H100ValidationOptions } from '../h100/validation.js';
@@ -21,13 +21,8 @@ export function h200TpValidationPoints(quick = false): number {
   return tpRows(quick).length;
 }
 
-/** The backend as PyTorch calls its collectives: the node's library (NCCL) without an engine's custom all-reduce. */
-export function ncclOnly(backend: Backend): Backend {
-  return backend.node ? { ...backend, node: libraryCollectivesOnly(backend.node) } : backend;
-}
-
 export function h200TpValidation(device: Backend, opts: H100ValidationOptions = {}): ValidationRow[] {
-  const backend = ncclOnly(device);
+  const backend = ops.withLibraryCollectivesOnly(device);
   const tick = opts.tick ?? (() => {});
   return tpRows(opts.quick ?? false).map((r) => {
     tick(`decode ${r.model} tp${r.tp} b${r.batch} kv${r.kvLen}`);
