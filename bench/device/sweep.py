@@ -1,7 +1,7 @@
 """Hopper sweeps for Fleet's library models: decode attention splits, linear shapes, the DRAM
 stream, MoE routing kernels, FP8 GEMMs, end-to-end dense decode; and low-bit comparators.
 
-Usage: python3 sweep.py OUT_DIR [--quick] [--only=env,launch,stream,attn,e2e,linear,tilus,fp8,moe] [--budget=SECONDS] [--extra | --families]
+Usage: python3 sweep.py OUT_DIR [--quick] [--only=env,launch,stream,attn,headdim,e2e,linear,tilus,fp8,moe] [--budget=SECONDS] [--extra | --families]
 
 Sections (each independent; a failure is recorded and the rest run; each stops adding points
 once the whole run's time budget is spent, and says so):
@@ -12,6 +12,7 @@ once the whole run's time budget is spent, and says so):
           'rows' layout (the group's queries as rows of their KV head: cuDNN), 'gqa' layout
           (q [B, Hq, 1, D], enable_gqa) under the FLASH backend (PyTorch's FlashAttention-2, split-KV)
           and the default backend; batch x KV length x (query, KV) heads; kernel names and grids
+  headdim decode attention at head dims 64, 128 and 256, both layouts
   e2e     Qwen3-style dense decode steps (random weights, one CUDA graph per step) for Qwen3-8B,
           -14B and -32B shapes, both attention layouts (--extra: Qwen3-4B and more 14B points; --families:
           Llama-3.2-1B/3B, Llama-3-8B, Qwen2.5-7B, Mistral-Nemo-12B shapes)
@@ -289,9 +290,8 @@ def gqa_flash(q, k, v):
     return o.transpose(1, 2)
 
 
-def attn_point(layout, backend, B, L, hq, hkv, profile):
+def attn_point(layout, backend, B, L, hq, hkv, profile, D=128):
     from torch.nn.attention import sdpa_kernel
-    D = 128
     kv_bytes = 2 * B * hkv * L * D * 2
     n = copies_for(kv_bytes, cap=32) if kv_bytes < 256e6 else 1
     ks = [torch.empty(B, hkv, L, D, dtype=torch.bfloat16, device=DEV).normal_() for _ in range(n)]
@@ -317,7 +317,7 @@ def attn_point(layout, backend, B, L, hq, hkv, profile):
     ctx = sdpa_kernel(bk) if bk else contextlib.nullcontext()
     with ctx:
         us = graph_us(body, reps * n, reps=7)
-        row = {"layout": layout, "backend": backend, "heads": hq, "kvHeads": hkv, "batch": B, "kvLen": L, "usPerCall": round(us, 3),
+        row = {"layout": layout, "backend": backend, "heads": hq, "kvHeads": hkv, "headDim": D, "batch": B, "kvLen": L, "usPerCall": round(us, 3),
                "kvTBps": round(kv_bytes / (us * 1e-6) / 1e12, 4), "copies": n}
         if profile:
             row["kernels"] = distinct(kernels(lambda: call(0)))
@@ -364,6 +364,26 @@ def attn(deadline):
         log(f"attn {p[0]}/{p[1]} {p[4]}/{p[5]} B={p[2]} L={p[3]}: {r.get('usPerCall')} us  {kn}")
         torch.cuda.empty_cache()
     return {"method": "F.scaled_dot_product_attention, bf16, head dim 128, one query token per head, no mask; K/V rotated over >= 256 MB of copies (cold); one CUDA graph of >= 8 calls, replay / calls, median of 7; kernels from one profiled eager call. layout rows: q [B, Hkv, Hq/Hkv, 128] against K/V [B, Hkv, L, 128] (the group's queries as rows); layout gqa: q [B, Hq, 1, 128], enable_gqa=True; backend flash = sdpa_kernel(FLASH_ATTENTION), cudnn = sdpa_kernel(CUDNN_ATTENTION), default = PyTorch's choice",
+            "rows": rows}
+
+
+def headdim(deadline):
+    """Decode attention at head dims 64, 128 and 256 (32 query / 8 KV heads), both layouts."""
+    probe_gqa()
+    rows = []
+    for D in (64, 128, 256):
+        for layout, backend in (("rows", "default"), ("gqa", "flash")):
+            for B in (1, 2, 8, 32):
+                for L in (4096, 32768):
+                    if time.time() > deadline:
+                        return {"rows": rows, "truncated": True}
+                    try:
+                        rows.append(attn_point(layout, backend, B, L, 32, 8, True, D))
+                        log(f"headdim D={D} {layout} b={B} L={L}: {rows[-1]['usPerCall']:.1f} us")
+                    except Exception as e:
+                        rows.append({"layout": layout, "backend": backend, "headDim": D, "batch": B, "kvLen": L, "error": f"{type(e).__name__}: {str(e)[:200]}"})
+                    torch.cuda.empty_cache()
+    return {"method": "as the attn section (cold K/V copies, one CUDA graph, kernels from one profiled eager call), 32 query and 8 KV heads, head dim 64/128/256; rows: q [B, 8, 4, D] with PyTorch's default choice (cuDNN), gqa: q [B, 32, 1, D] under the FLASH backend",
             "rows": rows}
 
 
@@ -778,7 +798,7 @@ def moe(deadline):
 
 if __name__ == "__main__":
     os.makedirs(OUT, exist_ok=True)
-    order = [("env", env, 1.0), ("launch", launch, 0.05), ("stream", stream, 0.08), ("attn", attn, 0.3), ("e2e", e2e, 0.35), ("linear", linear, 0.4), ("tilus", tilus, 0.35),
+    order = [("env", env, 1.0), ("launch", launch, 0.05), ("stream", stream, 0.08), ("attn", attn, 0.3), ("headdim", headdim, 0.3), ("e2e", e2e, 0.35), ("linear", linear, 0.4), ("tilus", tilus, 0.35),
              ("fp8", fp8, 0.4), ("moe", moe, 0.9)]
     for name, f, share in order:
         run_section(name, f, share)
