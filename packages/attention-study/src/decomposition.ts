@@ -88,6 +88,8 @@ export interface KernelLaunch {
  * the forward's default (BLOCK_M 128, BLOCK_N 64) is `num_warps` 4, `waves_per_eu` 2 — two
  * workgroups per CU; the backward's one-kernel form is `num_warps` 4, `waves_per_eu` 1 (its
  * fused dK·dV·dQ form `num_warps` 8, `waves_per_eu` 2) — one workgroup per CU either way.
+ * MI350X's file (`MI350X-MHA-DEFAULT.json`) says the same. On Hopper (no `waves_per_eu`)
+ * the register estimate binds first (one CTA per SM for both passes).
  */
 export const FA2_FORWARD_LAUNCH: KernelLaunch = { wavesPerWorkgroup: 4, wavesPerSimd: 2 };
 export const FA2_BACKWARD_LAUNCH: KernelLaunch = { wavesPerWorkgroup: 4, wavesPerSimd: 1 };
