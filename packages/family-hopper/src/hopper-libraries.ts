@@ -511,14 +511,18 @@ export const CUDNN_FLASH_DRAM_BYTES_PER_NS = (() => {
 export const CUTLASS_GROUPED = { tileRows: 64, tileCols: 128, kTile: 128, stages: 4, clusterRows: 2 };
 
 /**
- * DER from CAL `gemvStream` (UNC transfer): nvjet keeps NVJET_DRAM_IN_FLIGHT bytes of its
- * 64 × 64 weight stage (8 KiB) outstanding at the DRAM; the CUTLASS producer, also one TMA
- * warp, is assumed to keep the same fraction of its own weight stage — its half of a
- * 128 × 128 tile under multicast (16 KiB).
+ * DER from CAL `KSWEEP` (NVJET_DRAM_IN_FLIGHT): the DRAM bytes a CUTLASS grouped CTA keeps
+ * outstanding. Both kernels feed a warp-specialised ring from one TMA producer warp, and what
+ * that warp keeps in flight at the DRAM does not grow with its stage: over the same 128 CTAs the
+ * sweep's 192x8 tiles (8 stages of 25 KiB) stream no faster than its 64x8 ones (16 of 9 KiB):
+ * 2.92–2.95 against 2.99–3.06 TB/s. So the nvjet figure transfers as it is, not scaled by the
+ * stage (as it was from CAL `gemvStream` before: 20.5 KB). Under multicast each CTA of the pair issues its own half of the weight stage
+ * (64 × 128 × 2 B = 16 KiB) and keeps this much of it outstanding; the halves it receives from
+ * its partner are the partner's. The pair's 4-stage ring (4 × 48 KiB per CTA) would hold four
+ * times more: what limits the stream is the producer's issue, so the bytes stay the same on a
+ * faster HBM, and the H200 (held out, `fleet validate --suite h200-moe`) checks it.
  */
-export const CUTLASS_GROUPED_DRAM_IN_FLIGHT = Math.round(
-  (GEMV_STREAM_DRAM_IN_FLIGHT / (64 * NVJET_K_TILE * 2)) * ((CUTLASS_GROUPED.tileCols * CUTLASS_GROUPED.kTile * 2) / CUTLASS_GROUPED.clusterRows),
-);
+export const CUTLASS_GROUPED_DRAM_IN_FLIGHT = NVJET_DRAM_IN_FLIGHT;
 
 /**
  * DS (GroupMM.cu, sm90): when the average rows per group and N both exceed 128 (prefill, or
@@ -534,18 +538,17 @@ export const CUTLASS_GROUPED_LARGE = { tileRows: 128, tileCols: 256, kTile: 64, 
  * the problem shape of every group in PyTorch's list — all 128 experts, empty ones too — one
  * dependent load after another as it advances to a CTA's tiles, so a call costs a time per
  * group beyond its tiles whatever the experts that got rows. Set so the simulated call
- * matches; the sweep's other 47 points (8–128 active experts × 1–64 rows, gate+up and down)
- * are predictions. About one L2 round trip per group.
+ * matches (with CUTLASS_GROUPED_DRAM_IN_FLIGHT); the sweep's other 47 points (8–128 active
+ * experts × 1–64 rows, gate+up and down) are predictions. About 150 cycles per group, half an
+ * L2 round trip: the 12-byte shapes come about ten to a line.
  */
-export const CUTLASS_GROUP_WALK_NS = 94;
+export const CUTLASS_GROUP_WALK_NS = 77;
 
 export function selectGroupedGemm(s: GroupedGemmShape): GroupedGemmKernel {
   const rows = s.groups.reduce((a, r) => a + r, 0) / Math.max(1, s.groups.length);
   const large = rows > 128 && s.n > 128;
   const c = large ? CUTLASS_GROUPED_LARGE : CUTLASS_GROUPED;
   const stageBytes = (c.tileRows + c.tileCols) * c.kTile * 2;
-  // The producer keeps the same share of its weight stage outstanding in either configuration.
-  const dramInFlight = Math.round(CUTLASS_GROUPED_DRAM_IN_FLIGHT * ((c.tileCols * c.kTile) / (CUTLASS_GROUPED.tileCols * CUTLASS_GROUPED.kTile)));
   return {
     name: large
       ? 'cutlass_sm90_ptr_array_grouped_gemm_cooperative_128x256x64_2x1x1 (torch._grouped_mm)'
@@ -556,7 +559,8 @@ export function selectGroupedGemm(s: GroupedGemmShape): GroupedGemmKernel {
     clusterRows: c.clusterRows,
     fixedNs: (s.numGroups ?? s.groups.length) * CUTLASS_GROUP_WALK_NS,
     // Two consumer warpgroups (alternating tiles, or sharing one) over a 4-stage ring.
-    pipeline: { inFlightBytes: c.stages * stageBytes, dramInFlightBytes: dramInFlight, overlap: c.stages },
+    // The same producer warp in either configuration: the same DRAM bytes outstanding.
+    pipeline: { inFlightBytes: c.stages * stageBytes, dramInFlightBytes: CUTLASS_GROUPED_DRAM_IN_FLIGHT, overlap: c.stages },
   };
 }
 
