@@ -511,16 +511,18 @@ export const CUDNN_FLASH_DRAM_BYTES_PER_NS = (() => {
 export const CUTLASS_GROUPED = { tileRows: 64, tileCols: 128, kTile: 128, stages: 4, clusterRows: 2 };
 
 /**
- * DER from CAL `KSWEEP` (NVJET_DRAM_IN_FLIGHT): the DRAM bytes a CUTLASS grouped CTA keeps
- * outstanding. Both kernels feed a warp-specialised ring from one TMA producer warp, and what
- * that warp keeps in flight at the DRAM does not grow with its stage: over the same 128 CTAs the
- * sweep's 192x8 tiles (8 stages of 25 KiB) stream no faster than its 64x8 ones (16 of 9 KiB):
- * 2.92–2.95 against 2.99–3.06 TB/s. So the nvjet figure transfers as it is, not scaled by the
- * stage (as it was from CAL `gemvStream` before: 20.5 KB). Under multicast each CTA of the pair issues its own half of the weight stage
- * (64 × 128 × 2 B = 16 KiB) and keeps this much of it outstanding; the halves it receives from
- * its partner are the partner's. The pair's 4-stage ring (4 × 48 KiB per CTA) would hold four
- * times more: what limits the stream is the producer's issue, so the bytes stay the same on a
- * faster HBM, and the H200 (held out, `fleet validate --suite h200-moe`) checks it.
+ * DER from CAL `KSWEEP` (NVJET_DRAM_IN_FLIGHT; UNC transfer): the DRAM bytes a CUTLASS grouped
+ * CTA keeps outstanding, as a latency-limited stream — the per-CTA figure the sweep's skinny
+ * nvjet fits give at the DRAM latency under their own load. Not its ring: under multicast each
+ * CTA of the pair issues its half of every weight stage (64 × 128 × 2 B = 16 KiB), so the
+ * 4-stage ring would keep 64 KiB per CTA, 8 MiB over 132 CTAs, enough to run either HBM at its
+ * read bandwidth — were the stages freed as soon as they land. Unlike a skinny nvjet tile, whose
+ * few wgmma free a stage at once, each consumer here multiplies a 64-row tile (the group's 1–64
+ * rows padded; all padding for the pair's second CTA) by the whole 128 × 128 stage before
+ * freeing it: 8× nvjet 64x8's MMA work per weight byte, so stages wait on the consumers and few
+ * are in flight at the DRAM. The H100 cannot tell the two apart (either saturates its HBM); the
+ * H200, held out (`fleet validate --suite h200-moe`), checks the transfer. It replaces
+ * GEMV_STREAM_DRAM_IN_FLIGHT scaled by the stage (20.5 KB).
  */
 export const CUTLASS_GROUPED_DRAM_IN_FLIGHT = NVJET_DRAM_IN_FLIGHT;
 
