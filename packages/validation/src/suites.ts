@@ -196,7 +196,7 @@ export const SUITES: ValidationSuite[] = [
   {
     name: 'h200-moe',
     description:
-      'H200 torch._grouped_mm (CUTLASS) calls at 8–128 active experts × 1–64 rows, Qwen3-30B-A3B expert shapes (the H100 MoE kernel sweep rerun on an H200: every row a prediction)',
+      'H200 Qwen3-30B-A3B decode TPOT at batch 1–16 and KV 4K–32K, and torch._grouped_mm (CUTLASS) calls at 8–128 active experts × 1–64 rows of its expert shapes (the H100 MoE runs repeated on an H200: every row a prediction)',
     backends: ['h200'],
     points: h200MoeValidationPoints(),
     run: (registry, tick) => h200MoeValidation(registry.get('h200'), { tick }),

@@ -6,7 +6,8 @@
  * - `h100-decode` (measured/h100-decode-ours.json, 2026-11-25): three attention points set
  *   FlashAttention-2's fixed times and the unsplit kernel's rate (family-hopper's
  *   flash-decoding.ts) and are listed as calibration; the rest are predictions.
- *   Head dims 64 and 256 (measured/h100-headdim-ours.json, 2026-11-27) are predictions too.
+ *   Head dims 64 and 256 (measured/h100-headdim-ours.json, 2026-11-27; on the H200
+ *   ../h200/measured/h200-headdim-ours.json) are predictions in both suites.
  * - `h200-decode` (../h200/measured/h200-decode-ours.json, 2026-11-27): the same script on an
  *   H200, which Fleet prices with the H100's kernel calibration and the H200's own HBM
  *   microbenchmarks: every row is a prediction.
@@ -16,6 +17,7 @@ import { flashDecodeSplits } from '@fleet/family-hopper';
 import * as ops from '@fleet/ops';
 import h200Sweep from '../h200/measured/h200-decode-ours.json' with { type: 'json' };
 import h100Sweep from './measured/h100-decode-ours.json' with { type: 'json' };
+import h200HeadDim from '../h200/measured/h200-headdim-ours.json' with { type: 'json' };
 import h100HeadDim from './measured/h100-headdim-ours.json' with { type: 'json' };
 import { GOAL_PCT, groupedRows, row, type H100ValidationOptions } from './validation.js';
 
@@ -27,10 +29,9 @@ interface DecodeData {
   sweep: DecodeSweep;
   source: string;
   calibration: ReadonlySet<string>;
+  /** The head-dim sweep on the same GPU (head dims 64 and 256 are used; 128 is in `sweep`). */
+  headDim: { rows: readonly Omit<(typeof h100HeadDim.rows)[number], 'usPerCallRepeat'>[]; source: string };
 }
-
-const HEAD_DIM_SOURCE =
-  'ours: bench/device/sweep.py --only=headdim on an H100 80GB HBM3, 2026-11-27 (packages/validation/src/h100/measured/h100-headdim-ours.json)';
 
 const H100: DecodeData = {
   suite: 'h100-decode',
@@ -38,6 +39,10 @@ const H100: DecodeData = {
   source: 'ours: bench/device/sweep.py on an H100 80GB HBM3, 2026-11-25 (packages/validation/src/h100/measured/h100-decode-ours.json)',
   // the points that set flash-decoding.ts's parameters
   calibration: new Set(['32/8 b1 kv1024', '32/8 b1 kv4096', '32/8 b32 kv32768']),
+  headDim: {
+    rows: h100HeadDim.rows,
+    source: 'ours: bench/device/sweep.py --only=headdim on an H100 80GB HBM3, 2026-11-27 (packages/validation/src/h100/measured/h100-headdim-ours.json)',
+  },
 };
 
 const H200: DecodeData = {
@@ -45,6 +50,10 @@ const H200: DecodeData = {
   sweep: h200Sweep,
   source: 'ours: bench/device/sweep.py on an H200, 2026-11-27 (packages/validation/src/h200/measured/h200-decode-ours.json)',
   calibration: new Set(),
+  headDim: {
+    rows: h200HeadDim.rows,
+    source: 'ours: bench/device/sweep.py --only=headdim on an H200, 2026-11-27 (packages/validation/src/h200/measured/h200-headdim-ours.json)',
+  },
 };
 
 /**
@@ -81,10 +90,9 @@ function e2eRows(sweep: DecodeSweep, quick: boolean) {
   return sweep.e2e.rows.filter((r) => !quick || (r.model === 'qwen3-8b' && r.layout === 'gqa' && r.batch === 1 && r.kvLen === 32768));
 }
 
-/** The head-dim sweep (H100 only): head dims 64 and 256 (128 is in the main sweep). */
+/** The head-dim sweep's head dims 64 and 256 (128 is in the main sweep). */
 function headDimRows(data: DecodeData, quick: boolean) {
-  if (data !== H100) return [];
-  return h100HeadDim.rows.filter((r) => r.headDim !== 128 && (!quick || (r.headDim === 64 && r.batch === 1 && r.kvLen === 32768)));
+  return data.headDim.rows.filter((r) => r.headDim !== 128 && (!quick || (r.headDim === 64 && r.batch === 1 && r.kvLen === 32768)));
 }
 
 export function decodeValidationPoints(quick = false): number {
@@ -92,7 +100,7 @@ export function decodeValidationPoints(quick = false): number {
 }
 
 export function h200DecodeValidationPoints(quick = false): number {
-  return attnRows(H200.sweep, quick).length + e2eRows(H200.sweep, quick).length;
+  return attnRows(H200.sweep, quick).length + headDimRows(H200, quick).length + e2eRows(H200.sweep, quick).length;
 }
 
 export function h100DecodeValidation(backend: Backend, opts: H100ValidationOptions = {}): ValidationRow[] {
@@ -137,7 +145,7 @@ function decodeValidation(backend: Backend, data: DecodeData, opts: H100Validati
         decodeAttentionUs(asRows ? grouped : backend, a.heads, a.kvHeads, a.batch, a.kvLen, a.headDim),
         'µs',
         GOAL_PCT,
-        HEAD_DIM_SOURCE,
+        data.headDim.source,
       ),
     );
   }
