@@ -511,14 +511,20 @@ export const CUDNN_FLASH_DRAM_BYTES_PER_NS = (() => {
 export const CUTLASS_GROUPED = { tileRows: 64, tileCols: 128, kTile: 128, stages: 4, clusterRows: 2 };
 
 /**
- * DER from CAL `gemvStream` (UNC transfer): nvjet keeps NVJET_DRAM_IN_FLIGHT bytes of its
- * 64 × 64 weight stage (8 KiB) outstanding at the DRAM; the CUTLASS producer, also one TMA
- * warp, is assumed to keep the same fraction of its own weight stage — its half of a
- * 128 × 128 tile under multicast (16 KiB).
+ * DER from CAL `KSWEEP` (NVJET_DRAM_IN_FLIGHT; UNC transfer): the DRAM bytes a CUTLASS grouped
+ * CTA keeps outstanding, as a latency-limited stream — the per-CTA figure the sweep's skinny
+ * nvjet fits give at the DRAM latency under their own load. Not its ring: under multicast each
+ * CTA of the pair issues its half of every weight stage (64 × 128 × 2 B = 16 KiB), so the
+ * 4-stage ring would keep 64 KiB per CTA, 8 MiB over 132 CTAs, enough to run either HBM at its
+ * read bandwidth — were the stages freed as soon as they land. Unlike a skinny nvjet tile, whose
+ * few wgmma free a stage at once, each consumer here multiplies a 64-row tile (the group's 1–64
+ * rows padded; all padding for the pair's second CTA) by the whole 128 × 128 stage before
+ * freeing it: 8× nvjet 64x8's MMA work per weight byte, so stages wait on the consumers and few
+ * are in flight at the DRAM. The H100 cannot tell the two apart (either saturates its HBM); the
+ * H200, held out (`fleet validate --suite h200-moe`), checks the transfer. It replaces
+ * GEMV_STREAM_DRAM_IN_FLIGHT scaled by the stage (20.5 KB).
  */
-export const CUTLASS_GROUPED_DRAM_IN_FLIGHT = Math.round(
-  (GEMV_STREAM_DRAM_IN_FLIGHT / (64 * NVJET_K_TILE * 2)) * ((CUTLASS_GROUPED.tileCols * CUTLASS_GROUPED.kTile * 2) / CUTLASS_GROUPED.clusterRows),
-);
+export const CUTLASS_GROUPED_DRAM_IN_FLIGHT = NVJET_DRAM_IN_FLIGHT;
 
 /**
  * DS (GroupMM.cu, sm90): when the average rows per group and N both exceed 128 (prefill, or
@@ -534,18 +540,17 @@ export const CUTLASS_GROUPED_LARGE = { tileRows: 128, tileCols: 256, kTile: 64, 
  * the problem shape of every group in PyTorch's list — all 128 experts, empty ones too — one
  * dependent load after another as it advances to a CTA's tiles, so a call costs a time per
  * group beyond its tiles whatever the experts that got rows. Set so the simulated call
- * matches; the sweep's other 47 points (8–128 active experts × 1–64 rows, gate+up and down)
- * are predictions. About one L2 round trip per group.
+ * matches (with CUTLASS_GROUPED_DRAM_IN_FLIGHT); the sweep's other 47 points (8–128 active
+ * experts × 1–64 rows, gate+up and down) are predictions. About 150 cycles per group, half an
+ * L2 round trip: the 12-byte shapes come about ten to a line.
  */
-export const CUTLASS_GROUP_WALK_NS = 94;
+export const CUTLASS_GROUP_WALK_NS = 77;
 
 export function selectGroupedGemm(s: GroupedGemmShape): GroupedGemmKernel {
   const rows = s.groups.reduce((a, r) => a + r, 0) / Math.max(1, s.groups.length);
   const large = rows > 128 && s.n > 128;
   const c = large ? CUTLASS_GROUPED_LARGE : CUTLASS_GROUPED;
   const stageBytes = (c.tileRows + c.tileCols) * c.kTile * 2;
-  // The producer keeps the same share of its weight stage outstanding in either configuration.
-  const dramInFlight = Math.round(CUTLASS_GROUPED_DRAM_IN_FLIGHT * ((c.tileCols * c.kTile) / (CUTLASS_GROUPED.tileCols * CUTLASS_GROUPED.kTile)));
   return {
     name: large
       ? 'cutlass_sm90_ptr_array_grouped_gemm_cooperative_128x256x64_2x1x1 (torch._grouped_mm)'
@@ -556,7 +561,8 @@ export function selectGroupedGemm(s: GroupedGemmShape): GroupedGemmKernel {
     clusterRows: c.clusterRows,
     fixedNs: (s.numGroups ?? s.groups.length) * CUTLASS_GROUP_WALK_NS,
     // Two consumer warpgroups (alternating tiles, or sharing one) over a 4-stage ring.
-    pipeline: { inFlightBytes: c.stages * stageBytes, dramInFlightBytes: dramInFlight, overlap: c.stages },
+    // The same producer warp in either configuration: the same DRAM bytes outstanding.
+    pipeline: { inFlightBytes: c.stages * stageBytes, dramInFlightBytes: CUTLASS_GROUPED_DRAM_IN_FLIGHT, overlap: c.stages },
   };
 }
 
