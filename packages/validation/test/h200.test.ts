@@ -35,16 +35,15 @@ describe('h200 tensor parallel against our four-GPU run', () => {
 });
 
 describe('h200 grouped GEMMs against our sweep', () => {
-  it('every row a prediction; TPOT and the calls with 4–64 rows per expert within 10%, the 1-row calls slower than predicted', { timeout: 120_000 }, () => {
+  it('every row a prediction; TPOT and the calls with 2–64 rows per expert within 10%', { timeout: 120_000 }, () => {
     const rows = h200MoeValidation(loadBackend(h200, 'test'));
     expect(rows.length).toBe(h200MoeValidationPoints());
     for (const r of rows) expect(r.kind).toBe('measurement');
     const oneRow = rows.filter((r) => r.experiment.includes('torch._grouped_mm') && r.experiment.includes('× 1 rows'));
     expect(oneRow.length).toBe(8);
-    for (const r of rows.filter((x) => !oneRow.includes(x))) expect(r.ok, `${r.experiment}: ${r.predicted} vs ${JSON.stringify(r.published)}`).toBe(true);
     // On the H200 (not the H100) a call with one row per expert takes 10–20% longer than one
-    // with 2–16: a cost the model does not have, so these stay predicted too fast.
-    for (const r of oneRow) expect(r.predicted as number).toBeLessThan(r.published as number);
+    // with 2–16, a cost the model does not have: those rows are the suite's known misses.
+    for (const r of rows.filter((x) => !oneRow.includes(x))) expect(r.ok, `${r.experiment}: ${r.predicted} vs ${JSON.stringify(r.published)}`).toBe(true);
   });
 });
 
