@@ -5,6 +5,7 @@ import type { LevelCounters } from '../protocol/events.js';
 import type { Topology } from '../topology/topology.js';
 import { BandwidthResource } from './bandwidth-resource.js';
 import { Cache, maskPopcount, type AccessResult, type SectorMask } from './cache.js';
+import { FillTimes } from './fill-times.js';
 import { homeHalf } from './placement.js';
 
 /** Lines per cache block: the valid masks have this many bits. */
@@ -77,9 +78,6 @@ export interface MemorySystemOptions {
   tracksFills?: boolean;
 }
 
-/** Recorded fills kept before the landed ones are dropped (a landed fill delays no one). */
-const FILLS_BEFORE_PRUNE = 1 << 14;
-
 /**
  * The memory hierarchy below the compute units: one L2 per partition (or one shared L2
  * split into halves, each line homed in one), an optional memory-side LLC, HBM; caches decide hits, bandwidth
@@ -106,9 +104,9 @@ export class MemorySystem {
    * Per private L2 instance: when the fill of a block's last miss arrives, ns (only blocks
    * whose fill may still be outstanding; see `pendingFillNs`).
    */
-  private readonly fillReady: Map<number, number>[];
+  private readonly fillReady: FillTimes[];
   /** The same for the memory-side LLC: its fills from HBM. */
-  private readonly llcFillReady = new Map<number, number>();
+  private readonly llcFillReady = new FillTimes();
   private readonly engine: Engine;
   /** The tile being resolved waits on in-flight fills (its pipeline's `waitsOnFills`). */
   private waitOnFills = false;
@@ -148,18 +146,14 @@ export class MemorySystem {
     this.llc = llc ? new Cache('llc', llc.capacityBytes, this.blockBytes, llc.associativity, sectors, this.periodBlocks) : null;
     this.request = new Int32Array(this.l2[0]!.words);
     this.engine = engine;
-    this.fillReady = Array.from({ length: instances }, () => new Map<number, number>());
+    this.fillReady = Array.from({ length: instances }, () => new FillTimes());
     this.tracksFills = options.tracksFills === true;
   }
 
-  /** Record that `key`'s fill lands at `readyNs`; past a bound, forget the fills that have landed. */
-  private recordFill(fills: Map<number, number>, key: number, readyNs: number): void {
+  /** Record that the fill of `block`'s request for `sectors` lands at `readyNs`. */
+  private recordFill(fills: FillTimes, block: number, sectors: SectorMask, readyNs: number): void {
     if (!this.tracksFills) return;
-    if (fills.size >= FILLS_BEFORE_PRUNE) {
-      const now = this.engine.now;
-      for (const [k, ready] of fills) if (ready <= now) fills.delete(k);
-    }
-    fills.set(key, readyNs);
+    fills.set(block, firstSector(sectors), readyNs, this.engine.now);
   }
 
   /**
@@ -168,26 +162,12 @@ export class MemorySystem {
    * in the L2's miss queue until the fill arrives: it sees the rest of the miss latency, not
    * the hit latency. Workers that share a weight tile in lockstep (FLEET's M-tile traversal)
    * thus gain traffic, not latency. Returns the latency the hit sees, ns. Fills are recorded
-   * for every read miss (with `tracksFills`), whoever waits on them.
+   * for every read miss (with `tracksFills`), whoever waits on them; a request is known by its
+   * block and first line (a tile step's slice of a row).
    */
-  private pendingFillNs(fills: Map<number, number>, key: number, hitLatencyNs: number): number {
-    const ready = fills.get(key);
-    if (ready === undefined) return hitLatencyNs;
-    const wait = ready - this.engine.now;
-    if (wait <= hitLatencyNs) {
-      fills.delete(key);
-      return hitLatencyNs;
-    }
-    return wait;
-  }
-
-  /** A request's key for `fillReady`: its block and first line (a tile step's slice of a row). */
-  private fillKey(block: number, sectors: SectorMask): number {
-    for (let w = 0; w < sectors.length; w++) {
-      const m = sectors[w]!;
-      if (m !== 0) return block * MAX_SECTORS + 32 * w + (31 - Math.clz32(m & -m));
-    }
-    return block * MAX_SECTORS;
+  private pendingFillNs(fills: FillTimes, block: number, sectors: SectorMask, hitLatencyNs: number): number {
+    const wait = fills.get(block, firstSector(sectors)) - this.engine.now;
+    return Math.max(wait, hitLatencyNs);
   }
 
   /**
@@ -375,14 +355,14 @@ export class MemorySystem {
     let lat = l2.latencyNs;
     c.l2.hitBytes += hitBytes;
     if (!write && hitBytes > 0) {
-      if (this.waitOnFills) lat = this.pendingFillNs(this.fillReady[inst]!, this.fillKey(block, sectors), l2.latencyNs);
+      if (this.waitOnFills) lat = this.pendingFillNs(this.fillReady[inst]!, block, sectors, l2.latencyNs);
       out.readLatencyByteNs += hitBytes * lat;
     }
     if (hitBytes < bytes) {
       c.l2.missBytes += bytes - hitBytes;
       if (!write) {
         const missLat = this.memorySide(block, this.lineBytesOf(missSectors), missSectors, false, c, out);
-        this.recordFill(this.fillReady[inst]!, this.fillKey(block, sectors), this.engine.now + missLat);
+        this.recordFill(this.fillReady[inst]!, block, sectors, this.engine.now + missLat);
         lat = Math.max(lat, missLat);
       }
     }
@@ -488,8 +468,7 @@ export class MemorySystem {
     const hitBytes = bytes * res.hitFraction;
     c.llc.hitBytes += hitBytes;
     // Another XCD's miss on the same line a moment ago: the LLC holds the read until its fill lands.
-    const key = !write && this.waitOnFills ? this.fillKey(block, sectors) : -1;
-    const hitLat = key >= 0 && hitBytes > 0 ? this.pendingFillNs(this.llcFillReady, key, llc.latencyNs) : llc.latencyNs;
+    const hitLat = !write && this.waitOnFills && hitBytes > 0 ? this.pendingFillNs(this.llcFillReady, block, sectors, llc.latencyNs) : llc.latencyNs;
     if (!write) {
       out.readLatencyByteNs += hitBytes * hitLat + (bytes - hitBytes) * hbm.latencyNs;
       out.dramReadLatencyByteNs += (bytes - hitBytes) * hbm.latencyNs;
@@ -498,7 +477,7 @@ export class MemorySystem {
       c.llc.missBytes += bytes - hitBytes;
       return hitLat;
     }
-    if (!write) this.recordFill(this.llcFillReady, this.fillKey(block, sectors), this.engine.now + hbm.latencyNs);
+    if (!write) this.recordFill(this.llcFillReady, block, sectors, this.engine.now + hbm.latencyNs);
     c.llc.missBytes += bytes - hitBytes;
     c.hbmReadBytes += bytes - hitBytes;
     out.hbmBytes += bytes - hitBytes;
@@ -576,4 +555,13 @@ export function layerPeriodicLayout(buffers: readonly BufferSpec[], blockBytes: 
     addr += blocksOf(b) * blockBytes;
   }
   return { bases, periodBlocks: null };
+}
+
+/** The first sector a request touches (0 for an empty one): with its block, the key of its fill. */
+function firstSector(sectors: SectorMask): number {
+  for (let w = 0; w < sectors.length; w++) {
+    const m = sectors[w]!;
+    if (m !== 0) return 32 * w + (31 - Math.clz32(m & -m));
+  }
+  return 0;
 }
