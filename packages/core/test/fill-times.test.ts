@@ -26,7 +26,14 @@ describe('FillTimes', () => {
         else expect(got <= now).toBe(true);
       }
     }
-    // Landed fills are dropped on rebuilds: the table stays the size of what is in flight.
+    // What is in flight, as a proof of repetition compares it: exactly the map's fills still to land.
+    const flying = fills.inFlight(now);
+    const want = [...all].filter(([, r]) => r > now).map(([k, r]) => [k, r - now]);
+    const got: number[][] = [];
+    for (let i = 0; i < flying.length; i += 3) got.push([flying[i]! * 128 + flying[i + 1]!, flying[i + 2]!]);
+    const order = (a: number[], b: number[]) => a[0]! - b[0]!;
+    expect(got.sort(order)).toEqual(want.sort(order));
+    // Landed fills are forgotten: the tables stay the size of what is in flight.
     expect(fills.size).toBeLessThan(4096);
   });
 });

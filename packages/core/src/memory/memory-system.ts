@@ -180,26 +180,37 @@ export class MemorySystem {
    * The caches' contents as seen from the start of decoder layer `layer`, with every block of
    * a per-layer buffer named by its role, offset and how many layers back it belongs to, and
    * every stamp relative to its cache's clock: two layer boundaries with equal states are the
-   * same machine state up to the layer translation. Copied now, put in canonical form when
-   * the returned function is called (only if the cheaper parts of two states already agree).
-   * Null without a layer-periodic layout.
+   * same machine state up to the layer translation. Fills still in flight (a later hit on
+   * them would wait) are part of it, each with its block so named and the time it has left.
+   * Copied now, put in canonical form when the returned function is called (only if the
+   * cheaper parts of two states already agree). Null without a layer-periodic layout.
    */
   layerRelativeState(layer: number): (() => Float64Array) | null {
     const P = this.periodBlocks;
     if (P === null) return null;
     const caches = [...this.l2, ...(this.llc ? [this.llc] : [])];
     const snaps = caches.map((c) => c.snapshot());
+    const now = this.engine.now;
+    const fills = [...this.fillReady, this.llcFillReady].map((f) => f.inFlight(now));
     const label = (block: number) => {
       const slot = Math.floor(block / P);
       const key = block - slot * P;
       return slot === 0 ? key : key + P * (1 + layer - (slot - 1));
     };
     return () => {
-      const out = new Float64Array(caches.reduce((n, c) => n + c.stateLength, 0));
+      const out = new Float64Array(caches.reduce((n, c) => n + c.stateLength, 0) + fills.reduce((n, f) => n + 1 + f.length, 0));
       let at = 0;
       caches.forEach((c, i) => {
         at = c.appendState(label, out, at, snaps[i]!);
       });
+      for (const f of fills) {
+        // (block, sector, ns left) triples, ordered by label and sector: where they sit in the table is no state.
+        const entries: number[][] = [];
+        for (let i = 0; i < f.length; i += 3) entries.push([label(f[i]!), f[i + 1]!, f[i + 2]!]);
+        entries.sort((a, b) => a[0]! - b[0]! || a[1]! - b[1]!);
+        out[at++] = entries.length;
+        for (const e of entries) for (const x of e) out[at++] = x;
+      }
       return out.subarray(0, at);
     };
   }
