@@ -20,7 +20,7 @@ describe('FillTimes', () => {
         all.set(key, ready);
       } else {
         const want = all.get(key);
-        const got = fills.get(block, sector);
+        const got = fills.get(block, sector, now);
         // A landed fill may have been dropped: it delays no one either way.
         if (want !== undefined && want > now) expect(got).toBe(want);
         else expect(got <= now).toBe(true);

@@ -25,10 +25,20 @@ export class FillTimes {
     return this.cur.used + this.old.used;
   }
 
-  /** When the fill of (`block`, `sector`) lands, or -Infinity when none is recorded. */
-  get(block: number, sector: number): number {
-    const i = this.cur.find(block, sector);
-    if (i >= 0) return this.cur.ready[i]!;
+  /**
+   * When the fill of (`block`, `sector`) lands if that is after `nowNs`; otherwise a time not
+   * after `nowNs` (-Infinity when none is recorded). A generation whose fills have all landed
+   * is not searched.
+   */
+  get(block: number, sector: number, nowNs: number): number {
+    const cur = this.cur;
+    if (this.old.maxReady <= nowNs) {
+      if (cur.maxReady <= nowNs) return -Infinity;
+      const i = cur.find(block, sector);
+      return i >= 0 ? cur.ready[i]! : -Infinity;
+    }
+    const i = cur.find(block, sector);
+    if (i >= 0) return cur.ready[i]!;
     const j = this.old.find(block, sector);
     return j >= 0 ? this.old.ready[j]! : -Infinity;
   }

@@ -166,7 +166,8 @@ export class MemorySystem {
    * block and first line (a tile step's slice of a row).
    */
   private pendingFillNs(fills: FillTimes, block: number, sectors: SectorMask, hitLatencyNs: number): number {
-    const wait = fills.get(block, firstSector(sectors)) - this.engine.now;
+    const now = this.engine.now;
+    const wait = fills.get(block, firstSector(sectors), now) - now;
     return Math.max(wait, hitLatencyNs);
   }
 
