@@ -28,7 +28,8 @@ describe('schedulerLayout and cursorsCanRepeat', () => {
 
   it('a worker list whose rotation by the partition count keeps every worker home repeats modulo that', () => {
     // 2 schedulers of 128 workers (32 per XCD): rotating a list by 8 keeps each worker on its XCD.
-    const layout = schedulerLayout(Array.from({ length: 8 * 32 }, (_, w) => w % 8), 8, false, 2);
+    const wider = Array.from({ length: 8 * 32 }, (_, w) => w % 8);
+    const layout = schedulerLayout(wider, 8, false, 2);
     expect(layout.rotation).toEqual([8, 8]);
     expect(cursorsCanRepeat(graph(3, 906), layout)).toBe(false);
     expect(cursorsCanRepeat(graph(3, 904), layout)).toBe(true);
