@@ -1,18 +1,21 @@
 """Hopper sweeps for Fleet's library models: decode attention splits, linear shapes, the DRAM
 stream, MoE routing kernels, FP8 GEMMs, end-to-end dense decode; and low-bit comparators.
 
-Usage: python3 sweep.py OUT_DIR [--quick] [--only=env,stream,attn,e2e,linear,tilus,fp8,moe] [--budget=SECONDS]
+Usage: python3 sweep.py OUT_DIR [--quick] [--only=env,launch,stream,attn,headdim,e2e,linear,tilus,fp8,moe] [--budget=SECONDS] [--extra | --families]
 
 Sections (each independent; a failure is recorded and the rest run; each stops adding points
 once the whole run's time budget is spent, and says so):
   env     device, driver, CUDA/cuDNN/PyTorch versions; HBM copy bandwidth
+  launch  chains of tiny dependent kernels in one CUDA graph: the gap a kernel adds beyond its run
   stream  a Triton read kernel: bandwidth vs CTAs x bytes each CTA loads per iteration
   attn    decode attention (one query token per head, GQA) through F.scaled_dot_product_attention:
           'rows' layout (the group's queries as rows of their KV head: cuDNN), 'gqa' layout
           (q [B, Hq, 1, D], enable_gqa) under the FLASH backend (PyTorch's FlashAttention-2, split-KV)
           and the default backend; batch x KV length x (query, KV) heads; kernel names and grids
+  headdim decode attention at head dims 64, 128 and 256, both layouts
   e2e     Qwen3-style dense decode steps (random weights, one CUDA graph per step) for Qwen3-8B,
-          -14B and -32B shapes, both attention layouts
+          -14B and -32B shapes, both attention layouts (--extra: Qwen3-4B and more 14B points; --families:
+          Llama-3.2-1B/3B, Llama-3-8B, Qwen2.5-7B, Mistral-Nemo-12B shapes)
   linear  F.linear (cuBLASLt) for the projections of nine model shapes, M = 1..256, cold weights
   tilus   cuBLAS bf16/fp16 GEMM and a Triton W4A16 GEMM (int4, group-128 scales) comparators
   fp8     torch._scaled_mm e4m3/e5m2 W8A8, per-tensor and row-wise scales, vs bf16 F.linear
@@ -221,6 +224,33 @@ def stream(deadline):
 
 
 # ---------------------------------------------------------------------------------------------
+def launch(deadline):
+    """What a dependent kernel costs in a CUDA graph beyond its own run: chains of tiny kernels."""
+    @triton.jit
+    def touch_kernel(out_ptr, BLOCK: tl.constexpr):
+        pid = tl.program_id(0)
+        tl.store(out_ptr + pid * BLOCK + tl.arange(0, BLOCK), tl.full([BLOCK], 1, tl.int32))
+
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    rows = []
+    calls = 200
+    for ctas in [1, sms, 2 * sms, 8 * sms, 32 * sms]:
+        if time.time() > deadline:
+            return {"rows": rows, "truncated": True}
+        out = torch.empty(ctas * 128, dtype=torch.int32, device=DEV)
+        f = lambda: touch_kernel[(ctas,)](out, BLOCK=128, num_warps=4)
+        per = graph_us(lambda: [f() for _ in range(calls)], calls, reps=20)
+        ks = kernels(f)
+        kus = ks[0]["us"] if ks else None
+        eager = time_ms(lambda: [f() for _ in range(calls)], reps=5) * 1e3 / calls
+        rows.append({"ctas": ctas, "graphUsPerKernel": round(per, 3), "kernelUs": kus, "gapUs": round(per - kus, 3) if kus is not None else None,
+                     "eagerUsPerKernel": round(eager, 3)})
+        log(f"launch ctas={ctas}: graph {per:.3f} us/kernel, kernel {kus} us, eager {eager:.2f} us")
+    return {"method": f"Triton kernel, 128 threads a CTA, each CTA stores 512 B; {calls} dependent launches on one stream captured in one CUDA graph, replay / {calls}, median of 20 (CUDA events); kernelUs: the profiler's duration of one eager launch; gapUs = graph time per kernel - kernelUs; eager: the same {calls} launches from Python",
+            "rows": rows}
+
+
+# ---------------------------------------------------------------------------------------------
 HEADS = [(32, 8), (40, 8), (64, 8), (32, 4)]
 ATTN_B = [1, 2, 4, 8, 16, 32, 64]
 ATTN_KV = [1024, 4096, 8192, 16384, 32768, 65536, 131072]
@@ -260,9 +290,8 @@ def gqa_flash(q, k, v):
     return o.transpose(1, 2)
 
 
-def attn_point(layout, backend, B, L, hq, hkv, profile):
+def attn_point(layout, backend, B, L, hq, hkv, profile, D=128):
     from torch.nn.attention import sdpa_kernel
-    D = 128
     kv_bytes = 2 * B * hkv * L * D * 2
     n = copies_for(kv_bytes, cap=32) if kv_bytes < 256e6 else 1
     ks = [torch.empty(B, hkv, L, D, dtype=torch.bfloat16, device=DEV).normal_() for _ in range(n)]
@@ -288,7 +317,7 @@ def attn_point(layout, backend, B, L, hq, hkv, profile):
     ctx = sdpa_kernel(bk) if bk else contextlib.nullcontext()
     with ctx:
         us = graph_us(body, reps * n, reps=7)
-        row = {"layout": layout, "backend": backend, "heads": hq, "kvHeads": hkv, "batch": B, "kvLen": L, "usPerCall": round(us, 3),
+        row = {"layout": layout, "backend": backend, "heads": hq, "kvHeads": hkv, "headDim": D, "batch": B, "kvLen": L, "usPerCall": round(us, 3),
                "kvTBps": round(kv_bytes / (us * 1e-6) / 1e12, 4), "copies": n}
         if profile:
             row["kernels"] = distinct(kernels(lambda: call(0)))
@@ -338,6 +367,26 @@ def attn(deadline):
             "rows": rows}
 
 
+def headdim(deadline):
+    """Decode attention at head dims 64, 128 and 256 (32 query / 8 KV heads), both layouts."""
+    probe_gqa()
+    rows = []
+    for D in (64, 128, 256):
+        for layout, backend in (("rows", "default"), ("gqa", "flash")):
+            for B in (1, 2, 8, 32):
+                for L in (4096, 32768):
+                    if time.time() > deadline:
+                        return {"rows": rows, "truncated": True}
+                    try:
+                        rows.append(attn_point(layout, backend, B, L, 32, 8, True, D))
+                        log(f"headdim D={D} {layout} b={B} L={L}: {rows[-1]['usPerCall']:.1f} us")
+                    except Exception as e:
+                        rows.append({"layout": layout, "backend": backend, "headDim": D, "batch": B, "kvLen": L, "error": f"{type(e).__name__}: {str(e)[:200]}"})
+                    torch.cuda.empty_cache()
+    return {"method": "as the attn section (cold K/V copies, one CUDA graph, kernels from one profiled eager call), 32 query and 8 KV heads, head dim 64/128/256; rows: q [B, 8, 4, D] with PyTorch's default choice (cuDNN), gqa: q [B, 32, 1, D] under the FLASH backend",
+            "rows": rows}
+
+
 # ---------------------------------------------------------------------------------------------
 def rope_tables(cfg):
     hd = cfg["headDim"]
@@ -357,9 +406,10 @@ class Dense:
         one = lambda *s: torch.ones(*s, dtype=torch.bfloat16, device=DEV)
         self.embed = r(v, h)
         self.layers = [{"ln1": one(h), "wqkv": r((nh + 2 * nkv) * hd, h), "wo": r(h, nh * hd), "ln2": one(h), "wgu": r(2 * inter, h), "wd": r(h, inter),
-                        "qn": one(hd), "kn": one(hd)} for _ in range(cfg["layers"])]
+                        "qn": one(hd), "kn": one(hd), "bqkv": r((nh + 2 * nkv) * hd) if cfg.get("qkvBias") else None} for _ in range(cfg["layers"])]
         self.lnf = one(h)
-        self.lm_head = r(v, h)
+        # tied embeddings: the LM head reads the embedding matrix, as the released models do
+        self.lm_head = self.embed if cfg.get("tied") else r(v, h)
         self.cos, self.sin = rope_tables(cfg)
 
     def alloc_kv(self, batch, maxlen):
@@ -381,9 +431,12 @@ class Dense:
         h = F.embedding(tokens, self.embed)
         for li, L in enumerate(self.layers):
             x = F.rms_norm(h, (h_,), L["ln1"], eps)
-            qkv = F.linear(x, L["wqkv"])
-            q = F.rms_norm(qkv[:, : nh * hd].view(B, nh, hd), (hd,), L["qn"], eps)
-            k = F.rms_norm(qkv[:, nh * hd: (nh + nkv) * hd].view(B, nkv, hd), (hd,), L["kn"], eps)
+            qkv = F.linear(x, L["wqkv"], L["bqkv"])
+            q = qkv[:, : nh * hd].view(B, nh, hd)
+            k = qkv[:, nh * hd: (nh + nkv) * hd].view(B, nkv, hd)
+            if c.get("qkNorm", True):
+                q = F.rms_norm(q, (hd,), L["qn"], eps)
+                k = F.rms_norm(k, (hd,), L["kn"], eps)
             v = qkv[:, (nh + nkv) * hd:].view(B, nkv, hd)
             q = q * cos + rot(q) * sin
             k = k * cos + rot(k) * sin
@@ -422,6 +475,21 @@ QWEN3_4B = qwen3("qwen3-4b", 2560, 36, 32, 8, 9728)
 E2E_EXTRA = [(QWEN3_4B, [("rows", 1, 1024), ("rows", 4, 1024), ("rows", 16, 1024), ("rows", 64, 1024), ("gqa", 1, 1024), ("gqa", 1, 32768), ("gqa", 4, 16384),
                          ("gqa", 2, 131072)]),
              (QWEN3_14B, [("gqa", 2, 65536), ("gqa", 1, 131072), ("gqa", 8, 8192), ("rows", 32, 1024)])]
+# other families (`--families`), from each model's config.json: no q/k norm (Llama, Mistral, Qwen2.5),
+# QKV bias (Qwen2.5), head dim 64 (Llama-3.2-1B), attention width below the hidden size (Mistral-Nemo),
+# tied embeddings (Llama-3.2-1B/3B), groups of 7 query heads (Qwen2.5-7B)
+def family(name, hidden, layers, heads, kv, hd, inter, vocab, theta, **kw):
+    return {"name": name, "hidden": hidden, "layers": layers, "heads": heads, "kvHeads": kv, "headDim": hd, "inter": inter, "vocab": vocab, "eps": 1e-5,
+            "ropeTheta": theta, "maxPos": (1 << 17) + 8, "qkNorm": False, **kw}
+
+
+FAMILY_POINTS = [("gqa", 1, 1024), ("gqa", 1, 16384), ("gqa", 1, 65536), ("gqa", 4, 16384), ("gqa", 8, 4096), ("gqa", 32, 2048), ("rows", 1, 1024),
+                 ("rows", 16, 1024), ("rows", 64, 1024), ("rows", 2, 32768)]
+E2E_FAMILIES = [(family("llama3.2-1b", 2048, 16, 32, 8, 64, 8192, 128256, 5e5, tied=True), FAMILY_POINTS),
+                (family("llama3.2-3b", 3072, 28, 24, 8, 128, 8192, 128256, 5e5, tied=True), FAMILY_POINTS),
+                (family("llama3-8b", 4096, 32, 32, 8, 128, 14336, 128256, 5e5), FAMILY_POINTS),
+                (family("qwen2.5-7b", 3584, 28, 28, 4, 128, 18944, 152064, 1e6, qkvBias=True), FAMILY_POINTS),
+                (family("mistral-nemo-12b", 5120, 40, 32, 8, 128, 14336, 131072, 1e6), FAMILY_POINTS)]
 E2E_QUICK = [(QWEN3_8B, [("gqa", 1, 1024), ("gqa", 1, 8192), ("gqa", 1, 32768), ("gqa", 4, 32768), ("gqa", 2, 65536), ("rows", 1, 1024), ("rows", 1, 32768),
                          ("rows", 64, 1024), ("rows", 16, 1024)]),
              (QWEN3_14B, [("rows", 1, 1024), ("rows", 16, 1024), ("gqa", 1, 16384)])]
@@ -430,9 +498,10 @@ E2E_QUICK = [(QWEN3_8B, [("gqa", 1, 1024), ("gqa", 1, 8192), ("gqa", 1, 32768), 
 def e2e(deadline):
     from torch.nn.attention import SDPBackend, sdpa_kernel
     probe_gqa()
-    out = {"method": "one CUDA graph per decode step (embedding, all layers, final norm, LM head, argmax) of a Qwen3-shaped stack with random bf16 weights N(0, 0.02), fused QKV and gate+up weights, q/k RMSNorm, rotate-half RoPE, KV-cache slice assignment, SDPA, SiLU-gated MLP; every request attends over kvLen tokens (kvLen-1 cached + the new one); median of 10 replays (CUDA events). layout rows: SDPA with q [B, Hkv, Hq/Hkv, 128] (PyTorch picks cuDNN); layout gqa: q [B, Hq, 1, 128], enable_gqa=True, under sdpa_kernel(FLASH_ATTENTION) (PyTorch's FlashAttention-2 with split-KV)",
+    out = {"method": "one CUDA graph per decode step (embedding, all layers, final norm, LM head, argmax) of a Qwen3-shaped stack with random bf16 weights N(0, 0.02), fused QKV and gate+up weights, q/k RMSNorm (where the config has it; QKV bias where it has one; tied: the LM head is the embedding), rotate-half RoPE, KV-cache slice assignment, SDPA, SiLU-gated MLP; every request attends over kvLen tokens (kvLen-1 cached + the new one); median of 10 replays (CUDA events). layout rows: SDPA with q [B, Hkv, Hq/Hkv, 128] (PyTorch picks cuDNN); layout gqa: q [B, Hq, 1, 128], enable_gqa=True, under sdpa_kernel(FLASH_ATTENTION) (PyTorch's FlashAttention-2 with split-KV)",
            "models": {}}
-    for cfg, points in (E2E_EXTRA if "--extra" in sys.argv else E2E_QUICK if QUICK else E2E_PLAN):
+    plan = E2E_FAMILIES if "--families" in sys.argv else E2E_EXTRA if "--extra" in sys.argv else E2E_QUICK if QUICK else E2E_PLAN
+    for cfg, points in plan:
         if time.time() > deadline:
             out["truncated"] = True
             break
@@ -729,7 +798,7 @@ def moe(deadline):
 
 if __name__ == "__main__":
     os.makedirs(OUT, exist_ok=True)
-    order = [("env", env, 1.0), ("stream", stream, 0.08), ("attn", attn, 0.3), ("e2e", e2e, 0.35), ("linear", linear, 0.4), ("tilus", tilus, 0.35),
+    order = [("env", env, 1.0), ("launch", launch, 0.05), ("stream", stream, 0.08), ("attn", attn, 0.3), ("headdim", headdim, 0.3), ("e2e", e2e, 0.35), ("linear", linear, 0.4), ("tilus", tilus, 0.35),
              ("fp8", fp8, 0.4), ("moe", moe, 0.9)]
     for name, f, share in order:
         run_section(name, f, share)

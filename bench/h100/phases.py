@@ -1,6 +1,6 @@
 """Prefill and Mixture-of-Experts measurements on the H100 — validation data only.
 
-Usage: python3 phases.py OUT_DIR [--only=attn,prefill,moe]
+Usage: python3 phases.py OUT_DIR [--only=attn,prefill,moe] [--moe-plan=BATCH:KV,...]
 
 Sections (each independent; a failure is recorded and the rest run):
   attn     causal F.scaled_dot_product_attention alone (prefill attention): batch x prompt
@@ -11,7 +11,7 @@ Sections (each independent; a failure is recorded and the rest run):
   moe      Qwen3-30B-A3B-shaped MoE decode step (random weights, router softmax top-8 of 128
            experts, renormalised; experts as torch._grouped_mm over the tokens sorted by
            expert, so experts that got no token read no weights), one CUDA graph, TPOT at
-           batch 1 ... 256 with KV length 1024; per-kernel profile
+           batch 1 ... 128 with KV length 1024 (--moe-plan: other batch:KV points); per-kernel profile
 Everything timed is the median of repeated runs (CUDA events). Reuses pipeline.py's helpers.
 """
 import os
@@ -153,7 +153,7 @@ def prefill():
 
 # ---------------------------------------------------------------------------------------------
 QWEN3_MOE = {"name": "qwen3-30b-a3b", "hidden": 2048, "layers": 48, "heads": 32, "kvHeads": 4, "headDim": 128, "experts": 128, "topK": 8, "moeInter": 768,
-             "vocab": 151936, "eps": 1e-6, "ropeTheta": 1e6, "maxPos": 1 << 14}
+             "vocab": 151936, "eps": 1e-6, "ropeTheta": 1e6, "maxPos": 1 << 16}
 
 
 class MoeModel:
@@ -225,8 +225,10 @@ def moe():
     torch.cuda.synchronize()
     log(f"moe weights allocated: {torch.cuda.memory_allocated() / 1e9:.1f} GB")
     rows, profiles = [], []
-    for b in [1, 2, 4, 8, 16, 32, 64, 96, 128]:  # 61.5 GB of weights: KV for batch 256 does not fit
-        kv = 1024
+    # 61.5 GB of weights: KV for batch 256 does not fit. --moe-plan=B:KV,... measures other points
+    plan = next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--moe-plan=")), None)
+    points = [tuple(int(x) for x in p.split(":")) for p in plan.split(",")] if plan else [(b, 1024) for b in [1, 2, 4, 8, 16, 32, 64, 96, 128]]
+    for b, kv in points:
         model.alloc_kv(b, kv)
         tokens = torch.randint(0, cfg["vocab"], (b,), device=DEV)
         g = P.capture(lambda: model.step(tokens, kv - 1))

@@ -69,7 +69,30 @@ export interface AttentionKernel {
   ldsBytes: number;
   /** Registers a workgroup holds live, bytes: bounds occupancy. */
   registerBytes: number;
+  /** The launch configuration: waves per workgroup and the waves per SIMD the kernel is compiled for (bounds occupancy). */
+  launch: KernelLaunch;
 }
+
+/**
+ * A kernel's launch configuration as AMD's Triton takes it: `num_warps` waves per workgroup,
+ * and `waves_per_eu`, the waves per SIMD the compiler budgets registers for — the
+ * occupancy the kernel is built to run at, whatever a register estimate says.
+ */
+export interface KernelLaunch {
+  wavesPerWorkgroup: number;
+  wavesPerSimd: number;
+}
+
+/**
+ * AITER's Triton MHA configurations for MI300X (`aiter/ops/triton/configs/MI300X-MHA-DEFAULT.json`):
+ * the forward's default (BLOCK_M 128, BLOCK_N 64) is `num_warps` 4, `waves_per_eu` 2 — two
+ * workgroups per CU; the backward's one-kernel form is `num_warps` 4, `waves_per_eu` 1 (its
+ * fused dK·dV·dQ form `num_warps` 8, `waves_per_eu` 2) — one workgroup per CU either way.
+ * MI350X's file (`MI350X-MHA-DEFAULT.json`) says the same. On Hopper (no `waves_per_eu`)
+ * the register estimate binds first (one CTA per SM for both passes).
+ */
+export const FA2_FORWARD_LAUNCH: KernelLaunch = { wavesPerWorkgroup: 4, wavesPerSimd: 2 };
+export const FA2_BACKWARD_LAUNCH: KernelLaunch = { wavesPerWorkgroup: 4, wavesPerSimd: 1 };
 
 function blocks(s: AttentionShape): { bm: number; bn: number } {
   return { bm: s.blockM ?? FA2_BLOCK_M, bn: s.blockN ?? FA2_BLOCK_N };
@@ -121,6 +144,7 @@ export function fa2Forward(s: AttentionShape): AttentionKernel {
     ldsBytes: 2 * bn * d * BF16,
     // Q (bf16), the O accumulator (fp32), S (fp32) and P (bf16)
     registerBytes: bm * d * BF16 + bm * d * FP32 + bm * bn * FP32 + bm * bn * BF16,
+    launch: FA2_FORWARD_LAUNCH,
   };
 }
 
@@ -168,6 +192,7 @@ export function fa2Backward(s: AttentionShape): AttentionKernel {
     ldsBytes: 2 * bn * d * BF16,
     // the two fp32 accumulators (dK, dV), the owned K and V (bf16), S/P (fp32)
     registerBytes: 2 * bm * d * FP32 + 2 * bm * d * BF16 + bm * bn * FP32,
+    launch: FA2_BACKWARD_LAUNCH,
   };
 }
 
@@ -177,12 +202,14 @@ export function attentionKernel(s: AttentionShape): AttentionKernel {
 
 /**
  * Workgroups resident per compute unit: as many as its LDS and register file hold (both
- * from the backend's topology), at least one.
+ * from the backend's topology) and the kernel's launch allows (its waves per SIMD over the
+ * unit's SIMDs), at least one.
  */
 export function attentionOccupancy(k: AttentionKernel, t: Topology): number {
   const byLds = Math.floor(t.computeUnit.sharedMemoryBytes / k.ldsBytes);
   const byRegisters = Math.floor(t.computeUnit.registerFileBytes / k.registerBytes);
-  return Math.max(1, Math.min(byLds, byRegisters));
+  const byLaunch = Math.floor((k.launch.wavesPerSimd * t.computeUnit.simdsPerUnit) / k.launch.wavesPerWorkgroup);
+  return Math.max(1, Math.min(byLds, byRegisters, byLaunch));
 }
 
 /** Bytes a phase streams per step (all its tensors). */

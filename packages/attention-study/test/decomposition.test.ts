@@ -51,7 +51,14 @@ describe('FA2 decompositions', () => {
     expect(attentionFlops(b)).toBe(3.5 * attentionFlops(fa2Forward(s)));
   });
 
-  it('occupancy is what LDS and registers hold, at least one', () => {
+  it("AITER's MI300X launch: the forward runs two workgroups per CU, the backward one", () => {
+    const t = loadBackend(mi300x, 'test').topology;
+    const s = toShape({ seq: 8192, batch: 1, kvHeads: 8, group: 1, headDim: 128 });
+    expect(attentionOccupancy(fa2Forward(s), t)).toBe(2);
+    expect(attentionOccupancy(fa2Backward({ ...s, pass: 'bwd' }), t)).toBe(1);
+  });
+
+  it("occupancy is what LDS and registers hold and the kernel's launch allows, at least one", () => {
     for (const d of [mi300x, mi350, h100]) {
       const t = loadBackend(d, 'test').topology;
       for (const headDim of [56, 128]) {
@@ -66,7 +73,11 @@ describe('FA2 decompositions', () => {
             expect(occ * k.registerBytes).toBeLessThanOrEqual(t.computeUnit.registerFileBytes);
           }
           const more = occ + 1;
-          expect(more * k.ldsBytes > t.computeUnit.sharedMemoryBytes || more * k.registerBytes > t.computeUnit.registerFileBytes).toBe(true);
+          const launchCap = Math.floor((k.launch.wavesPerSimd * t.computeUnit.simdsPerUnit) / k.launch.wavesPerWorkgroup);
+          expect(occ).toBeLessThanOrEqual(Math.max(1, launchCap));
+          expect(more * k.ldsBytes > t.computeUnit.sharedMemoryBytes || more * k.registerBytes > t.computeUnit.registerFileBytes || more > launchCap).toBe(
+            true,
+          );
         }
       }
     }

@@ -520,3 +520,36 @@ describe('MemorySystem hits on lines still being filled', () => {
     expect(o.readLatencyByteNs).toBeCloseTo(1024 * topology.memory.l2.latencyNs);
   });
 });
+
+describe('MemorySystem fills land at the position of the miss in its stream', () => {
+  /** A leader misses 8 blocks at t = 0 with `inFlight` bytes outstanding; a follower reads them at `at`. */
+  function follow(inFlight: number, at: number) {
+    const topology = testTopology();
+    const engine = new Engine();
+    const ms = new MemorySystem(engine, topology, buffers, { granularityBytes: G, tracksFills: true }, () => {});
+    const read = tile([region(0, 0, 8 * G)]);
+    const lead: TileTraffic = { l2Bytes: 0, llcBytes: 0, hbmBytes: 0, latencyNs: 0, readLatencyByteNs: 0, dramReadLatencyByteNs: 0 };
+    ms.resolveTile(read, 0, 1, lead, 0, true, inFlight);
+    const follower: TileTraffic = { ...lead };
+    const kind = engine.register('follow', () => ms.resolveTile(read, 0, 1, follower, 0, true, inFlight));
+    engine.after(at, kind);
+    engine.run();
+    return { lead, follower, l2: topology.memory.l2.latencyNs };
+  }
+
+  it('a follower one miss latency behind still waits on the blocks the leader streams later', () => {
+    // The leader's stream of 32 KiB at 1 KiB in flight lasts ≈ 32 miss latencies.
+    const probe = follow(1024, 0);
+    const missLatency = probe.lead.latencyNs;
+    const { follower, l2 } = follow(1024, 2 * missLatency);
+    expect(follower.readLatencyByteNs).toBeGreaterThan(8 * G * l2 * 2);
+    // All of a step's fills landing one latency after its start: the late follower hits outright.
+    const instant = follow(Infinity, 2 * missLatency);
+    expect(instant.follower.readLatencyByteNs).toBeCloseTo(8 * G * instant.l2);
+  });
+
+  it('a follower in lockstep pays what the leader pays, block by block', () => {
+    const { lead, follower } = follow(1024, 0);
+    expect(follower.readLatencyByteNs).toBeCloseTo(lead.readLatencyByteNs, 0);
+  });
+});

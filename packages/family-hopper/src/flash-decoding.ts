@@ -22,6 +22,20 @@ export function flashKvBlock(headDim: number): number {
   return headDim <= 64 ? 256 : headDim <= 128 ? 128 : 64;
 }
 
+/**
+ * DS (PyTorch 2.11 flash_fwd_launch_template.h, `run_mha_fwd_hdim*` on sm90, no dropout):
+ * the unsplit `flash_fwd_kernel`'s query rows and K/V tokens per block (kBlockM, kBlockN).
+ * Head dim 256 takes 64 × 64 on an H100 (228 KB per SM: two 96 KB CTAs fit); MEAS ours
+ * (bench/results/h100-headdim): 48, 64 and 96 KB of shared memory at head dims 64, 128, 256.
+ */
+export function flashFwdBlocks(headDim: number): { queryRows: number; kvBlock: number } {
+  if (headDim <= 64) return { queryRows: 128, kvBlock: 128 };
+  if (headDim <= 128) return { queryRows: 128, kvBlock: 64 };
+  if (headDim <= 160) return { queryRows: 128, kvBlock: 32 };
+  if (headDim <= 224) return { queryRows: 128, kvBlock: 64 };
+  return { queryRows: 64, kvBlock: 64 };
+}
+
 /** DS (flash_api.cpp): query rows per CTA of the split kernel (kBlockM). */
 const FLASH_SPLIT_QUERY_ROWS = 64;
 /** DS (flash_api.cpp): at most 128 splits. */
@@ -75,9 +89,15 @@ export const FLASH_COMBINE_FIXED_NS = 3000;
  * DER from CAL ours (same sweep, gqa/flash 32/8 heads, batch 32, KV 32768: one split, 256
  * CTAs of `flash_fwd_kernel`, 2 per SM): each SM streams its two CTAs' 2 × 16.8 MB of K/V in
  * the measured 1681 µs, 20 B/ns, a rate that stays the same at batch 64 (two waves): the
- * unsplit kernel's 64-token blocks are issue-limited, not latency-limited.
+ * unsplit kernel's 64-token blocks are issue-limited, not latency-limited. The rate is one
+ * K/V block per iteration, so it scales with the block's bytes (`flashFwdBlocks`); MEAS ours
+ * (bench/results/h100-headdim, batch 32): head dim 64's 128-token blocks of the same bytes
+ * stream at 2.3 TB/s like head dim 128's 2.5, head dim 256's twice-as-large blocks reach
+ * the HBM's 3.1.
  */
 export const FLASH_FWD_DRAM_BYTES_PER_NS = Math.round((2 * 32768 * 128 * 2 * 2) / (1681.236 * 1000));
+/** The K block of the calibration kernel above (head dim 128: 64 tokens × 128 × 2 B). */
+const FLASH_FWD_CALIBRATION_BLOCK_BYTES = 64 * 128 * 2;
 
 /**
  * DER from CAL ours (same sweep, batch 1 at 32/8 heads): the combine kernel
@@ -95,16 +115,18 @@ export const FLASH_COMBINE_NS_PER_SPLIT = Math.round(((9.472 - 4.704) / (32 - 8)
  */
 export function selectFlashDecode(s: DecodeAttentionShape): DecodeAttentionKernel {
   const splits = flashDecodeSplits(s);
-  const block = flashKvBlock(s.headDim);
+  const fwd = flashFwdBlocks(s.headDim);
+  const block = splits > 1 ? flashKvBlock(s.headDim) : fwd.kvBlock;
+  const blockBytes = block * s.headDim * 2;
   return {
-    name: splits > 1 ? `flash_fwd_splitkv_kernel<${s.headDim},64,${block},4>+combine` : `flash_fwd_kernel<${s.headDim},128,${block >= 128 ? 64 : 32},4>`,
+    name: splits > 1 ? `flash_fwd_splitkv_kernel<${s.headDim},64,${block},4>+combine` : `flash_fwd_kernel<${s.headDim},${fwd.queryRows},${block},4>`,
     splits,
     // One K and one V block in flight per CTA (cp.async, issued a block ahead of the math).
     pipeline: {
-      inFlightBytes: 2 * block * s.headDim * 2,
+      inFlightBytes: 2 * blockBytes,
       overlap: 2,
       residentTiles: FLASH_SPLIT_CTAS_PER_SM,
-      ...(splits === 1 ? { dramBytesPerNs: FLASH_FWD_DRAM_BYTES_PER_NS } : {}),
+      ...(splits === 1 ? { dramBytesPerNs: (FLASH_FWD_DRAM_BYTES_PER_NS * blockBytes) / FLASH_FWD_CALIBRATION_BLOCK_BYTES } : {}),
     },
     tileFixedNs: FLASH_SPLIT_TILE_FIXED_NS,
     combineNsPerSplit: FLASH_COMBINE_NS_PER_SPLIT,

@@ -410,14 +410,21 @@ export function selectDecodeAttention(s: DecodeAttentionShape): DecodeAttentionK
   const group = s.heads / s.kvHeads;
   // K and V tiles of 128 tokens, double-buffered; two consumer warpgroups.
   const pipeline: TilePipeline = { inFlightBytes: 2 * 2 * 128 * s.headDim * 2, dramBytesPerNs: CUDNN_FLASH_DRAM_BYTES_PER_NS, overlap: 4 };
-  // The same sm90 flash kernel as prefill's: the same time outside its KV loop per CTA.
+  // The same sm90 flash kernel as prefill's: the same time outside its KV loop per CTA. Its
+  // wgmma tile holds 64 query rows, so a group of 4 computes QKᵀ, PV and the softmax of 64
+  // rows per KV block (MEAS ours, bench/results/h100-headdim: at 8–64 CTAs the kernel's time
+  // follows that compute over head dims 64 and 128 — 276 and 373 µs at 32K tokens — where a
+  // DRAM stream would halve with the head dim). Its producer warp's TMA streams K/V under the
+  // consumers (warp-specialised), so memory hides under compute until the HBM saturates.
   if (group > 1)
     return {
       name: 'cudnn_sm90_flash_fprop',
       splits: 1,
-      pipeline,
+      pipeline: { inFlightBytes: pipeline.inFlightBytes, overlap: Infinity },
       tileFixedNs: CUDNN_FLASH_TILE_FIXED_NS,
       persistentWorkgroups: Math.min(s.batch * s.kvHeads, SMS),
+      queryRowTile: 64,
+      softmaxFlopsPerScore: SOFTMAX_FLOPS_PER_SCORE,
     };
   const ctas = s.batch * s.kvHeads;
   const splits = ctas * 8 <= 2 * SMS && s.kvLen >= 1024 ? 8 : 1;
@@ -483,7 +490,10 @@ export const CUDNN_FLASH_TILE_FIXED_NS = (() => {
  * first access, the per-tile overhead and the tile's fixed time. The stream is issue-limited
  * (its producer warp's TMA), not latency-limited: in our sweep the per-CTA rate is the same
  * with 64 CTAs loading the HBM to 0.87 of saturation as with these 8 (0.11), where Little's
- * law at the loaded latency would give the 64 a third less.
+ * law at the loaded latency would give the 64 a third less. Prefill's tiles stream at it; the
+ * decode kernel it comes from turned out compute-bound on its padded 64-row tile at these
+ * loads (`selectDecodeAttention`), so it is a floor on the issued rate, which prefill,
+ * compute-bound itself, rarely meets.
  */
 export const CUDNN_FLASH_DRAM_BYTES_PER_NS = (() => {
   const a = PIPELINE.sdpaDecodeStream;

@@ -84,6 +84,7 @@ export {
   flashDecodeSplits,
   numSplitsHeuristic,
   flashKvBlock,
+  flashFwdBlocks,
   FLASH_SPLIT_CTAS_PER_SM,
   FLASH_SPLIT_TILE_FIXED_NS,
   FLASH_COMBINE_NS_PER_SPLIT,

@@ -14,6 +14,7 @@ import {
   PIPELINE,
   nvjetStages,
   selectDecodeAttention,
+  selectFlashDecode,
   selectGemm,
   H100_SXM5 as topology,
 } from '../src/index.js';
@@ -94,13 +95,25 @@ describe('H100 kernel library', () => {
     expect(wide.pipeline.dramInFlightBytes).toBe(GEMV_STREAM_DRAM_IN_FLIGHT * Math.min(2, Math.ceil(64 / wide.tileRows)));
   });
 
-  it('cuDNN flash streams DRAM at an issued rate: its CTAs keep their rate as more of them load the memory', () => {
+  it("cuDNN's grouped-rows decode computes a 64-row tile per KV block, its loads hidden under the compute", () => {
     const a = PIPELINE.sdpaDecodeStream;
-    // the rate of the calibration kernel, its fixed time and first access taken out
+    // prefill's issued rate, its fixed time and first access taken out
     expect(CUDNN_FLASH_DRAM_BYTES_PER_NS).toBeGreaterThan((2 * a.kvLen * 128 * 2) / (a.us * 1000));
     const one = selectDecodeAttention({ batch: 1, heads: 32, kvHeads: 8, kvLen: 32768, headDim: 128 });
-    expect(one.pipeline.dramBytesPerNs).toBe(CUDNN_FLASH_DRAM_BYTES_PER_NS);
+    expect(one.queryRowTile).toBe(64);
+    expect(one.pipeline.dramBytesPerNs).toBeUndefined();
+    expect(one.pipeline.overlap).toBe(Infinity);
     expect(one.tileFixedNs).toBe(CUDNN_FLASH_TILE_FIXED_NS);
+  });
+
+  it("FlashAttention-2's unsplit kernel streams one K/V block per iteration: its rate follows the block's bytes", () => {
+    const unsplit = (headDim: number) => selectFlashDecode({ batch: 64, heads: 32, kvHeads: 8, kvLen: 32768, headDim });
+    expect(unsplit(128).splits).toBe(1);
+    expect(unsplit(128).name).toBe('flash_fwd_kernel<128,128,64,4>');
+    expect(unsplit(256).name).toBe('flash_fwd_kernel<256,64,64,4>');
+    // head dim 64's 128-token blocks hold the bytes of head dim 128's 64-token ones
+    expect(unsplit(64).pipeline.dramBytesPerNs).toBe(unsplit(128).pipeline.dramBytesPerNs);
+    expect(unsplit(256).pipeline.dramBytesPerNs).toBe(2 * unsplit(128).pipeline.dramBytesPerNs!);
   });
 });
 

@@ -2,6 +2,7 @@ import type { ValidationSuite } from '@fleet/core';
 import { attentionValidation, attentionValidationPoints } from '@fleet/attention-study';
 import { clusterFusionClaimPoints, clusterFusionValidation } from './h100/clusterfusion.js';
 import { decodeValidationPoints, h100DecodeValidation, h200DecodeValidation, h200DecodeValidationPoints } from './h100/decode.js';
+import { familiesValidation, familiesValidationPoints } from './h100/families.js';
 import {
   h100LinearShapesValidation,
   h200LinearShapesValidation,
@@ -153,6 +154,22 @@ export const SUITES: ValidationSuite[] = [
     run: (registry, tick) => h200DecodeValidation(registry.get('h200'), { tick }),
   },
   {
+    name: 'h100-families',
+    description:
+      'decode TPOT of five model families no calibration used (Llama-3.2-1B/3B, Llama-3-8B, Qwen2.5-7B, Mistral-Nemo-12B shapes) on an H100, batch 1–64, KV 1K–64K, one CUDA graph: every row a prediction',
+    backends: ['h100'],
+    points: familiesValidationPoints('h100'),
+    run: (registry, tick) => familiesValidation(registry.get('h100'), 'h100', { tick }),
+  },
+  {
+    name: 'h200-families',
+    description:
+      'decode TPOT of five model families no calibration used (Llama-3.2-1B/3B, Llama-3-8B, Qwen2.5-7B, Mistral-Nemo-12B shapes) on an H200, batch 1–64, KV 1K–64K, one CUDA graph: every row a prediction',
+    backends: ['h200'],
+    points: familiesValidationPoints('h200'),
+    run: (registry, tick) => familiesValidation(registry.get('h200'), 'h200', { tick }),
+  },
+  {
     name: 'h200-linear',
     description:
       'H200 cuBLASLt GEMMs for the projections of nine model shapes at M = 1–256, cold weights (the H100 linear sweep rerun on an H200; every row held out)',
@@ -179,7 +196,7 @@ export const SUITES: ValidationSuite[] = [
   {
     name: 'h200-moe',
     description:
-      'H200 torch._grouped_mm (CUTLASS) calls at 8–128 active experts × 1–64 rows, Qwen3-30B-A3B expert shapes (the H100 MoE kernel sweep rerun on an H200: every row a prediction)',
+      'H200 Qwen3-30B-A3B decode TPOT at batch 1–16 and KV 4K–32K, and torch._grouped_mm (CUTLASS) calls at 8–128 active experts × 1–64 rows of its expert shapes (the H100 MoE runs repeated on an H200: every row a prediction)',
     backends: ['h200'],
     points: h200MoeValidationPoints(),
     run: (registry, tick) => h200MoeValidation(registry.get('h200'), { tick }),

@@ -6,7 +6,8 @@ import { h100DecodeValidation } from '../src/index.js';
 describe('H100 split-KV decode against our sweep', () => {
   it('quick suite: FlashAttention-2 at batch 1 and Qwen3-8B at KV 32K within 10%', { timeout: 120_000 }, () => {
     const rows = h100DecodeValidation(loadBackend(h100, 'h100'), { quick: true });
-    expect(rows.length).toBe(3); // two attention points and one step
+    // two attention points, head dim 64 through both kernels (cuDNN's priced on its 64-row tile), one step
+    expect(rows.length).toBe(5);
     for (const r of rows) expect(r.ok, `${r.experiment}: ${r.predicted} vs ${JSON.stringify(r.published)}`).toBe(true);
     // the split kernel, not cuDNN's unsplit one: Qwen3-8B at KV 32K near 10 ms, not 21
     const tpot = rows.find((r) => r.experiment.startsWith('qwen3-8b'))!;

@@ -68,6 +68,14 @@ export interface DecodeAttentionKernel {
   combineNsPerSplit?: number;
   /** Split kernels: the combine's time per (request, head) outside its reads, ns. Default 0. */
   combineFixedNs?: number;
+  /**
+   * Query rows the kernel's matrix instructions compute per KV block whatever the GQA group
+   * holds (a 64-row wgmma tile for a group of 4): QKᵀ, PV and the softmax are priced on
+   * these rows, padding included. Omitted: on the group's own rows, matrix work only.
+   */
+  queryRowTile?: number;
+  /** With `queryRowTile`: vector work per QKᵀ score (as `PrefillAttentionKernel`'s). */
+  softmaxFlopsPerScore?: number;
 }
 
 /** A prefill (causal, many-query) attention kernel: FlashAttention-2/3 style tiles. */

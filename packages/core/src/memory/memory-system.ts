@@ -110,6 +110,15 @@ export class MemorySystem {
   private readonly engine: Engine;
   /** The tile being resolved waits on in-flight fills (its pipeline's `waitsOnFills`). */
   private waitOnFills = false;
+  /**
+   * Bytes the tile's unit keeps in flight (its pipeline's `inFlightBytes`): a step's reads are
+   * issued as a stream at that depth, so the access at byte·ns position P of the step is issued
+   * P / this ns after the step starts, and its fill lands that much later too. Infinity: all
+   * of the step's accesses issue at its start.
+   */
+  private streamInFlightBytes = Infinity;
+  /** When the access being resolved is issued, ns after now (its position in the step's stream). */
+  private issueOffsetNs = 0;
   private readonly tracksFills: boolean;
 
   constructor(
@@ -161,14 +170,19 @@ export class MemorySystem {
    * the first one missed a moment ago) is a hit in the L2's counters, but the request waits
    * in the L2's miss queue until the fill arrives: it sees the rest of the miss latency, not
    * the hit latency. Workers that share a weight tile in lockstep (FLEET's M-tile traversal)
-   * thus gain traffic, not latency. Returns the latency the hit sees, ns. Fills are recorded
-   * for every read miss (with `tracksFills`), whoever waits on them; a request is known by its
-   * block and first line (a tile step's slice of a row).
+   * thus gain traffic, not latency. A fill lands at its miss's place in the missing tile's
+   * stream (a step issues its reads `streamInFlightBytes` at a time), not all at once, so a
+   * follower a little behind still meets the leader's later fills in flight. Returns the
+   * latency the hit sees from its own issue, ns. Fills are recorded for every read miss (with
+   * `tracksFills`), whoever waits on them; a request is known by its block and first line (a
+   * tile step's slice of a row).
    */
   private pendingFillNs(fills: FillTimes, block: number, sectors: SectorMask, hitLatencyNs: number): number {
     const now = this.engine.now;
-    const wait = fills.get(block, firstSector(sectors), now) - now;
-    return Math.max(wait, hitLatencyNs);
+    const ready = fills.get(block, firstSector(sectors), now);
+    if (ready - now <= hitLatencyNs) return hitLatencyNs;
+    // Measured from when this request issues in its own step's stream.
+    return Math.max(hitLatencyNs, ready - (now + this.issueOffsetNs));
   }
 
   /**
@@ -236,8 +250,10 @@ export class MemorySystem {
    * interleave in simulated time) and return its traffic per level. With `waitOnFills`, a
    * hit on a line still being filled costs the rest of the fill (`pendingFillNs`).
    */
-  resolveTile(tile: Tile, partition: number, bucket: number, out: TileTraffic, step = 0, waitOnFills = false): void {
+  resolveTile(tile: Tile, partition: number, bucket: number, out: TileTraffic, step = 0, waitOnFills = false, streamInFlightBytes = Infinity): void {
     this.waitOnFills = waitOnFills;
+    this.streamInFlightBytes = streamInFlightBytes > 0 ? streamInFlightBytes : Infinity;
+    this.issueOffsetNs = 0;
     out.l2Bytes = 0;
     out.llcBytes = 0;
     out.hbmBytes = 0;
@@ -347,6 +363,8 @@ export class MemorySystem {
     out: TileTraffic,
   ): void {
     const l2 = this.topology.memory.l2;
+    // Where this access sits in the step's stream: the reads before it went out first.
+    this.issueOffsetNs = this.tracksFills ? out.readLatencyByteNs / this.streamInFlightBytes : 0;
     if (policy === 'nontemporal') {
       // Bypasses L2: goes straight to the memory side; a store makes any L2 copy stale.
       c.l2.bypassBytes += bytes;
@@ -374,7 +392,7 @@ export class MemorySystem {
       c.l2.missBytes += bytes - hitBytes;
       if (!write) {
         const missLat = this.memorySide(block, this.lineBytesOf(missSectors), missSectors, false, c, out);
-        this.recordFill(this.fillReady[inst]!, block, sectors, this.engine.now + missLat);
+        this.recordFill(this.fillReady[inst]!, block, sectors, this.engine.now + this.issueOffsetNs + missLat);
         lat = Math.max(lat, missLat);
       }
     }
@@ -489,7 +507,7 @@ export class MemorySystem {
       c.llc.missBytes += bytes - hitBytes;
       return hitLat;
     }
-    if (!write) this.recordFill(this.llcFillReady, block, sectors, this.engine.now + hbm.latencyNs);
+    if (!write) this.recordFill(this.llcFillReady, block, sectors, this.engine.now + this.issueOffsetNs + hbm.latencyNs);
     c.llc.missBytes += bytes - hitBytes;
     c.hbmReadBytes += bytes - hitBytes;
     out.hbmBytes += bytes - hitBytes;

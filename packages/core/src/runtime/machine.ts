@@ -130,7 +130,7 @@ export class Machine {
   private runStep(slot: number, task: Task, tile: Tile, step: number, steps: number): void {
     const t = this.traffic;
     const pipe = tile.pipeline ?? this.pipeline;
-    this.memory.resolveTile(tile, this.partitionOf[slot]!, bucketOf(task.layer), t, step, pipe.waitsOnFills === true);
+    this.memory.resolveTile(tile, this.partitionOf[slot]!, bucketOf(task.layer), t, step, pipe.waitsOnFills === true, pipe.inFlightBytes);
     const share = this.unitOf ? this.unitBusy[this.unitOf[slot]!]! : 1;
     const compute = (this.cost.tileComputeNs(tile, task.kind, task.level) * share) / steps;
     // Steps are software-pipelined: only the first pays the memory latency; the fixed

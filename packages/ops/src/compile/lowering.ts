@@ -16,7 +16,7 @@ import {
   type Tile,
   type Topology,
 } from '@fleet/core';
-import { attentionTiles, DEFAULT_PREFILL_TILING, inMappingOrder, prefillAttentionTiles, streamChunks } from '../decompose/attention.js';
+import { attentionTiles, DEFAULT_PREFILL_TILING, inMappingOrder, prefillAttentionTiles, streamChunks, withRowTile } from '../decompose/attention.js';
 import { BufferTable } from '../decompose/buffers.js';
 import { linearTile, mTiles, TILE_K, TILE_N, type LinearBuffers, type LinearPolicies } from '../decompose/linear.js';
 import { rowTiles, type RowOperand } from '../decompose/row-ops.js';
@@ -445,7 +445,7 @@ class StageLowering {
     for (let r = 0; r < op.batch; r++) {
       for (let h = 0; h < op.kvHeads; h++) {
         const chunks = attentionTiles(op, b, r, h);
-        const tiles = kernel ? [withFixed(streamChunks(chunks, kernel.pipeline), fixedPerPair)] : chunks;
+        const tiles = kernel ? [withFixed(withRowTile(streamChunks(chunks, kernel.pipeline), kernel, op), fixedPerPair)] : chunks;
         if (prologue.length > 0) {
           // q/k norm, RoPE and the KV append of this group, fused ahead of the attention.
           const row = (((op.rowOffset ?? 0) + r) * qkvCols + h * group * op.headDim) * EL;

@@ -1,4 +1,4 @@
-import type { AttentionOp, PrefillAttentionKernel, Tile } from '@fleet/core';
+import type { AttentionOp, DecodeAttentionKernel, PrefillAttentionKernel, Tile } from '@fleet/core';
 import { logicalCoords, mapWorkgroup, type AttentionMapping } from '@fleet/attention-study';
 
 /** KV tokens one split-KV tile streams (flash-decoding chunk). */
@@ -58,6 +58,17 @@ export function streamChunks(chunks: readonly Tile[], pipeline: Tile['pipeline']
     steps: chunks.length,
     ...(pipeline ? { pipeline } : {}),
   };
+}
+
+/**
+ * A streamed decode tile priced as the kernel computes it: QKᵀ and PV over `queryRowTile`
+ * rows (the group's queries padded to the matrix tile) and the softmax of every score in
+ * them. A kernel without a row tile keeps the group's own rows.
+ */
+export function withRowTile(tile: Tile, kernel: Pick<DecodeAttentionKernel, 'queryRowTile' | 'softmaxFlopsPerScore'>, op: AttentionOp): Tile {
+  if (!kernel.queryRowTile) return tile;
+  const rows = Math.max(op.heads / op.kvHeads, kernel.queryRowTile);
+  return { ...tile, flops: 4 * rows * op.kvLen * op.headDim, vectorFlops: (kernel.softmaxFlopsPerScore ?? 0) * rows * op.kvLen };
 }
 
 /**

@@ -321,6 +321,12 @@ export const FLEET_MSPLIT = megakernelPolicy(
  * (small batch, narrow GEMMs), each tile's K loop is split over the idle workers and the
  * partial sums meet in the L2 (see `chipletKParts`). Compare with `fleet-mtile`, whose tiles
  * each run their whole K loop on one worker.
+ *
+ * FLEET's public code has such a gang split-K (ROCm/fleet-chiplet-megakernel,
+ * gang_splitk_linear_mi300.cuh: o_proj's 8 N-tiles × 4 K-splits over the XCD's workers, fp32
+ * partials merged by XCD-local atomics). `fleet-mtile` is not it: calibrated on the paper's
+ * batch-1 M-tile TPOT with the split, the megakernel's bytes in flight per wave fall to ≈1.8 KB
+ * and Mirage's batch 1 comes out at 10.7 ms against the published 7.83.
  */
 export const FLEET_KSPLIT = megakernelPolicy(
   'fleet-ksplit',

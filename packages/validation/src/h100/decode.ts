@@ -6,6 +6,8 @@
  * - `h100-decode` (measured/h100-decode-ours.json, 2026-11-25): three attention points set
  *   FlashAttention-2's fixed times and the unsplit kernel's rate (family-hopper's
  *   flash-decoding.ts) and are listed as calibration; the rest are predictions.
+ *   Head dims 64 and 256 (measured/h100-headdim-ours.json, 2026-11-27; on the H200
+ *   ../h200/measured/h200-headdim-ours.json) are predictions in both suites.
  * - `h200-decode` (../h200/measured/h200-decode-ours.json, 2026-11-27): the same script on an
  *   H200, which Fleet prices with the H100's kernel calibration and the H200's own HBM
  *   microbenchmarks: every row is a prediction.
@@ -15,6 +17,8 @@ import { flashDecodeSplits } from '@fleet/family-hopper';
 import * as ops from '@fleet/ops';
 import h200Sweep from '../h200/measured/h200-decode-ours.json' with { type: 'json' };
 import h100Sweep from './measured/h100-decode-ours.json' with { type: 'json' };
+import h200HeadDim from '../h200/measured/h200-headdim-ours.json' with { type: 'json' };
+import h100HeadDim from './measured/h100-headdim-ours.json' with { type: 'json' };
 import { GOAL_PCT, groupedRows, row, type H100ValidationOptions } from './validation.js';
 
 type DecodeSweep = typeof h100Sweep;
@@ -25,6 +29,8 @@ interface DecodeData {
   sweep: DecodeSweep;
   source: string;
   calibration: ReadonlySet<string>;
+  /** The head-dim sweep on the same GPU (head dims 64 and 256 are used; 128 is in `sweep`). */
+  headDim: { rows: readonly Omit<(typeof h100HeadDim.rows)[number], 'usPerCallRepeat'>[]; source: string };
 }
 
 const H100: DecodeData = {
@@ -33,6 +39,10 @@ const H100: DecodeData = {
   source: 'ours: bench/device/sweep.py on an H100 80GB HBM3, 2026-11-25 (packages/validation/src/h100/measured/h100-decode-ours.json)',
   // the points that set flash-decoding.ts's parameters
   calibration: new Set(['32/8 b1 kv1024', '32/8 b1 kv4096', '32/8 b32 kv32768']),
+  headDim: {
+    rows: h100HeadDim.rows,
+    source: 'ours: bench/device/sweep.py --only=headdim on an H100 80GB HBM3, 2026-11-27 (packages/validation/src/h100/measured/h100-headdim-ours.json)',
+  },
 };
 
 const H200: DecodeData = {
@@ -40,6 +50,10 @@ const H200: DecodeData = {
   sweep: h200Sweep,
   source: 'ours: bench/device/sweep.py on an H200, 2026-11-27 (packages/validation/src/h200/measured/h200-decode-ours.json)',
   calibration: new Set(),
+  headDim: {
+    rows: h200HeadDim.rows,
+    source: 'ours: bench/device/sweep.py --only=headdim on an H200, 2026-11-27 (packages/validation/src/h200/measured/h200-headdim-ours.json)',
+  },
 };
 
 /**
@@ -55,8 +69,8 @@ export function qwen3Dense(name: string): ModelSpec {
 }
 
 /** Decode-attention time of one layer alone (its kernels and their graph gaps), µs. */
-export function decodeAttentionUs(backend: Backend, heads: number, kvHeads: number, batch: number, kvLen: number): number {
-  const model = { ...loadModel('qwen3-8b'), numHeads: heads, numKvHeads: kvHeads, headDim: 128 };
+export function decodeAttentionUs(backend: Backend, heads: number, kvHeads: number, batch: number, kvLen: number, headDim = 128): number {
+  const model = { ...loadModel('qwen3-8b'), numHeads: heads, numKvHeads: kvHeads, headDim };
   const def = ops.KERNEL_PER_OP_GRAPH;
   const g = buildDecodeGraph(model, { batch, contextLen: kvLen - 1 });
   const att = g.ops.filter((o) => o.layer === 0 && o.kind === 'attention');
@@ -76,12 +90,17 @@ function e2eRows(sweep: DecodeSweep, quick: boolean) {
   return sweep.e2e.rows.filter((r) => !quick || (r.model === 'qwen3-8b' && r.layout === 'gqa' && r.batch === 1 && r.kvLen === 32768));
 }
 
+/** The head-dim sweep's head dims 64 and 256 (128 is in the main sweep). */
+function headDimRows(data: DecodeData, quick: boolean) {
+  return data.headDim.rows.filter((r) => r.headDim !== 128 && (!quick || (r.headDim === 64 && r.batch === 1 && r.kvLen === 32768)));
+}
+
 export function decodeValidationPoints(quick = false): number {
-  return attnRows(H100.sweep, quick).length + e2eRows(H100.sweep, quick).length;
+  return attnRows(H100.sweep, quick).length + headDimRows(H100, quick).length + e2eRows(H100.sweep, quick).length;
 }
 
 export function h200DecodeValidationPoints(quick = false): number {
-  return attnRows(H200.sweep, quick).length + e2eRows(H200.sweep, quick).length;
+  return attnRows(H200.sweep, quick).length + headDimRows(H200, quick).length + e2eRows(H200.sweep, quick).length;
 }
 
 export function h100DecodeValidation(backend: Backend, opts: H100ValidationOptions = {}): ValidationRow[] {
@@ -111,6 +130,22 @@ function decodeValidation(backend: Backend, data: DecodeData, opts: H100Validati
         'µs',
         GOAL_PCT,
         source,
+      ),
+    );
+  }
+  for (const a of headDimRows(data, quick)) {
+    tick(`decode attention d${a.headDim} ${a.layout} b${a.batch} kv${a.kvLen}`);
+    const asRows = a.layout === 'rows';
+    const how = asRows ? "cuDNN's unsplit kernel, the group's queries as rows" : 'FlashAttention-2 split-KV';
+    rows.push(
+      row(
+        `decode attention, head dim ${a.headDim}, 32/8 heads, ${how}, batch ${a.batch}, KV ${a.kvLen} (kernels + graph gaps)`,
+        'measurement',
+        a.usPerCall,
+        decodeAttentionUs(asRows ? grouped : backend, a.heads, a.kvHeads, a.batch, a.kvLen, a.headDim),
+        'µs',
+        GOAL_PCT,
+        data.headDim.source,
       ),
     );
   }

@@ -5,15 +5,37 @@
  * experts layer 0 reached. Predictions run kernel-per-op-graph with PyTorch's kernels (router
  * GEMM, top-k, argsort/scatter/scan bookkeeping, gather, grouped GEMMs, index_add) under
  * uniform routing: the benchmark's random router weights route close to uniformly.
+ * Batch 1–16 at KV 4K–32K (measured/h100-moe-long-ours.json, and on an H200
+ * ../h200/measured/h200-moe-long-ours.json in `h200-moe`) are predictions too.
  */
 import { buildDecodeGraph, loadModel, simulateGraph, type Backend, type ValidationRow } from '@fleet/core';
 import { KERNEL_PER_OP_GRAPH, predictDecode } from '@fleet/ops';
 import h200Kernels from '../h200/measured/h200-moe-kernels-ours.json' with { type: 'json' };
 import kernels from './measured/h100-moe-kernels-ours.json' with { type: 'json' };
+import h100Long from './measured/h100-moe-long-ours.json' with { type: 'json' };
 import moe from './measured/h100-moe-ours.json' with { type: 'json' };
+import h200Long from '../h200/measured/h200-moe-long-ours.json' with { type: 'json' };
 import { GOAL_PCT, row, type H100ValidationOptions, groupedRows } from './validation.js';
 
 const SRC = 'ours: bench/h100/phases.py MoeModel on an H100 80GB HBM3 (packages/validation/src/h100/measured/h100-moe-ours.json)';
+const SRC_LONG = 'ours: bench/h100/phases.py --moe-plan on an H100 80GB HBM3, 2026-11-27 (packages/validation/src/h100/measured/h100-moe-long-ours.json)';
+const SRC_H200_LONG = 'ours: bench/h100/phases.py --moe-plan on an H200, 2026-11-27 (packages/validation/src/h200/measured/h200-moe-long-ours.json)';
+
+type TpotPoint = { batch: number; kvLen: number; tpotMs: number };
+
+/** Qwen3-30B-A3B decode TPOT rows (grouped-rows SDPA, as the benchmark calls it). */
+function tpotRows(backend: Backend, points: readonly TpotPoint[], source: string, tick: (label: string) => void): ValidationRow[] {
+  return points.map((m) => {
+    tick(`qwen3-30b-a3b b${m.batch} kv${m.kvLen}`);
+    const p = predictDecode(backend, model(), { policy: 'kernel-per-op-graph', batch: m.batch, prompt: m.kvLen - 1, decode: 1, positions: 1 });
+    return row(`Qwen3-30B-A3B decode TPOT, one CUDA graph, batch ${m.batch}, KV ${m.kvLen}`, 'measurement', m.tpotMs, p.tpotMs, 'ms', GOAL_PCT, source);
+  });
+}
+
+/** Long-context points (batch 1–16, KV 4K–32K): all of them, or batch 1 at 32K when quick. */
+function longRows(data: typeof h100Long, quick: boolean) {
+  return data.rows.filter((r) => !quick || (r.batch === 1 && r.kvLen === 32768));
+}
 const GROUPED = 'GemmUniversal';
 
 function rows(quick: boolean) {
@@ -49,12 +71,12 @@ function profiles(quick: boolean) {
 
 /** Points the suite runs (progress bars). */
 export function moeValidationPoints(quick = false): number {
-  return rows(quick).length + 2 * profiles(quick).length + groupedPoints(quick).length;
+  return rows(quick).length + longRows(h100Long, quick).length + 2 * profiles(quick).length + groupedPoints(quick).length;
 }
 
 /** Points of the H200's grouped-GEMM suite. */
 export function h200MoeValidationPoints(quick = false): number {
-  return groupedPoints(quick, h200Kernels).length;
+  return groupedPoints(quick, h200Kernels).length + longRows(h200Long, quick).length;
 }
 
 /** The model the benchmark builds: the Qwen3-30B-A3B preset (its config matches the benchmark's). */
@@ -131,6 +153,7 @@ export function h100MoeValidation(device: Backend, opts: H100ValidationOptions =
       ),
     );
   }
+  out.push(...tpotRows(backend, longRows(h100Long, quick), SRC_LONG, tick));
   out.push(...groupedKernelRows(backend, groupedPoints(quick), SRC_KERNELS, tick, true));
   return out.map((r) => ({ ...r, suite: 'h100-moe' }));
 }
@@ -140,7 +163,13 @@ export function h100MoeValidation(device: Backend, opts: H100ValidationOptions =
  * CUTLASS calibration, every row a prediction.
  */
 export function h200MoeValidation(device: Backend, opts: H100ValidationOptions = {}): ValidationRow[] {
-  const rows = groupedKernelRows(groupedRows(device), groupedPoints(opts.quick ?? false, h200Kernels), SRC_H200_KERNELS, opts.tick ?? (() => {}), false);
+  const backend = groupedRows(device);
+  const quick = opts.quick ?? false;
+  const tick = opts.tick ?? (() => {});
+  const rows = [
+    ...tpotRows(backend, longRows(h200Long, quick), SRC_H200_LONG, tick),
+    ...groupedKernelRows(backend, groupedPoints(quick, h200Kernels), SRC_H200_KERNELS, tick, false),
+  ];
   return rows.map((r) => ({ ...r, suite: 'h200-moe' }));
 }
 
