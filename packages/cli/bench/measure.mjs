@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // One bench measurement in a fresh process, against the build under `--root` (this checkout
 // or a baseline one), printed as JSON { ms, rssMB, result }: each figure's peak RSS is then
-// that configuration's alone, and two builds are measured by the same code.
+// that configuration's alone, and two builds are measured by the same code. `cpuMs` is the
+// CPU time (user + system) the figure took: on a shared machine, what one core spent on it.
 //   node measure.mjs --root DIR step BACKEND POLICY BATCH KV
 //   node measure.mjs --root DIR compare
 //   node measure.mjs --root DIR suite NAME
@@ -16,6 +17,7 @@ const load = (p) => import(pathToFileURL(`${root}/packages/${p}`).href);
 const bin = `${root}/packages/cli/bin/fleet.js`;
 
 let ms;
+let cpuMs;
 let result;
 let rssMB;
 if (what === 'step') {
@@ -26,8 +28,11 @@ if (what === 'step') {
   const b = (await loadBackends()).get(backend);
   const model = loadModel('qwen3-8b');
   const t0 = performance.now();
+  const c0 = process.cpuUsage();
   const r = predictDecode(b, model, { policy, batch: +batch, prompt: +kv - 1, decode: 1, positions: 1, layers: model.numLayers });
   ms = performance.now() - t0;
+  const c = process.cpuUsage(c0);
+  cpuMs = (c.user + c.system) / 1000;
   result = {
     tpotMs: r.tpotMs,
     hbmReadBytes: r.hbmReadBytes,
@@ -46,6 +51,8 @@ if (what === 'step') {
   const out = r.stdout ?? ''; // a suite with misses exits non-zero; its time still counts
   const kb = /FLEET_BENCH_RSS_KB (\d+)/.exec(r.stderr ?? '');
   rssMB = kb ? +kb[1] / 1024 : NaN;
+  const us = /FLEET_BENCH_CPU_US (\d+)/.exec(r.stderr ?? '');
+  cpuMs = us ? +us[1] / 1000 : NaN;
   result = { bytes: out.length };
 }
-console.log(JSON.stringify({ ms, rssMB, result }));
+console.log(JSON.stringify({ ms, cpuMs, rssMB, result }));

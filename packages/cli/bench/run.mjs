@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Simulation speed figures on one core (medians), each beside its target and, with
+// Simulation speed figures on one core (medians of CPU time, user + system: on a shared
+// machine the wall clock counts other processes' turns too), each beside its target and, with
 // `--baseline DIR` (another checkout, built: `git worktree add DIR main && cd DIR && npm ci`),
 // as a ratio to that build measured side by side in the same run:
 //   - a whole-model decode step (all 36 layers of Qwen3-8B asked for) per backend and policy
@@ -25,27 +26,29 @@ const roots = baseline ? [here, baseline] : [here];
 const MEASURE = fileURLToPath(new URL('./measure.mjs', import.meta.url));
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-/** Median time and worst RSS of `runs` fresh-process measurements of one figure in one build. */
+/** Median CPU time (`ms`), median wall time and worst RSS of `runs` fresh-process measurements of one figure in one build. */
 function measure(root, args) {
   const ms = [];
+  const wall = [];
   let rss = 0;
   let result = null;
   for (let i = 0; i < runs; i++) {
     const r = spawnSync(process.execPath, [MEASURE, '--root', root, ...args], { encoding: 'utf8', maxBuffer: 1 << 26, cwd: `${root}/packages/cli` });
     if (r.status !== 0) throw new Error(`bench: ${args.join(' ')} in ${root} failed: ${r.stderr.split('\n').slice(-5).join(' ')}`);
     const m = JSON.parse(r.stdout.trim().split('\n').pop());
-    ms.push(m.ms);
+    ms.push(m.cpuMs);
+    wall.push(m.ms);
     rss = Math.max(rss, m.rssMB);
     result = m.result;
   }
-  return { ms: median(ms), rss, result };
+  return { ms: median(ms), wallMs: median(wall), rss, result };
 }
 
 const sec = (ms) => `${(ms / 1000).toFixed(2)} s`;
 const cell = (now, base) => (base ? `${sec(now.ms)} (${(base.ms / now.ms).toFixed(1)}× of ${sec(base.ms)})` : sec(now.ms));
 const mark = (ok) => (ok ? 'ok  ' : 'MISS');
 
-console.log(`Fleet simulation speed (median of ${runs}; Node ${process.version}; one core${baseline ? `; baseline ${baseline}` : ''})\n`);
+console.log(`Fleet simulation speed (CPU seconds, median of ${runs}; Node ${process.version}; one core${baseline ? `; baseline ${baseline}` : ''})\n`);
 
 // Policies each backend runs, from this build.
 const { BUILTIN_POLICIES, unsupportedReason } = await import('@fleet/ops');
@@ -86,7 +89,9 @@ for (const [label, args, targetMs] of [
   ['numa-attention suite (`fleet validate --suite numa-attention`)', ['suite', 'numa-attention'], 20000],
 ]) {
   const [now, base] = roots.map((r) => measure(r, args));
-  console.log(`${mark(now.ms <= targetMs)} ${label}: ${cell(now, base)} (target ≤ ${sec(targetMs)}), peak RSS ${now.rss.toFixed(0)} MB`);
+  console.log(
+    `${mark(now.ms <= targetMs)} ${label}: ${cell(now, base)} (target ≤ ${sec(targetMs)}; wall ${sec(now.wallMs)}), peak RSS ${now.rss.toFixed(0)} MB`,
+  );
 }
 
 if (!quick) {

@@ -48,6 +48,7 @@ export * from './memory/loaded-latency.js';
 export { EventBus } from './protocol/event-bus.js';
 export { EventCounters, checkTaskGraph } from './runtime/event-counters.js';
 export { PersistentRuntime, MPK_TASK_DESC_BYTES, type PersistentOptions } from './runtime/persistent-runtime.js';
+export { schedulerLayout, cursorsCanRepeat, type SchedulerLayout } from './runtime/scheduler-layout.js';
 export { scheduleCounts, addScheduleCounts, zeroScheduleCounts, type ScheduleCounts } from './runtime/schedule-counts.js';
 export { KernelRuntime, type KernelRuntimeOptions } from './runtime/kernel-runtime.js';
 export { Machine, bucketOf } from './runtime/machine.js';

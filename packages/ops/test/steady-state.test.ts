@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { buildDecodeGraph, loadBackend, loadModel, type Backend } from '@fleet/core';
+import { buildDecodeGraph, loadBackend, loadModel, repetitionProvable, type Backend } from '@fleet/core';
 import h100Descriptor from '@fleet/backend-h100';
 import mi300xDescriptor from '@fleet/backend-mi300x';
-import { predictDecode, sameLayerOps } from '../src/index.js';
+import { backendCompileOptions, predictDecode, PROOF_LAYERS, resolvePolicy, sameLayerOps } from '../src/index.js';
 import { mi350Backend } from './helpers.js';
 
 const backend = mi350Backend();
@@ -34,6 +34,7 @@ describe('whole-model decode with a proven steady layer', () => {
     ['fleet-mtile', backend, 8],
     ['fleet-msplit', backend, 8],
     ['fleet-ksplit', backend, 8],
+    ['fleet-wave-ksplit', backend, 8],
     ['clusterfusion', h100, 8],
   ];
   for (const [policy, b, batch] of cases) {
@@ -66,6 +67,24 @@ describe('whole-model decode with a proven steady layer', () => {
     for (const k of ['hbmReadBytes', 'fabricReadBytes', 'l2HitRate'] as const) {
       expect(Math.abs(memo[k] - full[k])).toBeLessThanOrEqual(1e-9 * Math.abs(full[k]));
     }
+  });
+
+  // MPK on CDNA: 31 workers per scheduler spread round-robin over 8 XCDs, so no rotation of a
+  // cursor keeps workers in their XCD, and a layer's CU-tasks (907) are no multiple of 31: no
+  // two boundaries can be proven alike, and the whole model is simulated without a first try.
+  it('mirage on mi350: no repetition can be proven, and every layer is simulated', () => {
+    const g = buildDecodeGraph(short, { batch: 1, contextLen: 1023 });
+    const resolved = resolvePolicy(backend, 'mirage');
+    if ('reason' in resolved) throw new Error(resolved.reason);
+    const layers = Array.from({ length: PROOF_LAYERS }, (_, i) => i);
+    const tg = resolved.policy.compile(g, backend, resolved.schedule, { ...backendCompileOptions(backend), layers });
+    expect(repetitionProvable(backend, tg, { ...resolved.policy.runtime(backend, resolved.schedule), checkSteadyState: true })).toBe(false);
+    const opts = { policy: 'mirage', batch: 1, prompt: 1023, decode: 1, positions: 1, layers: short.numLayers };
+    const whole = predictDecode(backend, short, opts);
+    const observed = predictDecode(backend, short, { ...opts, observers: [() => {}] });
+    expect(whole.sampling).toMatchObject({ layersSimulated: short.numLayers, layersExtrapolated: 'none' });
+    expect(whole.tpotMs).toBe(observed.tpotMs);
+    expect(whole.hbmReadBytes).toBe(observed.hbmReadBytes);
   });
 
   it('layers with different ops are not taken for repeats', () => {

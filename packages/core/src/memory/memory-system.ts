@@ -5,6 +5,7 @@ import type { LevelCounters } from '../protocol/events.js';
 import type { Topology } from '../topology/topology.js';
 import { BandwidthResource } from './bandwidth-resource.js';
 import { Cache, maskPopcount, type AccessResult, type SectorMask } from './cache.js';
+import { FillTimes } from './fill-times.js';
 import { homeHalf } from './placement.js';
 
 /** Lines per cache block: the valid masks have this many bits. */
@@ -77,9 +78,6 @@ export interface MemorySystemOptions {
   tracksFills?: boolean;
 }
 
-/** Recorded fills kept before the landed ones are dropped (a landed fill delays no one). */
-const FILLS_BEFORE_PRUNE = 1 << 14;
-
 /**
  * The memory hierarchy below the compute units: one L2 per partition (or one shared L2
  * split into halves, each line homed in one), an optional memory-side LLC, HBM; caches decide hits, bandwidth
@@ -106,9 +104,9 @@ export class MemorySystem {
    * Per private L2 instance: when the fill of a block's last miss arrives, ns (only blocks
    * whose fill may still be outstanding; see `pendingFillNs`).
    */
-  private readonly fillReady: Map<number, number>[];
+  private readonly fillReady: FillTimes[];
   /** The same for the memory-side LLC: its fills from HBM. */
-  private readonly llcFillReady = new Map<number, number>();
+  private readonly llcFillReady = new FillTimes();
   private readonly engine: Engine;
   /** The tile being resolved waits on in-flight fills (its pipeline's `waitsOnFills`). */
   private waitOnFills = false;
@@ -157,18 +155,14 @@ export class MemorySystem {
     this.llc = llc ? new Cache('llc', llc.capacityBytes, this.blockBytes, llc.associativity, sectors, this.periodBlocks) : null;
     this.request = new Int32Array(this.l2[0]!.words);
     this.engine = engine;
-    this.fillReady = Array.from({ length: instances }, () => new Map<number, number>());
+    this.fillReady = Array.from({ length: instances }, () => new FillTimes());
     this.tracksFills = options.tracksFills === true;
   }
 
-  /** Record that `key`'s fill lands at `readyNs`; past a bound, forget the fills that have landed. */
-  private recordFill(fills: Map<number, number>, key: number, readyNs: number): void {
+  /** Record that the fill of `block`'s request for `sectors` lands at `readyNs`. */
+  private recordFill(fills: FillTimes, block: number, sectors: SectorMask, readyNs: number): void {
     if (!this.tracksFills) return;
-    if (fills.size >= FILLS_BEFORE_PRUNE) {
-      const now = this.engine.now;
-      for (const [k, ready] of fills) if (ready <= now) fills.delete(k);
-    }
-    fills.set(key, readyNs);
+    fills.set(block, firstSector(sectors), readyNs, this.engine.now);
   }
 
   /**
@@ -180,27 +174,15 @@ export class MemorySystem {
    * stream (a step issues its reads `streamInFlightBytes` at a time), not all at once, so a
    * follower a little behind still meets the leader's later fills in flight. Returns the
    * latency the hit sees from its own issue, ns. Fills are recorded for every read miss (with
-   * `tracksFills`), whoever waits on them.
+   * `tracksFills`), whoever waits on them; a request is known by its block and first line (a
+   * tile step's slice of a row).
    */
-  private pendingFillNs(fills: Map<number, number>, key: number, hitLatencyNs: number): number {
-    const ready = fills.get(key);
-    if (ready === undefined) return hitLatencyNs;
+  private pendingFillNs(fills: FillTimes, block: number, sectors: SectorMask, hitLatencyNs: number): number {
     const now = this.engine.now;
-    if (ready - now <= hitLatencyNs) {
-      fills.delete(key);
-      return hitLatencyNs;
-    }
+    const ready = fills.get(block, firstSector(sectors), now);
+    if (ready - now <= hitLatencyNs) return hitLatencyNs;
     // Measured from when this request issues in its own step's stream.
     return Math.max(hitLatencyNs, ready - (now + this.issueOffsetNs));
-  }
-
-  /** A request's key for `fillReady`: its block and first line (a tile step's slice of a row). */
-  private fillKey(block: number, sectors: SectorMask): number {
-    for (let w = 0; w < sectors.length; w++) {
-      const m = sectors[w]!;
-      if (m !== 0) return block * MAX_SECTORS + 32 * w + (31 - Math.clz32(m & -m));
-    }
-    return block * MAX_SECTORS;
   }
 
   /**
@@ -213,26 +195,37 @@ export class MemorySystem {
    * The caches' contents as seen from the start of decoder layer `layer`, with every block of
    * a per-layer buffer named by its role, offset and how many layers back it belongs to, and
    * every stamp relative to its cache's clock: two layer boundaries with equal states are the
-   * same machine state up to the layer translation. Copied now, put in canonical form when
-   * the returned function is called (only if the cheaper parts of two states already agree).
-   * Null without a layer-periodic layout.
+   * same machine state up to the layer translation. Fills still in flight (a later hit on
+   * them would wait) are part of it, each with its block so named and the time it has left.
+   * Copied now, put in canonical form when the returned function is called (only if the
+   * cheaper parts of two states already agree). Null without a layer-periodic layout.
    */
   layerRelativeState(layer: number): (() => Float64Array) | null {
     const P = this.periodBlocks;
     if (P === null) return null;
     const caches = [...this.l2, ...(this.llc ? [this.llc] : [])];
     const snaps = caches.map((c) => c.snapshot());
+    const now = this.engine.now;
+    const fills = [...this.fillReady, this.llcFillReady].map((f) => f.inFlight(now));
     const label = (block: number) => {
       const slot = Math.floor(block / P);
       const key = block - slot * P;
       return slot === 0 ? key : key + P * (1 + layer - (slot - 1));
     };
     return () => {
-      const out = new Float64Array(caches.reduce((n, c) => n + c.stateLength, 0));
+      const out = new Float64Array(caches.reduce((n, c) => n + c.stateLength, 0) + fills.reduce((n, f) => n + 1 + f.length, 0));
       let at = 0;
       caches.forEach((c, i) => {
         at = c.appendState(label, out, at, snaps[i]!);
       });
+      for (const f of fills) {
+        // (block, sector, ns left) triples, ordered by label and sector: where they sit in the table is no state.
+        const entries: number[][] = [];
+        for (let i = 0; i < f.length; i += 3) entries.push([label(f[i]!), f[i + 1]!, f[i + 2]!]);
+        entries.sort((a, b) => a[0]! - b[0]! || a[1]! - b[1]!);
+        out[at++] = entries.length;
+        for (const e of entries) for (const x of e) out[at++] = x;
+      }
       return out.subarray(0, at);
     };
   }
@@ -392,14 +385,14 @@ export class MemorySystem {
     let lat = l2.latencyNs;
     c.l2.hitBytes += hitBytes;
     if (!write && hitBytes > 0) {
-      if (this.waitOnFills) lat = this.pendingFillNs(this.fillReady[inst]!, this.fillKey(block, sectors), l2.latencyNs);
+      if (this.waitOnFills) lat = this.pendingFillNs(this.fillReady[inst]!, block, sectors, l2.latencyNs);
       out.readLatencyByteNs += hitBytes * lat;
     }
     if (hitBytes < bytes) {
       c.l2.missBytes += bytes - hitBytes;
       if (!write) {
         const missLat = this.memorySide(block, this.lineBytesOf(missSectors), missSectors, false, c, out);
-        this.recordFill(this.fillReady[inst]!, this.fillKey(block, sectors), this.engine.now + this.issueOffsetNs + missLat);
+        this.recordFill(this.fillReady[inst]!, block, sectors, this.engine.now + this.issueOffsetNs + missLat);
         lat = Math.max(lat, missLat);
       }
     }
@@ -505,8 +498,7 @@ export class MemorySystem {
     const hitBytes = bytes * res.hitFraction;
     c.llc.hitBytes += hitBytes;
     // Another XCD's miss on the same line a moment ago: the LLC holds the read until its fill lands.
-    const key = !write && this.waitOnFills ? this.fillKey(block, sectors) : -1;
-    const hitLat = key >= 0 && hitBytes > 0 ? this.pendingFillNs(this.llcFillReady, key, llc.latencyNs) : llc.latencyNs;
+    const hitLat = !write && this.waitOnFills && hitBytes > 0 ? this.pendingFillNs(this.llcFillReady, block, sectors, llc.latencyNs) : llc.latencyNs;
     if (!write) {
       out.readLatencyByteNs += hitBytes * hitLat + (bytes - hitBytes) * hbm.latencyNs;
       out.dramReadLatencyByteNs += (bytes - hitBytes) * hbm.latencyNs;
@@ -515,7 +507,7 @@ export class MemorySystem {
       c.llc.missBytes += bytes - hitBytes;
       return hitLat;
     }
-    if (!write) this.recordFill(this.llcFillReady, this.fillKey(block, sectors), this.engine.now + this.issueOffsetNs + hbm.latencyNs);
+    if (!write) this.recordFill(this.llcFillReady, block, sectors, this.engine.now + this.issueOffsetNs + hbm.latencyNs);
     c.llc.missBytes += bytes - hitBytes;
     c.hbmReadBytes += bytes - hitBytes;
     out.hbmBytes += bytes - hitBytes;
@@ -593,4 +585,13 @@ export function layerPeriodicLayout(buffers: readonly BufferSpec[], blockBytes: 
     addr += blocksOf(b) * blockBytes;
   }
   return { bases, periodBlocks: null };
+}
+
+/** The first sector a request touches (0 for an empty one): with its block, the key of its fill. */
+function firstSector(sectors: SectorMask): number {
+  for (let w = 0; w < sectors.length; w++) {
+    const m = sectors[w]!;
+    if (m !== 0) return 32 * w + (31 - Math.clz32(m & -m));
+  }
+  return 0;
 }

@@ -4,6 +4,7 @@ import { coherenceScope, type CoherenceScope } from '../topology/topology.js';
 import { TaskProgress } from './task-progress.js';
 import type { Machine } from './machine.js';
 import { EventCounters } from './event-counters.js';
+import { schedulerLayout } from './scheduler-layout.js';
 import { SteadyStateProbe } from './steady-state.js';
 
 /** How a persistent megakernel is organised on the device. */
@@ -118,18 +119,13 @@ export class PersistentRuntime extends TaskProgress {
     this.nextTile = new Int32Array(W);
     this.rank = new Int32Array(W);
     const P = m.topology.partitions.computeUnits.length;
-    this.partitionWorkers = Array.from({ length: P }, () => []);
-    for (let w = 0; w < W; w++) {
-      const p = m.partitionOf[w]!;
-      this.rank[w] = this.partitionWorkers[p]!.length;
-      this.partitionWorkers[p]!.push(w);
-    }
-    const S = opts.chipletAware ? P : Math.max(1, opts.schedulers);
+    const layout = schedulerLayout(m.partitionOf, P, opts.chipletAware, opts.schedulers);
+    this.partitionWorkers = layout.partitionWorkers;
+    for (const ws of this.partitionWorkers) for (let r = 0; r < ws.length; r++) this.rank[ws[r]!] = r;
+    this.schedWorkers = layout.schedulerWorkers;
+    const S = this.schedWorkers.length;
     this.schedFree = new Float64Array(S);
     this.schedCursor = new Int32Array(S);
-    this.schedWorkers = opts.chipletAware
-      ? this.partitionWorkers
-      : Array.from({ length: S }, (_, s) => range(Math.floor((s * W) / S), Math.floor(((s + 1) * W) / S)));
     this.schedulerOfWorker = new Int32Array(W);
     this.schedWorkers.forEach((ws, si) => {
       for (const w of ws) this.schedulerOfWorker[w] = si;
@@ -139,7 +135,7 @@ export class PersistentRuntime extends TaskProgress {
     this.outstanding = new Int32Array(graph.tasks.length);
     this.device = coherenceScope(m.topology, 'device');
     this.chiplet = coherenceScope(m.topology, 'chiplet');
-    this.rotation = Int32Array.from(this.schedWorkers, (ws) => partitionRotation(ws, m.partitionOf));
+    this.rotation = Int32Array.from(layout.rotation);
     this.cuOutstanding = new Int32Array(P);
     this.chipletOutstanding = new Int32Array(P);
     this.counters = new EventCounters(graph, (ids) => this.onReady(ids));
@@ -503,25 +499,4 @@ export class PersistentRuntime extends TaskProgress {
   readonly layerEnd: number[] = [];
   /** When the last task completed, ns. */
   finishedAt = 0;
-}
-
-/**
- * The smallest rotation r of a worker list (r divides its length) that maps every worker to
- * one of the same partition; the list's length (the identity) when only that does.
- */
-function partitionRotation(workers: readonly number[], partitionOf: Int32Array): number {
-  const n = workers.length;
-  for (let r = 1; r < n; r++) {
-    if (n % r !== 0) continue;
-    let ok = true;
-    for (let i = 0; ok && i < n; i++) ok = partitionOf[workers[i]!] === partitionOf[workers[(i + r) % n]!];
-    if (ok) return r;
-  }
-  return Math.max(1, n);
-}
-
-function range(a: number, b: number): number[] {
-  const out: number[] = [];
-  for (let i = a; i < b; i++) out.push(i);
-  return out;
 }

@@ -11,6 +11,7 @@ import { KernelRuntime } from '../runtime/kernel-runtime.js';
 import { UNLIMITED_PIPELINE } from '../compute/tile-pipeline.js';
 import { Machine } from '../runtime/machine.js';
 import { PersistentRuntime, type PersistentOptions } from '../runtime/persistent-runtime.js';
+import { cursorsCanRepeat, schedulerLayout } from '../runtime/scheduler-layout.js';
 import { copyCounters, SimulationMemo } from './memo.js';
 
 export interface SimulationOptions {
@@ -107,6 +108,21 @@ export function simulateGraph(backend: Backend, graph: TaskGraph, opts: Simulati
   const r = seen ?? simulateFresh(backend, graph, opts);
   if (unobserved && !seen) memo.remember(backend, graph, key, r);
   return unobserved ? { ...r, layerEndNs: [...r.layerEndNs], counters: copyCounters(r.counters), backendMetrics: [...r.backendMetrics] } : r;
+}
+
+/**
+ * Whether a `checkSteadyState` run of `graph` could prove a layer repeats: false where a
+ * persistent megakernel's round-robin cursors can stand in equivalent positions at no two
+ * consecutive layer boundaries (`cursorsCanRepeat`: every sampled layer deals a number of
+ * CU-tasks its schedulers' symmetries cannot absorb), so a run made only for the proof can
+ * be skipped. Kernel-per-op graphs: true.
+ */
+export function repetitionProvable(backend: Backend, graph: TaskGraph, opts: SimulationOptions): boolean {
+  const p = opts.persistent;
+  if (graph.style !== 'persistent' || !p) return true;
+  const partitionOf = workerPartitions(backend, p.workersPerPartition);
+  const layout = schedulerLayout(partitionOf, backend.topology.partitions.computeUnits.length, p.chipletAware, p.schedulers);
+  return cursorsCanRepeat(graph, layout);
 }
 
 const memo = new SimulationMemo<GraphSimulationResult>();

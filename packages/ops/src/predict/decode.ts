@@ -205,7 +205,8 @@ export function predictDecode(backend: Backend, model: ModelSpec, opts: DecodeOp
   sampling.positions = positions;
   const budget = opts.maxSimSteps ?? DEFAULT_MAX_SIM_STEPS;
 
-  const simulate = (S: number) => {
+  // `proofOnly`: the run is wanted only if its layers are proven to repeat; null where they cannot be.
+  const simulate = (S: number, proofOnly = false) => {
     const layers = Array.from({ length: S }, (_, i) => i);
     const acc = {
       timeNs: 0,
@@ -228,7 +229,8 @@ export function predictDecode(backend: Backend, model: ModelSpec, opts: DecodeOp
           'maxSimSteps',
         );
       }
-      const r = simulateStep(backend, resolved, g, { ...stepSimulation(model, opts, layers), iterations: DECODE_ITERATIONS });
+      const r = simulateStep(backend, resolved, g, { ...stepSimulation(model, opts, layers), iterations: DECODE_ITERATIONS, proofOnly });
+      if (r === null) return null;
       acc.tasksPerLayer = r.tasksPerLayer;
       acc.timeNs += r.timeNs;
       addCounters(acc.total, r.counters, 1 / nPos);
@@ -243,8 +245,8 @@ export function predictDecode(backend: Backend, model: ModelSpec, opts: DecodeOp
   };
   // The whole model asked for: a few layers first, exact when a steady layer is proven
   // (the rest repeat it); otherwise every layer.
-  let run = S === L && L > PROOF_LAYERS && !opts.observers?.length ? simulate(PROOF_LAYERS) : null;
-  if (run?.extrapolation !== 'proven') run = simulate(S);
+  let run = S === L && L > PROOF_LAYERS && !opts.observers?.length ? simulate(PROOF_LAYERS, true) : null;
+  if (run?.extrapolation !== 'proven') run = simulate(S)!;
   sampling.layersSimulated = run.layersSimulated;
   sampling.layersExtrapolated = run.extrapolation;
   const { timeNs, fences, dispatches, launches, tasksPerLayer, experts, total, metrics } = run;

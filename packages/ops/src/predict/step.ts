@@ -9,6 +9,7 @@ import {
   addScheduleCounts,
   scheduleCounts,
   simulateGraph,
+  repetitionProvable,
   zeroScheduleCounts,
   zeroCounters,
   type Backend,
@@ -79,6 +80,12 @@ export interface StepSimulation {
   isMoeLayer?: (layer: number) => boolean;
   /** Persistent policies: iterations the one launch runs; the step is the last (default 1). */
   iterations?: number;
+  /**
+   * The step is wanted only if its unsimulated layers are proven to repeat (a first try at a
+   * whole-model step): where no proof is possible (`repetitionProvable`), `simulateStep`
+   * returns null without simulating.
+   */
+  proofOnly?: boolean;
 }
 
 /**
@@ -176,7 +183,9 @@ export function compiledSteps(tasks: readonly { tiles: readonly { steps?: number
  * Compile and simulate one step's op graph with a sample of its layers, then extrapolate:
  * the unsimulated layers repeat the steady-state layer (time and counters).
  */
-export function simulateStep(backend: Backend, { policy, schedule }: ResolvedPolicy, g: OpGraph, sim: StepSimulation): StepResult {
+export function simulateStep(backend: Backend, resolved: ResolvedPolicy, g: OpGraph, sim: StepSimulation & { proofOnly: boolean }): StepResult | null;
+export function simulateStep(backend: Backend, resolved: ResolvedPolicy, g: OpGraph, sim: StepSimulation): StepResult;
+export function simulateStep(backend: Backend, { policy, schedule }: ResolvedPolicy, g: OpGraph, sim: StepSimulation): StepResult | null {
   const S = sim.layers.length;
   const L = g.layers;
   const multi = collectivesFor(backend, g);
@@ -192,13 +201,15 @@ export function simulateStep(backend: Backend, { policy, schedule }: ResolvedPol
   }
   const own = policy.runtime(backend, schedule);
   const runtime = own.persistent && sim.iterations ? { ...own, persistent: { ...own.persistent, iterations: sim.iterations } } : own;
-  const r = simulateGraph(backend, tg, {
+  const options = {
     granularityBytes: sim.granularityBytes,
     ...runtime,
     observers: sim.observers,
     checkSteadyState: S < L,
     ...(multi ? { linkBytesPerNs: multi.linkBytesPerNs } : {}),
-  });
+  };
+  if (sim.proofOnly && !(S < L && repetitionProvable(backend, tg, options))) return null;
+  const r = simulateGraph(backend, tg, options);
   // Bucket b = layer + 1: 0 embedding, 1..S sampled layers, S+1 the head (layer L).
   const end = (b: number) => r.layerEndNs[b] ?? 0;
   const layerNs = (l: number) => end(l + 1) - end(l);
