@@ -67,7 +67,7 @@ export function streamChunks(chunks: readonly Tile[], pipeline: Tile['pipeline']
  */
 export function withRowTile(tile: Tile, kernel: Pick<DecodeAttentionKernel, 'queryRowTile' | 'softmaxFlopsPerScore'>, op: AttentionOp): Tile {
   if (!kernel.queryRowTile) return tile;
-  const rows = Math.max(op.heads / op.kvHeads, kernel.queryRowTile);
+  const rows = Math.ceil(op.heads / op.kvHeads / kernel.queryRowTile) * kernel.queryRowTile;
   return { ...tile, flops: 4 * rows * op.kvLen * op.headDim, vectorFlops: (kernel.softmaxFlopsPerScore ?? 0) * rows * op.kvLen };
 }
 
