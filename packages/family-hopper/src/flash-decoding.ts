@@ -130,6 +130,10 @@ export function selectFlashDecode(s: DecodeAttentionShape): DecodeAttentionKerne
     },
     tileFixedNs: FLASH_SPLIT_TILE_FIXED_NS,
     combineNsPerSplit: FLASH_COMBINE_NS_PER_SPLIT,
+    // DS (flash_fwd_launch_template.h, run_mha_fwd_splitkv_dispatch): the combine's kBlockM,
+    // 4 query rows a CTA at head dims divisible by 128, 8 at 64, 16 otherwise (MEAS ours: grid
+    // 8 for 32 query heads at batch 1, whatever the KV heads).
+    combineRows: s.headDim % 128 === 0 ? 4 : s.headDim % 64 === 0 ? 8 : 16,
     combineFixedNs: FLASH_COMBINE_FIXED_NS,
   };
 }

@@ -106,6 +106,15 @@ describe('H100 kernel library', () => {
     expect(one.tileFixedNs).toBe(CUDNN_FLASH_TILE_FIXED_NS);
   });
 
+  it("FlashAttention-2's combine merges 4 query rows a CTA at head dim 128, whatever the GQA group", () => {
+    const split = (heads: number, kvHeads: number, headDim = 128) => selectFlashDecode({ batch: 1, heads, kvHeads, kvLen: 8192, headDim });
+    expect(split(32, 4).splits).toBeGreaterThan(1);
+    // grid 8 for 32 query heads (measured), with 4 or 8 KV heads
+    expect(split(32, 4).combineRows).toBe(4);
+    expect(split(32, 8).combineRows).toBe(4);
+    expect(split(32, 8, 64).combineRows).toBe(8);
+  });
+
   it("FlashAttention-2's unsplit kernel streams one K/V block per iteration: its rate follows the block's bytes", () => {
     const unsplit = (headDim: number) => selectFlashDecode({ batch: 64, heads: 32, kvHeads: 8, kvLen: 32768, headDim });
     expect(unsplit(128).splits).toBe(1);

@@ -66,8 +66,13 @@ export interface DecodeAttentionKernel {
    * each a dependent read; this much per split, ns, beside its reads. Default 0.
    */
   combineNsPerSplit?: number;
-  /** Split kernels: the combine's time per (request, head) outside its reads, ns. Default 0. */
+  /** Split kernels: the combine's time per workgroup outside its reads, ns. Default 0. */
   combineFixedNs?: number;
+  /**
+   * Split kernels: query rows each combine workgroup merges (FlashAttention-2: 4 at head dim
+   * 128), so a GQA group of 8 takes two workgroups. Default: the group, one per (request, KV head).
+   */
+  combineRows?: number;
   /**
    * Query rows the kernel's matrix instructions compute per KV block whatever the GQA group
    * holds (a 64-row wgmma tile for a group of 4): QKᵀ, PV and the softmax are priced on

@@ -524,22 +524,30 @@ class StageLowering {
           stream.writes = [{ buffer: ws, offset: (unit + s) * partialBytes, bytes: partialBytes, policy: 'default' as const }];
           drafts.push({ name: `${op.id}.r${r}h${h}s${s}`, level: 'cu', partition: null, tiles: [stream] });
         }
-        combine.push({
-          name: `${op.id}.combine.r${r}h${h}`,
-          level: 'cu',
-          partition: null,
-          tiles: [
-            {
-              reads: [{ buffer: ws, offset: unit * partialBytes, bytes: splits * partialBytes, policy: 'default' }],
-              writes: [{ buffer: b.out, offset: (((op.rowOffset ?? 0) + r) * op.heads + h * group) * d * EL, bytes: group * d * EL, policy: 'default' }],
-              flops: 4 * splits * group * d,
-              unit: 'vector',
-              ...(kernel.combineNsPerSplit || kernel.combineFixedNs
-                ? { fixedNs: (kernel.combineFixedNs ?? 0) + (kernel.combineNsPerSplit ?? 0) * splits }
-                : {}),
-            },
-          ],
-        });
+        // The combine's workgroups each merge `rows` query rows of the group over every split.
+        const rows = Math.min(group, kernel.combineRows ?? group);
+        const rowBytes = (d + 1) * 4;
+        for (let q0 = 0; q0 < group; q0 += rows) {
+          const n = Math.min(rows, group - q0);
+          combine.push({
+            name: `${op.id}.combine.r${r}h${h}${q0 > 0 ? `q${q0}` : ''}`,
+            level: 'cu',
+            partition: null,
+            tiles: [
+              {
+                reads: [
+                  { buffer: ws, offset: unit * partialBytes + q0 * rowBytes, bytes: n * rowBytes, rows: splits, strideBytes: partialBytes, policy: 'default' },
+                ],
+                writes: [{ buffer: b.out, offset: (((op.rowOffset ?? 0) + r) * op.heads + h * group + q0) * d * EL, bytes: n * d * EL, policy: 'default' }],
+                flops: 4 * splits * n * d,
+                unit: 'vector',
+                ...(kernel.combineNsPerSplit || kernel.combineFixedNs
+                  ? { fixedNs: (kernel.combineFixedNs ?? 0) + (kernel.combineNsPerSplit ?? 0) * splits }
+                  : {}),
+              },
+            ],
+          });
+        }
       }
     }
     this.epilogue = combine;
