@@ -424,7 +424,9 @@ export function selectDecodeAttention(s: DecodeAttentionShape): DecodeAttentionK
       tileFixedNs: CUDNN_FLASH_TILE_FIXED_NS,
       persistentWorkgroups: Math.min(s.batch * s.kvHeads, SMS),
       queryRowTile: 64,
-      softmaxFlopsPerScore: SOFTMAX_FLOPS_PER_SCORE,
+      // Three stages of K and V fit its shared memory with 128-token blocks up to head dim 128,
+      // 64 above (MEAS ours: 232448 B at head dims 128 and 256).
+      softmaxFlopsPerScore: flashVectorFlopsPerScore(s.headDim, s.headDim <= 128 ? 128 : 64),
     };
   const ctas = s.batch * s.kvHeads;
   const splits = ctas * 8 <= 2 * SMS && s.kvLen >= 1024 ? 8 : 1;
@@ -440,6 +442,15 @@ export function selectDecodeAttention(s: DecodeAttentionShape): DecodeAttentionK
  * operations (8). UNC: the count of the non-exp operations.
  */
 export const SOFTMAX_FLOPS_PER_SCORE = (128 / 16) * 2 + 4 * 2;
+
+/**
+ * A flash kernel's vector work per score: the softmax's, plus the online softmax's rescale of
+ * the output accumulator (rows × head dim fp32 multiplies) once per KV block of `kvBlock`
+ * tokens — 2 × headDim / kvBlock FLOP-equivalents per score.
+ */
+export function flashVectorFlopsPerScore(headDim: number, kvBlock: number): number {
+  return SOFTMAX_FLOPS_PER_SCORE + (2 * headDim) / kvBlock;
+}
 
 /**
  * cuDNN 9.19's causal SDPA forward as PyTorch 2.11 runs it for prefill (our phases sweep,
@@ -458,7 +469,7 @@ export function selectPrefillAttention(s: PrefillAttentionShape): PrefillAttenti
     kvCols: FLASH_BLOCK,
     order: 'l2-sections',
     l2SectionBytes: FLASH_L2_SECTION_BYTES,
-    softmaxFlopsPerScore: SOFTMAX_FLOPS_PER_SCORE,
+    softmaxFlopsPerScore: flashVectorFlopsPerScore(s.headDim, FLASH_BLOCK),
     tileFixedNs: CUDNN_FLASH_TILE_FIXED_NS,
     pipeline: { inFlightBytes: 2 * 2 * FLASH_BLOCK * s.headDim * 2, dramBytesPerNs: CUDNN_FLASH_DRAM_BYTES_PER_NS, overlap: 4, vectorUnderMatrix: true },
   };
@@ -479,7 +490,7 @@ export const CUDNN_FLASH_TILE_FIXED_NS = (() => {
   const c = PIPELINE.prefillAttentionShort;
   const d = 128;
   const matrixNs = (4 * FLASH_BLOCK * FLASH_BLOCK * d) / (topology.computeUnit.matrixFlopsPerNs.bf16 * WGMMA_EFFICIENCY);
-  const vectorNs = (SOFTMAX_FLOPS_PER_SCORE * FLASH_BLOCK * FLASH_BLOCK) / (topology.computeUnit.vectorFlopsPerNs * VECTOR_EFFICIENCY);
+  const vectorNs = (flashVectorFlopsPerScore(d, FLASH_BLOCK) * FLASH_BLOCK * FLASH_BLOCK) / (topology.computeUnit.vectorFlopsPerNs * VECTOR_EFFICIENCY);
   const blocks = c.promptLen / FLASH_BLOCK;
   return Math.round(c.kernelUs * 1000 - blocks * Math.max(matrixNs, vectorNs) - HBM_NS - TILE_OVERHEAD_NS);
 })();

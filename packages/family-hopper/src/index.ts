@@ -35,6 +35,7 @@ export {
   selectPrefillAttention,
   selectGroupedGemm,
   SOFTMAX_FLOPS_PER_SCORE,
+  flashVectorFlopsPerScore,
   TINYGEMM,
   TINYGEMM_IN_FLIGHT,
   CUTLASS_GROUPED,
