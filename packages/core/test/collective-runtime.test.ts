@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { collectiveChannels, collectiveCost, type CollectiveRuntime, type NodeSpec, type NodeTopology } from '../src/index.js';
+import { collectiveChannels, collectiveCost, type CollectiveRuntime, type NodeSpec } from '../src/index.js';
+import { MiB, ncclLikeLibrary, testNode } from './helpers.js';
 
 // NCCL's Hopper constants (tuning.cc) and its enqueue's thread counts and thresholds.
 const runtime: CollectiveRuntime = {
@@ -10,34 +11,9 @@ const runtime: CollectiveRuntime = {
   simpleChunkBytes: 2 * 2 ** 20,
   simpleSliceBytes: 2 ** 20,
 };
-const library: NodeSpec['library'] = {
-  name: 'lib',
-  baseLatencyUs: { ring: { LL: 6.6, LL128: 14, Simple: 8.4 }, tree: { LL: 6.8, LL128: 14, Simple: 8.4 } },
-  hopLatencyUs: { ring: { LL: 0.6, LL128: 1.9, Simple: 3.4 }, tree: { LL: 0.6, LL128: 1.25, Simple: 4 } },
-  linkEfficiency: 20.6 / 25,
-  channels: 12,
-  protocols: ['LL', 'LL128', 'Simple'],
-  llFactor: 0.5,
-  llMaxBusGBps: 141,
-  ll128Factor: 0.92,
-  ll128MaxPerChannelGBps: 36.7,
-  treeFactor: 0.92,
-  treeMaxPerChannelGBps: 38.7,
-  treeLlFactor: 1 / 3.8,
-  treeLl128Factor: 7 / 9,
-  runtime,
-  sources: {},
-};
-const topology: NodeTopology = {
-  name: 'n',
-  description: '',
-  device: 'dev',
-  devices: 8,
-  interconnect: { kind: 'switch', name: 'x', linksPerDevice: 18, linkBytesPerNsPerDirection: 25, latencyNs: 1000 },
-  sources: {},
-};
+const library = ncclLikeLibrary({ linkEfficiency: 20.6 / 25, channels: 12, runtime });
+const topology = testNode('switch', 25);
 const spec: NodeSpec = { topology, library };
-const MiB = 2 ** 20;
 
 describe('channels the library launches', () => {
   it('one channel fewer while the message is under channels × threads × threshold', () => {

@@ -1,6 +1,7 @@
 /**
  * Shared test helpers for core's engine, memory, runtime, simulation and plugin tests: a small
- * valid topology, a hand-built backend on it, a seeded PRNG and error capture.
+ * valid topology, a hand-built backend on it, an NCCL-like collective library and an 8-GPU
+ * node, a seeded PRNG and error capture.
  */
 import { expect } from 'vitest';
 import { FleetError } from '../src/errors/fleet-error.js';
@@ -8,6 +9,8 @@ import { RooflineCostModel, type RooflineParams } from '../src/cost/roofline-cos
 import type { Backend } from '../src/plugin/contract.js';
 import type { EventCounterSpec, Task, TaskGraph } from '../src/graph/task-graph.js';
 import type { SimEvent } from '../src/protocol/events.js';
+import type { NodeSpec } from '../src/node/collectives.js';
+import type { NodeTopology } from '../src/node/node-topology.js';
 import type { Topology } from '../src/topology/topology.js';
 import { validateTopology } from '../src/topology/validate.js';
 
@@ -208,5 +211,39 @@ export function graph(tasks: Task[], events: EventCounterSpec[], over: Partial<T
     kernels: [],
     layers: [0],
     ...over,
+  };
+}
+
+/** A collective library with NCCL's Hopper tuning constants (tuning.cc); tests override the rest. */
+export function ncclLikeLibrary(over: Partial<NodeSpec['library']> = {}): NodeSpec['library'] {
+  return {
+    name: 'lib',
+    baseLatencyUs: { ring: { LL: 6.6, LL128: 14, Simple: 8.4 }, tree: { LL: 6.8, LL128: 14, Simple: 8.4 } },
+    hopLatencyUs: { ring: { LL: 0.6, LL128: 1.9, Simple: 3.4 }, tree: { LL: 0.6, LL128: 1.25, Simple: 4 } },
+    linkEfficiency: 0.8,
+    channels: 16,
+    protocols: ['LL', 'LL128', 'Simple'],
+    llFactor: 0.5,
+    llMaxBusGBps: 141,
+    ll128Factor: 0.92,
+    ll128MaxPerChannelGBps: 36.7,
+    treeFactor: 0.92,
+    treeMaxPerChannelGBps: 38.7,
+    treeLlFactor: 1 / 3.8,
+    treeLl128Factor: 7 / 9,
+    sources: {},
+    ...over,
+  };
+}
+
+/** An 8-device node: a switch (18 links a device by default) or a full mesh (7). */
+export function testNode(kind: 'switch' | 'full-mesh', linkGBps: number, links = kind === 'switch' ? 18 : 7): NodeTopology {
+  return {
+    name: 'n',
+    description: '',
+    device: 'dev',
+    devices: 8,
+    interconnect: { kind, name: 'x', linksPerDevice: links, linkBytesPerNsPerDirection: linkGBps, latencyNs: 1000 },
+    sources: {},
   };
 }

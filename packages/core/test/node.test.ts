@@ -10,53 +10,30 @@ import {
   type NodeSpec,
   type NodeTopology,
 } from '../src/index.js';
+import { ncclLikeLibrary, testNode } from './helpers.js';
 
-const library: NodeSpec['library'] = {
-  name: 'lib',
-  baseLatencyUs: { ring: { LL: 6.6, LL128: 14, Simple: 8.4 }, tree: { LL: 6.8, LL128: 14, Simple: 8.4 } },
-  hopLatencyUs: { ring: { LL: 0.6, LL128: 1.9, Simple: 3.4 }, tree: { LL: 0.6, LL128: 1.25, Simple: 4 } },
-  linkEfficiency: 0.8,
-  channels: 16,
-  protocols: ['LL', 'LL128', 'Simple'],
-  llFactor: 0.5,
-  llMaxBusGBps: 141,
-  ll128Factor: 0.92,
-  ll128MaxPerChannelGBps: 36.7,
-  treeFactor: 0.92,
-  treeMaxPerChannelGBps: 38.7,
-  treeLlFactor: 1 / 3.8,
-  treeLl128Factor: 7 / 9,
-  sources: {},
-};
-const node = (kind: 'switch' | 'full-mesh', linkGBps: number, links = kind === 'switch' ? 18 : 7): NodeTopology => ({
-  name: 'n',
-  description: '',
-  device: 'dev',
-  devices: 8,
-  interconnect: { kind, name: 'x', linksPerDevice: links, linkBytesPerNsPerDirection: linkGBps, latencyNs: 1000 },
-  sources: {},
-});
+const library = ncclLikeLibrary();
 
 describe('node topology', () => {
   it('validates with one-line errors naming the field', () => {
-    expect(() => validateNodeTopology({ ...node('switch', 25), devices: 0 }, 'test')).toThrow(/\/devices/);
-    expect(() => validateNodeTopology({ ...node('switch', 25), interconnect: { ...node('switch', 25).interconnect, kind: 'ring' } }, 'test')).toThrow(
+    expect(() => validateNodeTopology({ ...testNode('switch', 25), devices: 0 }, 'test')).toThrow(/\/devices/);
+    expect(() => validateNodeTopology({ ...testNode('switch', 25), interconnect: { ...testNode('switch', 25).interconnect, kind: 'ring' } }, 'test')).toThrow(
       /\/interconnect\/kind.*allowed: switch, full-mesh/,
     );
-    expect(() => validateNodeTopology({ ...node('full-mesh', 64, 3) }, 'test')).toThrow(/linksPerDevice.*at least 7/);
-    expect(() => checkNodeSpec({ topology: node('switch', 25), library }, 'backend x', 'other')).toThrow(/\/device/);
+    expect(() => validateNodeTopology({ ...testNode('full-mesh', 64, 3) }, 'test')).toThrow(/linksPerDevice.*at least 7/);
+    expect(() => checkNodeSpec({ topology: testNode('switch', 25), library }, 'backend x', 'other')).toThrow(/\/device/);
   });
 
   it('a switch gives any group all links; a full mesh only the links to the group', () => {
-    expect(groupBytesPerNs(node('switch', 25), 2)).toBe(450);
-    expect(groupBytesPerNs(node('switch', 25), 8)).toBe(450);
-    expect(groupBytesPerNs(node('full-mesh', 64), 2)).toBe(64);
-    expect(groupBytesPerNs(node('full-mesh', 64), 8)).toBe(448);
+    expect(groupBytesPerNs(testNode('switch', 25), 2)).toBe(450);
+    expect(groupBytesPerNs(testNode('switch', 25), 8)).toBe(450);
+    expect(groupBytesPerNs(testNode('full-mesh', 64), 2)).toBe(64);
+    expect(groupBytesPerNs(testNode('full-mesh', 64), 8)).toBe(448);
   });
 });
 
 describe('collective cost model', () => {
-  const spec: NodeSpec = { topology: node('switch', 25), library };
+  const spec: NodeSpec = { topology: testNode('switch', 25), library };
   it('latency grows with bytes; small messages pick LL, large ones Simple', () => {
     const small = collectiveCost(spec, 'all-reduce', 8192, 8);
     const large = collectiveCost(spec, 'all-reduce', 64 * 2 ** 20, 8);
@@ -88,8 +65,8 @@ describe('collective cost model', () => {
   });
 
   it('a faster link makes large collectives faster; one device costs nothing', () => {
-    const slow = collectiveCost({ topology: node('full-mesh', 64), library }, 'all-reduce', 2 ** 24, 2).latencyUs;
-    const fast = collectiveCost({ topology: node('switch', 25), library }, 'all-reduce', 2 ** 24, 2).latencyUs;
+    const slow = collectiveCost({ topology: testNode('full-mesh', 64), library }, 'all-reduce', 2 ** 24, 2).latencyUs;
+    const fast = collectiveCost({ topology: testNode('switch', 25), library }, 'all-reduce', 2 ** 24, 2).latencyUs;
     expect(fast).toBeLessThan(slow);
     expect(collectiveCost(spec, 'all-gather', 1 << 20, 1).latencyUs).toBe(0);
     expect(() => collectiveCost(spec, 'all-reduce', 1, 9)).toThrow(/^`devices` must be an integer in 1\.\.8/);
