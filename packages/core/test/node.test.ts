@@ -8,7 +8,6 @@ import {
   MODEL_PRESETS,
   tensorBytes,
   type NodeSpec,
-  type NodeTopology,
 } from '../src/index.js';
 import { ncclLikeLibrary, testNode } from './helpers.js';
 
