@@ -23,11 +23,24 @@ const SRC_H200_LONG = 'ours: bench/h100/phases.py --moe-plan on an H200, 2026-11
 
 type TpotPoint = { batch: number; kvLen: number; tpotMs: number };
 
-/** Qwen3-30B-A3B decode TPOT rows (grouped-rows SDPA, as the benchmark calls it). */
-function tpotRows(backend: Backend, points: readonly TpotPoint[], source: string, tick: (label: string) => void): ValidationRow[] {
+/**
+ * Qwen3-30B-A3B decode TPOT rows (grouped-rows SDPA, as the benchmark calls it); `launches`,
+ * if given, gets each batch's predicted kernels per step.
+ */
+function tpotRows(
+  backend: Backend,
+  points: readonly TpotPoint[],
+  source: string,
+  tick: (label: string) => void,
+  launches?: Map<number, number>,
+): ValidationRow[] {
   return points.map((m) => {
     tick(`qwen3-30b-a3b b${m.batch} kv${m.kvLen}`);
-    const p = predictDecode(backend, model(), { policy: 'kernel-per-op-graph', batch: m.batch, prompt: m.kvLen - 1, decode: 1, positions: 1 });
+    const p = predictDecode(backend, model(), { policy: 'kernel-per-op-graph', batch: m.batch, prompt: m.kvLen - 1, decode: 1, positions: 1 }) as {
+      tpotMs: number;
+      launchesPerToken?: number;
+    };
+    launches?.set(m.batch, p.launchesPerToken ?? NaN);
     return row(`Qwen3-30B-A3B decode TPOT, one CUDA graph, batch ${m.batch}, KV ${m.kvLen}`, 'measurement', m.tpotMs, p.tpotMs, 'ms', GOAL_PCT, source);
   });
 }
@@ -100,15 +113,7 @@ export function h100MoeValidation(device: Backend, opts: H100ValidationOptions =
   const out: ValidationRow[] = [];
   const spec = model();
   const launches = new Map<number, number>();
-  for (const m of rows(quick)) {
-    tick(`qwen3-30b-a3b b${m.batch}`);
-    const p = predictDecode(backend, spec, { policy: 'kernel-per-op-graph', batch: m.batch, prompt: m.kvLen - 1, decode: 1, positions: 1 }) as {
-      tpotMs: number;
-      launchesPerToken?: number;
-    };
-    launches.set(m.batch, p.launchesPerToken ?? NaN);
-    out.push(row(`Qwen3-30B-A3B decode TPOT, one CUDA graph, batch ${m.batch}, KV ${m.kvLen}`, 'measurement', m.tpotMs, p.tpotMs, 'ms', GOAL_PCT, SRC));
-  }
+  out.push(...tpotRows(backend, rows(quick), SRC, tick, launches));
   for (const pr of profiles(quick)) {
     tick(`grouped gemm b${pr.batch}`);
     const k = pr.kernels.find((x) => x.name.includes(GROUPED))!;
