@@ -77,7 +77,7 @@ export const SUITES: ValidationSuite[] = [
   {
     name: 'h100-decode',
     description:
-      'H100 decode attention as FlashAttention-2 splits it (batch 1–64 × KV 1K–128K × heads 32/8, 40/8, 64/8, 32/4) and Qwen3-8B/14B/32B decode TPOT in one CUDA graph, split-KV and grouped-rows SDPA',
+      'H100 decode attention as FlashAttention-2 splits it (batch 1–64 × KV 1K–128K × heads 32/8, 40/8, 64/8, 32/4), both kernels at head dims 64 and 256, and Qwen3-8B/14B/32B decode TPOT in one CUDA graph, split-KV and grouped-rows SDPA',
     backends: ['h100'],
     points: decodeValidationPoints(),
     run: (registry, tick) => h100DecodeValidation(registry.get('h100'), { tick }),
@@ -148,7 +148,7 @@ export const SUITES: ValidationSuite[] = [
   {
     name: 'h200-decode',
     description:
-      'H200 decode attention as FlashAttention-2 splits it and Qwen3-4B/8B/14B/32B decode TPOT in one CUDA graph (batch 1–64, KV 1K–128K), the H100 decode sweep rerun on an H200: every row a prediction',
+      'H200 decode attention as FlashAttention-2 splits it, both kernels at head dims 64 and 256, and Qwen3-4B/8B/14B/32B decode TPOT in one CUDA graph (batch 1–64, KV 1K–128K), the H100 decode sweeps rerun on an H200: every row a prediction',
     backends: ['h200'],
     points: h200DecodeValidationPoints(),
     run: (registry, tick) => h200DecodeValidation(registry.get('h200'), { tick }),
