@@ -101,6 +101,8 @@ export {
   NCCL_SM90_NVLINK_GBPS,
   HGX_NVLINK4_INTERCONNECT,
   HGX_NVLINK4_SOURCES,
+  NCCL_H100X2_CALIBRATION,
+  type NcclCalibrationRow,
 } from './nvlink.js';
 export { H100_CALIBRATION, type HopperCalibration } from './calibration.js';
 export { hopperBackend, hopperModule, type HopperDevice } from './backend.js';

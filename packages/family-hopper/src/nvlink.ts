@@ -23,6 +23,39 @@ export const NCCL_SM90_NVLINK_GBPS = 20.6;
 export const NCCL_H100_GRAPH_CHANNELS = 12;
 export const NCCL_H100_COMM_CHANNELS = 2 * NCCL_H100_GRAPH_CHANNELS;
 
+/** One calibration row: a protocol forced with NCCL_PROTO, the message, the measured per-call time (µs, graph gap included). */
+export interface NcclCalibrationRow {
+  proto: 'LL' | 'LL128' | 'Simple';
+  bytes: number;
+  us: number;
+}
+
+/**
+ * CAL ours: the rows of our two-H100 sweep (bench/device/nccl.py, bench/results/h100x2-nccl/nccl.json,
+ * NCCL 2.28.9, all-reduce bf16 in one CUDA graph) that set the run's rates below; the h100-nccl
+ * suite marks them calibration.
+ */
+export const NCCL_H100X2_CALIBRATION = {
+  ll8MiB: { proto: 'LL', bytes: 8 * 2 ** 20, us: 72.117 },
+  ll64MiB: { proto: 'LL', bytes: 64 * 2 ** 20, us: 604.979 },
+  ll128x64MiB: { proto: 'LL128', bytes: 64 * 2 ** 20, us: 281.825 },
+  simple8KiB: { proto: 'Simple', bytes: 8192, us: 21.574 },
+} as const satisfies Record<string, NcclCalibrationRow>;
+
+/** What a CUDA graph adds between back-to-back kernels (family-hopper cost-params GRAPH_GAP_NS), µs. */
+const GRAPH_GAP_US = 1.2;
+/** The H100's and H200's L2: 50 MB, as two halves; an SM's reads are replicated into its near half (reference topology). */
+const HOPPER_L2_HALF_BYTES = 52428800 / 2;
+
+/**
+ * Ring LL/LL128 rate from one calibration row on two GPUs: the loop's three primitives (send,
+ * receive-reduce-send, receive) each walk bytes / 2, i.e. 1.5 × bytes of primitive work, after the
+ * tuning model's latency (base + 2 hops) and the graph gap. Data bytes per ns.
+ */
+function twoGpuRingRate(row: NcclCalibrationRow, baseUs: number, hopUs: number): number {
+  return (1.5 * row.bytes) / ((row.us - GRAPH_GAP_US - baseUs - 2 * hopUs) * 1000);
+}
+
 /** NCCL (Hopper, one node, NVLink): what its tuning model states and how it runs the choice. */
 export const ncclHopper: CollectiveLibrary = {
   name: 'nccl',
@@ -51,6 +84,26 @@ export const ncclHopper: CollectiveLibrary = {
     halveThreads: true,
     simpleChunkBytes: (4 * (4 * 2 ** 20)) / 8,
     simpleSliceBytes: (2 * (4 * 2 ** 20)) / 8,
+    opRate: {
+      LL: {
+        resident: twoGpuRingRate(NCCL_H100X2_CALIBRATION.ll8MiB, 6.6, 0.6),
+        streamed: twoGpuRingRate(NCCL_H100X2_CALIBRATION.ll64MiB, 6.6, 0.6),
+      },
+      LL128: {
+        resident: twoGpuRingRate(NCCL_H100X2_CALIBRATION.ll128x64MiB, 14.0, 1.9),
+        streamed: twoGpuRingRate(NCCL_H100X2_CALIBRATION.ll128x64MiB, 14.0, 1.9),
+      },
+    },
+    residentBytes: HOPPER_L2_HALF_BYTES,
+    // The 8 KiB Simple call less the model's own: graph gap, 8.4 + 2 × 3.4 µs, 8 KiB on one of the
+    // 24 channels (370.8 / 24 GB/s) and its unoverlapped 2 KiB slice.
+    ringExtraUs: {
+      Simple:
+        NCCL_H100X2_CALIBRATION.simple8KiB.us -
+        GRAPH_GAP_US -
+        (8.4 + 2 * 3.4) -
+        (8192 + 2048) / ((1000 * NVLINK4_LINKS * NCCL_SM90_NVLINK_GBPS) / NCCL_H100_COMM_CHANNELS),
+    },
   },
   // vLLM's custom all-reduce: peer-memory one-shot/two-shot kernels for messages up to 8 MiB.
   custom: { name: 'vllm-custom-allreduce', maxBytes: 8 * 2 ** 20, barrierUs: 2 },
@@ -68,6 +121,12 @@ export const ncclHopper: CollectiveLibrary = {
     '/runtime/halveThreads': 'NCCL enqueue.cc topoGetAlgoInfo: nt /= 2 while nBytes < nc × nt × threshold and nt % 128 == 0',
     '/runtime/simpleChunkBytes': 'NCCL: DEFAULT_BUFFSIZE 4 MiB / NCCL_STEPS 8 = 512 KiB step × ALLREDUCE_CHUNKSTEPS 4 = 2 MiB',
     '/runtime/simpleSliceBytes': 'NCCL: 512 KiB step × ALLREDUCE_SLICESTEPS 2 = 1 MiB',
+    '/runtime/opRate':
+      'CAL ours (NCCL_H100X2_CALIBRATION, NCCL_PROTO=LL 8 MiB and 64 MiB, LL128 64 MiB on two H100s): the GPU-wide rate of ring LL/LL128 primitives, each of the 2N − 1 per loop walking bytes / N; the four-H200 and two-H200 runs and the other sizes validate it. LL128 has one point (resident = streamed)',
+    '/runtime/residentBytes':
+      'DER Hopper L2 52428800 B (DS), of which a GPU keeps what its SMs read in the near half (our L2 microbenchmark, reference topology): 25 MiB; UNC that the L2 is why LL runs slower from 32 MiB (the rows show 8 MiB resident, 32 MiB not)',
+    '/runtime/ringExtraUs':
+      'CAL ours (NCCL_H100X2_CALIBRATION.simple8KiB): a ring Simple call costs 4.8 µs more than NCCL’s 8.4 + 2 × 3.4 µs estimate at any size on two GPUs; the four-GPU rows validate it (UNC: per-step fences and barriers of the Simple primitives)',
     '/llFactor': 'NCCL tuning.cc: ring LL bus bandwidth × 0.5, at most llMaxBws[Hopper][1 node] = 141 GB/s',
     '/ll128Factor': 'NCCL tuning.cc: ring LL128 × 0.92 (120 of 128 bytes), at most nChannels × perChMaxRingLL128Bws[Hopper] = 36.7 GB/s',
     '/treeFactor': 'NCCL tuning.cc: tree all-reduce × 0.92, at most nChannels × perChMaxTreeBws[Hopper][N1] = 38.7 GB/s; LL × 1/3.8, LL128 × 7/9 on one node',
