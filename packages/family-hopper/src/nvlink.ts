@@ -3,8 +3,10 @@
  * NVSwitch, and NCCL's tuning constants for Hopper on NVLink. The constants are facts read
  * from NVIDIA/nccl (v2.28.9, the version our two-H100 measurement ran): src/graph/tuning.cc,
  * topo.h, search.cc, connect.cc, enqueue.cc and include/{comm,device,collectives}.h; the custom
- * all-reduce is vLLM's (custom_all_reduce.py). Nothing here is fitted to a collective
- * measurement: our two-H100 sweep (h100-nccl suite) is held out.
+ * all-reduce is vLLM's (custom_all_reduce.py). The tuning model's constants are NCCL's; the
+ * run's LL/LL128 rates and Simple's fixed extra are set by four rows of our two-H100 sweep
+ * (NCCL_H100X2_CALIBRATION, labelled calibration in the h100-nccl suite); the rest of that
+ * sweep and the two- and four-H200 sweeps (h200-nccl) validate them.
  */
 import type { CollectiveLibrary, NodeTopology } from '@fleet/core';
 
@@ -96,13 +98,14 @@ export const ncclHopper: CollectiveLibrary = {
     },
     residentBytes: HOPPER_L2_HALF_BYTES,
     // The 8 KiB Simple call less the model's own: graph gap, 8.4 + 2 × 3.4 µs, 8 KiB on one of the
-    // 24 channels (370.8 / 24 GB/s) and its unoverlapped 2 KiB slice.
+    // 24 channels (370.8 / 24 GB/s) and its unoverlapped slice (the whole 4 KiB chunk: slices are
+    // at least 1 MiB / 32).
     ringExtraUs: {
       Simple:
         NCCL_H100X2_CALIBRATION.simple8KiB.us -
         GRAPH_GAP_US -
         (8.4 + 2 * 3.4) -
-        (8192 + 2048) / ((1000 * NVLINK4_LINKS * NCCL_SM90_NVLINK_GBPS) / NCCL_H100_COMM_CHANNELS),
+        (8192 + 4096) / ((1000 * NVLINK4_LINKS * NCCL_SM90_NVLINK_GBPS) / NCCL_H100_COMM_CHANNELS),
     },
   },
   // vLLM's custom all-reduce: peer-memory one-shot/two-shot kernels for messages up to 8 MiB.
@@ -113,16 +116,18 @@ export const ncclHopper: CollectiveLibrary = {
     '/linkEfficiency': 'NCCL topo.h SM90_NVLINK_BW 20.6 GB/s per link ÷ 25 GB/s NVLink 4 peak per direction',
     '/channels':
       'DER NCCL search.cc on NVSwitch sm_90: 6 rings at 60 GB/s (6 × 60 ≤ 370.8), duplicated to 12 at 30 by ncclTopoDupChannels; only the LL128 and tree caps depend on it (neither binds)',
-    '/runtime/channels': 'DER NCCL connect.cc: the communicator duplicates the graph channels once (nChannels × 2), 24; NVLS off',
+    '/runtime/channels':
+      'DER NCCL connect.cc:452: the communicator duplicates the graph channels once (nChannels × 2), 24; NVLS off. A ring channel moves at most 1/24 of the bus bandwidth: search.cc:961–973 (ncclTopoDupChannels) already halves bwIntra per ring when it doubles them, and connect.cc doubles again because one block does not fill a ring',
     '/runtime/threads':
       'NCCL device.h: NCCL_LL_MAX_NTHREADS 512, NCCL_LL128_MAX_NTHREADS 640, NCCL_SIMPLE_MAX_NTHREADS 512 (tuning.cc: the maxima are the defaults)',
     '/runtime/threadThresholdBytes':
       'NCCL comm.h: NCCL_LL_THREAD_THRESHOLD 8 (ring: × nRanks, tuning.cc), NCCL_LL128_THREAD_THRESHOLD 8, NCCL_SIMPLE_THREAD_THRESHOLD 64',
     '/runtime/halveThreads': 'NCCL enqueue.cc topoGetAlgoInfo: nt /= 2 while nBytes < nc × nt × threshold and nt % 128 == 0',
     '/runtime/simpleChunkBytes': 'NCCL: DEFAULT_BUFFSIZE 4 MiB / NCCL_STEPS 8 = 512 KiB step × ALLREDUCE_CHUNKSTEPS 4 = 2 MiB',
-    '/runtime/simpleSliceBytes': 'NCCL: 512 KiB step × ALLREDUCE_SLICESTEPS 2 = 1 MiB',
+    '/runtime/simpleSliceBytes':
+      'NCCL: 512 KiB step × ALLREDUCE_SLICESTEPS 2 = 1 MiB; prims_simple.h:193–194: a slice is half the chunk but at least 1 MiB / 32',
     '/runtime/opRate':
-      'CAL ours (NCCL_H100X2_CALIBRATION, NCCL_PROTO=LL 8 MiB and 64 MiB, LL128 64 MiB on two H100s): the GPU-wide rate of ring LL/LL128 primitives, each of the 2N − 1 per loop walking bytes / N; the four-H200 and two-H200 runs and the other sizes validate it. LL128 has one point (resident = streamed)',
+      'CAL ours (NCCL_H100X2_CALIBRATION, NCCL_PROTO=LL 8 MiB and 64 MiB, LL128 64 MiB on two H100s): LL 199 / 169, LL128 383 data bytes per ns over 24 channels. The structure is NCCL v2.28.9 device/all_reduce.h:47–81 (runRing: directSend, N − 2 × recvReduceSend, recvReduceCopySend, N − 2 × recvCopySend, directRecv, one after another on the channel’s block) and prims_ll.h:225–298 (LLGenericOp: every primitive, the last receive included, walks its chunk one 16-byte line of 8 data bytes per thread and trip, include/device.h:70). The four-GPU rows test the 2N − 1 count (7/4 vs 3/2 per byte; a link-bound model would give 3/2 vs 1): the rate implied by 2–8 MiB is 8.2–8.8 GB/s per channel at two and four GPUs alike, 6.8–7.6 at 32–64 MiB. LL128 has one point (resident = streamed)',
     '/runtime/residentBytes':
       'DER Hopper L2 52428800 B (DS), of which a GPU keeps what its SMs read in the near half (our L2 microbenchmark, reference topology): 25 MiB; UNC that the L2 is why LL runs slower from 32 MiB (the rows show 8 MiB resident, 32 MiB not)',
     '/runtime/ringExtraUs':

@@ -14,10 +14,13 @@
  *   - tree (all-reduce only): latency = base + 2 (N − 1) × hop; algorithm bw = bus bw / 2;
  * - the run of the chosen one (`CollectiveRuntime`, when the library describes it): the
  *   channels the enqueue actually launches for this size (one fewer while the message is under
- *   channels × threads × the protocol's bytes-per-thread threshold), each moving what one of
- *   the tuning graph's channels moves (its bus bandwidth over its channels) until they fill the
- *   links, plus, for Simple, the one slice a ring cannot overlap: Simple signals a whole slice
- *   at once, so the last step waits for a slice at the channel's rate.
+ *   channels × threads × the protocol's bytes-per-thread threshold), a ring channel moving at
+ *   most its share of the bus bandwidth with all the communicator's channels running, plus, for
+ *   Simple, the one slice a ring cannot overlap (Simple signals a whole slice at once, so the
+ *   last step waits for a slice at the channel's rate); for LL and LL128 on a ring, where the
+ *   library gives their rate, the loop's primitives one after another on the channel's block
+ *   (2(N − 1) that send and the last receive, each over bytes / N of the channel's share); and
+ *   a fixed extra per protocol where the library's latency constants miss it.
  * - one-shot: every device reads the N − 1 peer buffers and reduces (one barrier);
  * - two-shot: a reduce-scatter then an all-gather through peer memory (two barriers).
  */
@@ -248,9 +251,11 @@ function candidate(
   let fillUs = 0;
   if (p === 'Simple' && algorithm === 'ring') {
     // A channel's chunk per rank is its share of the message over the ranks, up to the chunk size;
-    // its slices are the same fraction of it as the slice size is of the chunk size.
+    // its slices are the same fraction of it as the slice size is of the chunk size, but no
+    // smaller than 1/32 of the slice size (NCCL prims_simple.h genericOp: sliceSize =
+    // max(divUp(nelem, 16 × SlicePerChunk) × 16, sliceSize / 32)), and no larger than the chunk.
     const chunk = Math.min(rt.simpleChunkBytes, bytes / (channels * n));
-    const slice = (chunk * rt.simpleSliceBytes) / rt.simpleChunkBytes;
+    const slice = Math.min(chunk, Math.max((chunk * rt.simpleSliceBytes) / rt.simpleChunkBytes, rt.simpleSliceBytes / 32));
     fillUs = slice / (1000 * perChannelGBps);
   }
   return { algorithm, protocol: p, latencyUs: t.latUs + extraUs + bytes / (1000 * alg) + fillUs, estimateUs, channels, threads };
