@@ -117,7 +117,7 @@ export const ncclHopper: CollectiveLibrary = {
     '/channels':
       'DER NCCL search.cc on NVSwitch sm_90: 6 rings at 60 GB/s (6 × 60 ≤ 370.8), duplicated to 12 at 30 by ncclTopoDupChannels; only the LL128 and tree caps depend on it (neither binds)',
     '/runtime/channels':
-      'DER NCCL connect.cc:452: the communicator duplicates the graph channels once (nChannels × 2), 24; NVLS off. A ring channel moves at most 1/24 of the bus bandwidth: search.cc:961–973 (ncclTopoDupChannels) already halves bwIntra per ring when it doubles them, and connect.cc doubles again because one block does not fill a ring',
+      'DER NCCL connect.cc:452: the communicator duplicates the graph channels once (nChannels × 2), 24; NVLS off. A ring channel moves at most 1/24 of the bus bandwidth: search.cc:961–973 (ncclTopoDupChannels) already halves bwIntra per ring when it doubles them, and connect.cc doubles again (UNC why; read here as one block not filling a ring: the 128 KiB–2 MiB Simple rows, on 4–24 channels, move 32–87 KiB per channel at about this rate)',
     '/runtime/threads':
       'NCCL device.h: NCCL_LL_MAX_NTHREADS 512, NCCL_LL128_MAX_NTHREADS 640, NCCL_SIMPLE_MAX_NTHREADS 512 (tuning.cc: the maxima are the defaults)',
     '/runtime/threadThresholdBytes':
@@ -131,7 +131,7 @@ export const ncclHopper: CollectiveLibrary = {
     '/runtime/residentBytes':
       'DER Hopper L2 52428800 B (DS), of which a GPU keeps what its SMs read in the near half (our L2 microbenchmark, reference topology): 25 MiB; UNC that the L2 is why LL runs slower from 32 MiB (the rows show 8 MiB resident, 32 MiB not)',
     '/runtime/ringExtraUs':
-      'CAL ours (NCCL_H100X2_CALIBRATION.simple8KiB): a ring Simple call costs 4.8 µs more than NCCL’s 8.4 + 2 × 3.4 µs estimate at any size on two GPUs; the four-GPU rows validate it (UNC: per-step fences and barriers of the Simple primitives)',
+      'CAL ours (NCCL_H100X2_CALIBRATION.simple8KiB): a ring Simple call costs 4.4 µs more than NCCL’s 8.4 + 2 × 3.4 µs latency plus its data at any size; the other Simple rows and the four-GPU ones validate it (UNC what it is: the Simple primitives’ per-slice barriers and fences are the candidates)',
     '/llFactor': 'NCCL tuning.cc: ring LL bus bandwidth × 0.5, at most llMaxBws[Hopper][1 node] = 141 GB/s',
     '/ll128Factor': 'NCCL tuning.cc: ring LL128 × 0.92 (120 of 128 bytes), at most nChannels × perChMaxRingLL128Bws[Hopper] = 36.7 GB/s',
     '/treeFactor': 'NCCL tuning.cc: tree all-reduce × 0.92, at most nChannels × perChMaxTreeBws[Hopper][N1] = 38.7 GB/s; LL × 1/3.8, LL128 × 7/9 on one node',
