@@ -27,10 +27,14 @@ import {
   OURS,
   PRIOR,
   clusterFusionBenchKernel,
+  collectiveModel,
   dsmem,
   maxActiveClusters,
 } from '@fleet/family-hopper';
 import reference from './measured/clusterfusion-table1.json' with { type: 'json' };
+
+/** Our collective kernels' per-thread access, bytes (fp32, 16 B accesses: measured.collectives.method). */
+const OUR_KERNEL_ACCESS_BYTES = 16;
 
 export interface H100ValidationOptions {
   /** Called once per experiment point (progress bars). */
@@ -262,11 +266,12 @@ export function h100Validation(device: Backend, opts: H100ValidationOptions = {}
     rows.push(row(`GEMM bf16 M=${m.m} ${m.op} N=${m.n} K=${m.k}, kernel-per-op-graph`, 'measurement', m.graphUsPerOp, p.us, 'µs', GOAL_PCT, OURS_E2E));
   }
   // 4. Collectives: our kernels (one cluster, 128 threads per CTA, clock64 between first and last barrier).
-  const model = (name: string) => backend.collectives.find((c) => c.name === name);
+  // They combine 16 B (float4) per thread per step where ClusterFusion's primitive adds one half2.
+  const hasModel = (name: string) => backend.collectives.some((c) => c.name === name);
   for (const m of measured.collectives.rows) {
     if (m.grid !== 'one-cluster' || !(m.bytes === 4096 || m.bytes === 32768) || (quick && m.cluster !== 4)) continue;
-    const c = model(`${m.onChip ? 'cluster' : 'global'}-${m.op}`);
-    if (!c) continue;
+    if (!hasModel(`${m.onChip ? 'cluster' : 'global'}-${m.op}`)) continue;
+    const c = collectiveModel(m.op as 'reduce' | 'gather', !!m.onChip, OUR_KERNEL_ACCESS_BYTES);
     // the measured on-chip reduce ends with one more cluster barrier after its last round
     const extra = m.op === 'reduce' && m.onChip ? dsmem.barrierNs(m.cluster) : 0;
     rows.push(
