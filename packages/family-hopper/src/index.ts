@@ -25,6 +25,7 @@ export {
   CTA_STREAM_BYTES_PER_NS,
   OFF_CHIP_ROUND_FIXED_NS,
 } from './collectives.js';
+export { kernelLibraryOn, dramInFlightScale } from './memory-transfer.js';
 export {
   kernelLibrary,
   hopperKernelLibrary,
