@@ -40,7 +40,11 @@ export const NORM_FIXED_NS = Math.round(
 /** PyTorch's norm kernel: 128 threads, 27 registers, 24 B of shared memory (our profile) — 16 CTAs an SM. */
 export const NORM_KERNEL: RowKernel = {
   inFlightBytes: NORM_CTA_IN_FLIGHT,
-  residentTiles: occupancy(H100_SM, { threads: 128, registersPerThread: PIPELINE.rowOps.rmsNorm.registersPerThread, sharedBytes: PIPELINE.rowOps.rmsNorm.sharedBytes }).blocks,
+  residentTiles: occupancy(H100_SM, {
+    threads: 128,
+    registersPerThread: PIPELINE.rowOps.rmsNorm.registersPerThread,
+    sharedBytes: PIPELINE.rowOps.rmsNorm.sharedBytes,
+  }).blocks,
   fixedNs: NORM_FIXED_NS,
 };
 

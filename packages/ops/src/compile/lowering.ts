@@ -185,7 +185,14 @@ export function lowerGraph(graph: OpGraph, policy: string, schedule: Schedule, f
       ];
     return [s];
   });
-  return family.assemble(policy, stages, buffers, opts, graph, topology.partitions.computeUnits.reduce((a, b) => a + b, 0));
+  return family.assemble(
+    policy,
+    stages,
+    buffers,
+    opts,
+    graph,
+    topology.partitions.computeUnits.reduce((a, b) => a + b, 0),
+  );
 }
 
 /** Lowers one stage at a time; the family decides linears and grouped GEMMs. */
