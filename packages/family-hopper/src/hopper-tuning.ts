@@ -49,24 +49,6 @@ export const NORM_KERNEL: RowKernel = {
 };
 
 /**
- * DER from CAL `rowOps.rope`: PyTorch's strided elementwise kernels (`elementwise_kernel<128, 4>`,
- * `CatArrayBatchedCopy`: RoPE's mul, neg and cat on slices of q and k, and the K/V cache
- * copies into their slots) cost more than the one round trip of their loads: each element's
- * address goes through TensorIterator's offset calculator (an integer division and modulo per
- * dimension) and the loads are 2-byte scalars. Their time outside the stream: the mean kernel
- * time of the RoPE call's five kernels less what the simulation charges one of its tiles (the
- * graph node's launch, a first access that hits the L2, the per-tile overhead). UNC transfer
- * to the K/V copies (`direct_copy_kernel_cuda`, the same kernel template), which the
- * microbenchmark did not run alone.
- */
-export const STRIDED_ELEMENTWISE_FIXED_NS = Math.round(
-  (PIPELINE.rowOps.rope.kernelsUs.reduce((a, b) => a + b, 0) / PIPELINE.rowOps.rope.kernelsUs.length) * 1000 - GRAPH_NODE_NS - L2_NS - TILE_OVERHEAD_NS,
-);
-
-/** Elementwise kernels are 128-thread CTAs too: 16 an SM overlap their fixed time. */
-const STRIDED_ELEMENTWISE: RowKernel = { residentTiles: 16, fixedNs: STRIDED_ELEMENTWISE_FIXED_NS };
-
-/**
  * What `kernel-per-op(-graph)` stands for on H100: PyTorch ops (eager, or captured in one
  * CUDA graph). MEAS ours (bench/h100/e2e.py, nsys on the Qwen3-8B graph): 27 kernels per
  * layer — no fusion across ops, q- and k-norm 1 each, RoPE 5 per tensor (two `cat` copies),
@@ -84,7 +66,9 @@ export const PYTORCH_KERNELS: KernelGranularity = {
   splitKReduce: true,
   // The residual adds and SiLU/mul are vectorized kernels whose one round trip the kernel
   // pipeline already prices (CAL `rowOps.add`, 1.09 µs, against the simulation's ≈ 1.45).
-  rowKernels: { rmsnorm: NORM_KERNEL, 'qk-norm': NORM_KERNEL, rope: STRIDED_ELEMENTWISE, 'kv-append': STRIDED_ELEMENTWISE },
+  // RoPE's strided kernels and the K/V copies stay there too: CAL `rowOps.rope` times them at
+  // batch 1 only, where one CTA runs; their grids grow with the batch (512 elements a CTA).
+  rowKernels: { rmsnorm: NORM_KERNEL, 'qk-norm': NORM_KERNEL },
 };
 
 /** MPK's TaskDesc with TMA descriptors (Hopper), bytes: seed code, a layout replica of runtime_header.h. */
