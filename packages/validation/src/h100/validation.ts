@@ -21,6 +21,7 @@ import * as ops from '@fleet/ops';
 import measured from './measured/h100-e2e-ours.json' with { type: 'json' };
 import {
   SDPA_GROUPED_ROWS_LIBRARY,
+  kernelLibraryOn,
   CLUSTER_DOMAINS,
   CLUSTERFUSION_BENCH,
   CLUSTERFUSION_CTAS_PER_SM,
@@ -55,7 +56,7 @@ const CF = 'ClusterFusion (arXiv 2508.18850), /work/shared/reference/clusterfusi
  * measurements price that call, not the split-KV decode attention a serving engine runs.
  */
 export function groupedRows(backend: Backend): Backend {
-  return { ...backend, kernelLibrary: SDPA_GROUPED_ROWS_LIBRARY };
+  return { ...backend, kernelLibrary: kernelLibraryOn(SDPA_GROUPED_ROWS_LIBRARY, backend.topology.memory.hbm) };
 }
 
 /**
