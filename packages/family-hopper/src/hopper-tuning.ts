@@ -49,6 +49,50 @@ export const NORM_KERNEL: RowKernel = {
 };
 
 /**
+ * DER from CAL `rowOps.rope`: PyTorch's strided elementwise kernels (`elementwise_kernel<128, 4>`,
+ * `CatArrayBatchedCopy`: RoPE's mul, neg and cat on slices of q and k, and the K/V cache
+ * copies into their slots) cost more than the one round trip of their loads: each element's
+ * address goes through TensorIterator's offset calculator (an integer division and modulo per
+ * dimension) and the loads are 2-byte scalars. Their time outside the stream: the mean kernel
+ * time of the RoPE call's five kernels (one CTA each at batch 1) less what the simulation
+ * charges one of its tiles (the graph node's launch, a first access that hits the L2, the
+ * per-tile overhead). UNC transfer to the K/V copies (`direct_copy_kernel_cuda`, the same
+ * kernel template), which the microbenchmark did not run alone.
+ */
+export const STRIDED_ELEMENTWISE_FIXED_NS = Math.round(
+  (PIPELINE.rowOps.rope.kernelsUs.reduce((a, b) => a + b, 0) / PIPELINE.rowOps.rope.kernelsUs.length) * 1000 - GRAPH_NODE_NS - L2_NS - TILE_OVERHEAD_NS,
+);
+
+/**
+ * DS (PyTorch 2.11 aten/src/ATen/native/cuda/CUDALoops.cuh): an elementwise kernel's thread
+ * issues the loads of all its elements, of each input, before it computes (the loop is
+ * unrolled), so a CTA keeps its elements of two inputs (x and cos, a and b) in flight.
+ */
+function elementwiseInFlight(elements: number): number {
+  return elements * 2 * 2;
+}
+
+/**
+ * DS (PyTorch 2.11 aten/src/ATen/native/cuda/Loops.cuh, CUDALoops.cuh): `elementwise_kernel<128, 4>`
+ * gives each 128-thread CTA 4 elements a thread, 512 a CTA (our profile: grid 256 for a
+ * 131072-element q at batch 64, 4 at batch 1 for 2048), 16 CTAs resident an SM.
+ */
+const STRIDED_ELEMENTWISE: RowKernel = {
+  residentTiles: 16,
+  fixedNs: STRIDED_ELEMENTWISE_FIXED_NS,
+  elementsPerTile: 128 * 4,
+  inFlightBytes: elementwiseInFlight(128 * 4),
+};
+
+/**
+ * DS (the same files): `vectorized_elementwise_kernel<8>` (residual adds, SiLU, mul) loads 8
+ * elements a thread, 1024 a 128-thread CTA (our profile: the 4096-wide add runs grid 4, at
+ * batch 64 grid 128 for 64 × 2048). One round trip of its loads, which the kernel pipeline
+ * already prices (CAL `rowOps.add`, 1.09 µs, against the simulation's ≈ 1.45).
+ */
+const VECTORIZED_ELEMENTWISE: RowKernel = { residentTiles: 16, elementsPerTile: 128 * 8, inFlightBytes: elementwiseInFlight(128 * 8) };
+
+/**
  * What `kernel-per-op(-graph)` stands for on H100: PyTorch ops (eager, or captured in one
  * CUDA graph). MEAS ours (bench/h100/e2e.py, nsys on the Qwen3-8B graph): 27 kernels per
  * layer — no fusion across ops, q- and k-norm 1 each, RoPE 5 per tensor (two `cat` copies),
@@ -64,11 +108,14 @@ export const PYTORCH_KERNELS: KernelGranularity = {
   // combine 4 (index, weight mul, zero fill, index_add).
   perOp: { 'qk-norm': 2, rope: 10, 'kv-append': 2, 'act-mul': 2, 'moe-topk': 7, 'moe-dispatch': 13, 'grouped-linear': 2, 'moe-combine': 4 },
   splitKReduce: true,
-  // The residual adds and SiLU/mul are vectorized kernels whose one round trip the kernel
-  // pipeline already prices (CAL `rowOps.add`, 1.09 µs, against the simulation's ≈ 1.45).
-  // RoPE's strided kernels and the K/V copies stay there too: CAL `rowOps.rope` times them at
-  // batch 1 only, where one CTA runs; their grids grow with the batch (512 elements a CTA).
-  rowKernels: { rmsnorm: NORM_KERNEL, 'qk-norm': NORM_KERNEL },
+  rowKernels: {
+    rmsnorm: NORM_KERNEL,
+    'qk-norm': NORM_KERNEL,
+    rope: STRIDED_ELEMENTWISE,
+    'kv-append': STRIDED_ELEMENTWISE,
+    residual: VECTORIZED_ELEMENTWISE,
+    'act-mul': VECTORIZED_ELEMENTWISE,
+  },
 };
 
 /** MPK's TaskDesc with TMA descriptors (Hopper), bytes: seed code, a layout replica of runtime_header.h. */

@@ -20,6 +20,7 @@ export {
   NORM_CTA_IN_FLIGHT,
   NORM_FIXED_NS,
   NORM_KERNEL,
+  STRIDED_ELEMENTWISE_FIXED_NS,
 } from './hopper-tuning.js';
 export { CLUSTER_DOMAINS, MAX_CLUSTER_SIZE, CLUSTERFUSION_CTAS_PER_SM, maxActiveClusters, activeSms, dsmem, type DsmemSpec } from './clusters.js';
 export {

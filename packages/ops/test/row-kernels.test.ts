@@ -34,6 +34,30 @@ describe('framework row kernels', () => {
     for (const t of tiles) expect(t.pipeline).toEqual({ inFlightBytes: 4 * 1024, overlap: 1, residentTiles: 4 });
   });
 
+  it('cut an elementwise kernel into workgroups of a fixed number of elements, whatever the rows', () => {
+    const b = mi350Backend();
+    const withElementwise = (elementsPerTile?: number): Backend => ({
+      ...b,
+      tuning: { ...b.tuning, kernels: { unfused: true, rowKernels: { residual: { residentTiles: 16, ...(elementsPerTile ? { elementsPerTile } : {}) } } } },
+    });
+    const residual = (backend: Backend, batch: number) => {
+      const g = compilePolicy(buildDecodeGraph(qwen, { batch, contextLen: 64 }), policy('kernel-per-op-graph'), backend, {
+        ...backendCompileOptions(backend),
+        layers: [0],
+      });
+      return g.tasks.filter((t) => t.kind === 'residual' && t.layer === 0);
+    };
+    const written = (tasks: ReturnType<typeof residual>) => tasks.flatMap((t) => t.tiles).reduce((a, t) => a + t.writes.reduce((x, w) => x + w.bytes, 0), 0);
+    for (const batch of [1, 64]) {
+      const rows = residual(withElementwise(), batch);
+      const cut = residual(withElementwise(1024), batch);
+      // two residual adds a layer, each batch × hidden elements over 1024 a workgroup
+      expect(cut.length).toBe(2 * Math.ceil((batch * qwen.hiddenSize) / 1024));
+      expect(written(cut)).toBe(written(rows));
+      for (const t of cut) for (const w of t.tiles[0]!.writes) expect(w.bytes).toBeLessThanOrEqual(1024 * 2);
+    }
+  });
+
   it('leave persistent megakernels and backends without them alone', () => {
     for (const t of normTiles(withNormKernel(), 1, 'mirage')) expect(t.fixedNs ?? 0).toBe(0);
     for (const t of normTiles(mi350Backend(), 1, 'kernel-per-op-graph')) expect(t.pipeline).toBeUndefined();

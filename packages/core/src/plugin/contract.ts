@@ -86,6 +86,12 @@ export interface RowKernel {
   residentTiles?: number;
   /** Time each workgroup spends outside its memory stream (reductions, index arithmetic), ns. */
   fixedNs?: number;
+  /**
+   * Elements one workgroup takes (its threads × elements per thread): an elementwise kernel's
+   * grid is the op's elements over this, whatever the rows, not a workgroup per row. Omitted:
+   * the op's own row split.
+   */
+  elementsPerTile?: number;
 }
 
 /** How a persistent megakernel's workers and schedulers sit on the device. */

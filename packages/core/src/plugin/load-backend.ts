@@ -62,7 +62,12 @@ const validateTuning = ajv.compile({
           additionalProperties: {
             type: 'object',
             additionalProperties: false,
-            properties: { inFlightBytes: { type: 'number', exclusiveMinimum: 0 }, residentTiles: count(64), fixedNs: { type: 'number', minimum: 0 } },
+            properties: {
+              inFlightBytes: { type: 'number', exclusiveMinimum: 0 },
+              residentTiles: count(64),
+              fixedNs: { type: 'number', minimum: 0 },
+              elementsPerTile: count(1 << 20),
+            },
           },
         },
       },

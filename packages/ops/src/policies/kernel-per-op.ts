@@ -13,9 +13,11 @@ import {
   type KernelSpec,
   type OpGraph,
   type OpNode,
+  type Region,
   type RowKernel,
   type RowOp,
   type Task,
+  type Tile,
   type TaskGraph,
   type TilePipeline,
 } from '@fleet/core';
@@ -173,21 +175,61 @@ function dequantDrafts(op: LinearOp, b: LinearBuffers, wt: QuantizedWeights, pol
 }
 
 /**
+ * An elementwise tile cut into `parts` workgroups of consecutive elements: each takes its
+ * slice of every operand (the ops an elementwise kernel runs read and write rows alike, so the
+ * slices line up). Tiles with strided regions are left whole.
+ */
+function sliceElementwise(t: Tile, parts: number): Tile[] {
+  if (parts <= 1 || [...t.reads, ...t.writes].some((r) => (r.rows ?? 1) > 1)) return [t];
+  const slice = (r: Region, i: number): Region => {
+    const units = r.bytes / EL;
+    const a = Math.floor((i * units) / parts) * EL;
+    const b = Math.floor(((i + 1) * units) / parts) * EL;
+    return { ...r, offset: r.offset + a, bytes: b - a };
+  };
+  return Array.from({ length: parts }, (_, i) => ({
+    ...t,
+    reads: t.reads.map((r) => slice(r, i)),
+    writes: t.writes.map((r) => slice(r, i)),
+    flops: t.flops / parts,
+  }));
+}
+
+/**
  * A framework row kernel's tiles: a workgroup keeps only its threads' outstanding loads in
- * flight, and spends its fixed time outside the stream. Workgroups beyond one per compute unit
- * are resident together, up to the kernel's occupancy, and overlap both.
+ * flight, and spends its fixed time outside the stream. An elementwise kernel's workgroups
+ * each take a fixed number of elements. Workgroups beyond one per compute unit are resident
+ * together, up to the kernel's occupancy, and overlap both.
  */
 function rowKernelDrafts(drafts: readonly Draft[], rk: RowKernel | undefined, computeUnits: number): readonly Draft[] {
   if (!rk) return drafts;
-  const tiles = drafts.reduce((a, d) => a + d.tiles.length, 0);
+  // An elementwise kernel's grid: its elements over a workgroup's. The simulation runs at most
+  // a wave of it (every unit full) as separate tasks; a larger grid's tasks each stand for
+  // several workgroups, one after another on their unit.
+  let sliced = drafts;
+  let perTask = 1;
+  const elements = (t: Tile) => t.writes.reduce((a, w) => a + w.bytes, 0) / EL;
+  if (rk.elementsPerTile && drafts.every((d) => d.tiles.length === 1)) {
+    const total = drafts.reduce((a, d) => a + elements(d.tiles[0]!), 0);
+    const grid = Math.ceil(total / rk.elementsPerTile);
+    const tasks = Math.min(grid, Math.max(drafts.length, computeUnits * (rk.residentTiles ?? 1)));
+    if (tasks > drafts.length) {
+      sliced = drafts.flatMap((d) => {
+        const parts = sliceElementwise(d.tiles[0]!, Math.max(1, Math.round((tasks * elements(d.tiles[0]!)) / total)));
+        return parts.length === 1 ? [d] : parts.map((p, i) => ({ ...d, name: `${d.name}.e${i}`, tiles: [p] }));
+      });
+    }
+    perTask = Math.max(1, grid / sliced.length);
+  }
+  const tiles = sliced.reduce((a, d) => a + d.tiles.length, 0);
   const resident = Math.max(1, Math.min(rk.residentTiles ?? 1, Math.ceil(tiles / computeUnits)));
   const pipeline: TilePipeline | undefined =
     rk.inFlightBytes === undefined ? undefined : { inFlightBytes: rk.inFlightBytes * resident, overlap: 1, residentTiles: resident };
-  return drafts.map((d) => ({
+  return sliced.map((d) => ({
     ...d,
     tiles: d.tiles.map((t) => {
       if (t.pipeline) return t;
-      const fixed = (rk.fixedNs ?? 0) / (pipeline ? 1 : resident);
+      const fixed = ((rk.fixedNs ?? 0) * perTask) / (pipeline ? 1 : resident);
       return { ...t, ...(pipeline ? { pipeline } : {}), ...(fixed > 0 ? { fixedNs: (t.fixedNs ?? 0) + fixed } : {}) };
     }),
   }));
