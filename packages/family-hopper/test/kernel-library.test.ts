@@ -86,13 +86,25 @@ describe('H100 kernel library', () => {
       .sort((a, b) => a - b);
     const med = (fixed[fixed.length / 2 - 1]! + fixed[fixed.length / 2]!) / 2;
     expect(NVJET_TILE_FIXED_NS).toBe(Math.round(med * 1000 - hbm.latencyNs - TILE_OVERHEAD_NS));
-    // only the tiles it measured pay it: 8 batch rows, one row tile, a single wave
-    const gemv = selectGemm({ m: 1, n: 6144, k: 4096, weightBytes: 2 });
-    expect(gemv.tileFixedNs).toBe(NVJET_TILE_FIXED_NS);
-    expect(gemv.pipeline.dramInFlightBytes).toBe(NVJET_DRAM_IN_FLIGHT);
-    const wide = selectGemm({ m: 64, n: 6144, k: 4096, weightBytes: 2 });
+    // the tiles the sweeps measured pay it: up to 64 batch rows in one row tile, a single wave
+    for (const m of [1, 16, 64]) {
+      const g = selectGemm({ m, n: 6144, k: 4096, weightBytes: 2 });
+      expect(g.tileFixedNs).toBe(NVJET_TILE_FIXED_NS);
+      expect(g.pipeline.dramInFlightBytes).toBe(NVJET_DRAM_IN_FLIGHT);
+    }
+    const wide = selectGemm({ m: 256, n: 6144, k: 4096, weightBytes: 2 });
     expect(wide.tileFixedNs).toBeUndefined();
-    expect(wide.pipeline.dramInFlightBytes).toBe(GEMV_STREAM_DRAM_IN_FLIGHT * Math.min(2, Math.ceil(64 / wide.tileRows)));
+    expect(wide.pipeline.dramInFlightBytes).toBe(GEMV_STREAM_DRAM_IN_FLIGHT * Math.min(2, Math.ceil(256 / wide.tileRows)));
+  });
+
+  it("M = 16–64: one row tile of the menu's widths, as cuBLAS runs it (64x16, 64x32, then 64 rows)", () => {
+    const tile = (m: number) => selectGemm({ m, n: 6144, k: 4096, weightBytes: 2 });
+    expect([16, 32, 64].map((m) => tile(m).tileRows)).toEqual([16, 32, 64]);
+    const menu = new Set(PIPELINE.nvjetTileMenu.tiles.map((t) => t.split('_')[0]));
+    for (const m of [1, 8, 16, 24, 40, 56, 64, 96, 160, 200, 1024]) {
+      const g = selectGemm({ m, n: 4096, k: 4096, weightBytes: 2 });
+      expect(menu.has(`${g.tileCols}x${g.tileRows}`)).toBe(true);
+    }
   });
 
   it("cuDNN's grouped-rows decode computes a 64-row tile per KV block, its loads hidden under the compute", () => {
