@@ -98,6 +98,9 @@ export function linearTile(
  */
 let lastWeight: {
   op: LinearOp;
+  /** The op's shape when the regions were made (an op is data: compared, not trusted). */
+  n: number;
+  k: number;
   w: number;
   scales: number | undefined;
   wt: WeightType;
@@ -109,7 +112,7 @@ let lastWeight: {
   prelayout: PrelayoutTiles | undefined;
   regions: Region[];
 } | null = null;
-let lastActivation: { op: LinearOp; x: number; k0: number; kLen: number; xel: number; byRow: Map<number, Region> } | null = null;
+let lastActivation: { op: LinearOp; k: number; x: number; k0: number; kLen: number; xel: number; byRow: Map<number, Region> } | null = null;
 
 /** `linearWeightRegions`, the same objects as the last tile's when it read the same weight slice. */
 function sharedWeightRegions(
@@ -127,6 +130,8 @@ function sharedWeightRegions(
   if (
     m !== null &&
     m.op === op &&
+    m.n === op.n &&
+    m.k === op.k &&
     m.w === buf.w &&
     m.scales === buf.scales &&
     m.wt === wt &&
@@ -139,25 +144,25 @@ function sharedWeightRegions(
   )
     return m.regions;
   const regions = linearWeightRegions(wt, op, { w: buf.w, scales: buf.scales }, n0, tn, k0, kLen, policy, prelayout);
-  lastWeight = { op, w: buf.w, scales: buf.scales, wt, n0, tn, k0, kLen, policy, prelayout, regions };
+  lastWeight = { op, n: op.n, k: op.k, w: buf.w, scales: buf.scales, wt, n0, tn, k0, kLen, policy, prelayout, regions };
   return regions;
 }
 
 /** The activation rows [m0, m0 + rows) over K columns [k0, k0 + kLen), one object per op and slice. */
 function sharedActivationRegion(op: LinearOp, x: number, m0: number, rows: number, k0: number, kLen: number, xel: number): Region {
   let m = lastActivation;
-  if (m === null || m.op !== op || m.x !== x || m.k0 !== k0 || m.kLen !== kLen || m.xel !== xel) {
-    m = lastActivation = { op, x, k0, kLen, xel, byRow: new Map() };
+  if (m === null || m.op !== op || m.k !== op.k || m.x !== x || m.k0 !== k0 || m.kLen !== kLen || m.xel !== xel) {
+    m = lastActivation = { op, k: op.k, x, k0, kLen, xel, byRow: new Map() };
   }
-  // The key is the first row and the row count (a padded tile height may differ between kernels).
-  const key = m0 * 65536 + rows;
+  // The key is the first row and the row count (a padded tile height may differ between kernels; tiles are far below 2¹⁶ rows).
+  const key = rows < 65536 ? m0 * 65536 + rows : -1;
   let r = m.byRow.get(key);
   if (r === undefined) {
     r =
       kLen === op.k
         ? { buffer: x, offset: m0 * op.k * xel, bytes: rows * op.k * xel, policy: 'default' }
         : { buffer: x, offset: (m0 * op.k + k0) * xel, bytes: kLen * xel, rows, strideBytes: op.k * xel, policy: 'default' };
-    m.byRow.set(key, r);
+    if (key >= 0) m.byRow.set(key, r);
   }
   return r;
 }
