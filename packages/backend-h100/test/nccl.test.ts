@@ -1,5 +1,5 @@
 import { collectiveCost } from '@fleet/core';
-import { NCCL_H100_COMM_CHANNELS, NCCL_H100_GRAPH_CHANNELS, ncclHopper } from '@fleet/family-hopper';
+import { NCCL_H100_COMM_CHANNELS, NCCL_H100_GRAPH_CHANNELS, NCCL_H100X2_CALIBRATION, ncclHopper } from '@fleet/family-hopper';
 import { describe, expect, it } from 'vitest';
 import { node } from '../src/index.js';
 
@@ -35,5 +35,22 @@ describe('NCCL on the HGX H100 node', () => {
     expect(both.library).toBe('vllm-custom-allreduce');
     expect(both.channels).toBe(0);
     expect(nccl(256 * 1024, 8).library).toBe('nccl');
+  });
+
+  it('the run reproduces the four two-H100 rows that calibrate it (per call in a CUDA graph: + 1.2 µs gap)', () => {
+    for (const row of Object.values(NCCL_H100X2_CALIBRATION)) {
+      const only = { ...node, library: { ...node.library, protocols: [row.proto] } };
+      const c = collectiveCost(only, 'all-reduce', row.bytes, 2, { customAllReduce: false });
+      expect(c.latencyUs + 1.2, `${row.proto} ${row.bytes}`).toBeCloseTo(row.us, 6);
+    }
+  });
+
+  it('LL walks each byte 2N − 1 times over N on the ring: four GPUs pay 7/6 of two GPUs per byte at 64 MiB', () => {
+    const only = { ...node, library: { ...node.library, protocols: ['LL' as const] } };
+    const data = (n: number) => {
+      const c = collectiveCost(only, 'all-reduce', 64 * MiB, n, { customAllReduce: false });
+      return c.latencyUs - (6.6 + 2 * (n - 1) * 0.6);
+    };
+    expect(data(4) / data(2)).toBeCloseTo(7 / 6, 9);
   });
 });

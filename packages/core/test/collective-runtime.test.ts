@@ -91,3 +91,57 @@ describe('protocol by size (eight GPUs)', () => {
     expect(JSON.stringify(collectiveCost(spec, 'all-reduce', 3 * MiB + 17, 8))).toBe(a);
   });
 });
+
+describe('the run of ring LL and LL128 (opRate) and the per-channel share', () => {
+  const rated: CollectiveRuntime = {
+    ...runtime,
+    opRate: { LL: { resident: 200, streamed: 100 }, LL128: { resident: 400, streamed: 400 } },
+    residentBytes: 16 * MiB,
+    ringExtraUs: { Simple: 5 },
+  };
+  const ratedSpec: NodeSpec = { topology, library: { ...library, runtime: rated } };
+  const run = (p: 'LL' | 'LL128' | 'Simple', bytes: number, devices: number, s: NodeSpec = ratedSpec) =>
+    collectiveCost({ ...s, library: { ...s.library, protocols: [p] } }, 'all-reduce', bytes, devices, { customAllReduce: false });
+  // The tuning model's latency: base + 2(N − 1) hops.
+  const lat = (p: 'LL' | 'LL128', n: number) => library.baseLatencyUs.ring[p] + 2 * (n - 1) * library.hopLatencyUs.ring[p];
+
+  it('every primitive of the loop walks bytes / N: 2N − 1 of them per all-reduce loop, at the GPU rate on all channels', () => {
+    const bytes = 8 * MiB;
+    for (const n of [2, 4, 8]) {
+      const c = run('LL', bytes, n);
+      expect(c.channels).toBe(24);
+      expect(c.latencyUs).toBeCloseTo(lat('LL', n) + ((2 * n - 1) * bytes) / n / (1000 * 200), 9);
+    }
+  });
+
+  it('LL runs at its streamed rate once the message no longer fits the resident bytes; LL128 has one rate here', () => {
+    const data = (p: 'LL' | 'LL128', bytes: number) => run(p, bytes, 2).latencyUs - lat(p, 2);
+    expect(data('LL', 32 * MiB) / data('LL', 16 * MiB)).toBeCloseTo(4, 9);
+    expect(data('LL128', 32 * MiB) / data('LL128', 16 * MiB)).toBeCloseTo(2, 9);
+  });
+
+  it('a ring channel moves at most its share of all the channels: fewer channels, proportionally slower', () => {
+    // 128 KiB of LL on two GPUs runs on 16 channels, 8 KiB each, at 200 / 24 GB/s per channel.
+    const c = run('LL', 128 * 1024, 2);
+    expect(c.channels).toBe(16);
+    expect(c.latencyUs).toBeCloseTo(lat('LL', 2) + (1.5 * 8192) / ((1000 * 200) / 24), 9);
+  });
+
+  it("Simple's fixed extra is added to the run, not to the estimate the library chooses by", () => {
+    const a = run('Simple', 64 * MiB, 2);
+    const b = run('Simple', 64 * MiB, 2, spec);
+    expect(a.latencyUs - b.latencyUs).toBeCloseTo(5, 9);
+    expect(a.estimateUs).toBe(b.estimateUs);
+  });
+
+  it("Simple's unoverlapped slice is at least 1/32 of the slice size, at most the chunk", () => {
+    // 512 KiB on 16 channels: a 16 KiB chunk per rank, so the slice is the whole chunk (not 8 KiB).
+    const c = run('Simple', 512 * 1024, 2, spec);
+    expect(c.channels).toBe(16);
+    const perChannel = (18 * 25 * (20.6 / 25)) / 24;
+    expect(c.latencyUs - c.estimateUs).toBeCloseTo(
+      (512 * 1024) / (1000 * 16 * perChannel) + 16384 / (1000 * perChannel) - (512 * 1024) / (1000 * 18 * 20.6),
+      6,
+    );
+  });
+});

@@ -16,6 +16,7 @@ import {
   type Topology,
 } from '@fleet/core';
 import type { HopperCalibration } from './calibration.js';
+import { kernelLibraryOn } from './memory-transfer.js';
 
 /** What a Hopper device package brings to the family. */
 export interface HopperDevice {
@@ -36,7 +37,7 @@ export function hopperModule(d: HopperDevice): ContainerModule {
     bind(TOKENS.CostModel).toConstantValue(new RooflineCostModel(d.topology, d.calibration.params));
     bind(TOKENS.Tuning).toConstantValue(d.tuning);
     for (const c of d.calibration.collectives) bind(TOKENS.Collective).toConstantValue(c);
-    bind(TOKENS.KernelLibrary).toConstantValue(d.calibration.kernelLibrary);
+    bind(TOKENS.KernelLibrary).toConstantValue(kernelLibraryOn(d.calibration.kernelLibrary, d.topology.memory.hbm));
     bind(TOKENS.Node).toConstantValue(d.node);
   });
 }

@@ -5,13 +5,18 @@
  *
  * - on chip: push the message into the peer's shared memory at the measured per-CTA DSMEM write
  *   rate, then a cluster barrier (measured), plus a store and its acknowledgement (two remote
- *   latencies, measured); a reduce also combines 3 × message in its own shared memory at
- *   128 B/clk (DS).
+ *   latencies, measured).
  * - off chip: store the message to global memory and load the peer's (2 × message at one CTA's
  *   streaming rate, from the GEMV calibration), then the synchronisation the exchange needs — a
  *   device release fence, one atomic flag add and an acquire poll among the N CTAs — and the
  *   global-memory round trip of the load: the peer's message comes back from L2 (its line homed
  *   in either half: the near latency plus half the far extra). All measured.
+ * - a reduce then combines what it received into its own vector in shared memory, on either
+ *   medium (`combineNs`): the CTA's threads each load both operands, add and store back, one
+ *   access-width chunk per thread per step. ClusterFusion's primitive adds one half2 (4 B) per
+ *   thread (include/dsm.cuh) on 4 warps (include/H100/llama/config.h), so each 512 B step
+ *   waits a shared-memory load (latency-bound); wide (16 B) accesses are bank-bound instead
+ *   (3 × message at 128 B/clk).
  *
  * `bytes` is per participant: a reduce's vector, a gather's slice.
  */
@@ -42,38 +47,69 @@ export const OFF_CHIP_LOAD_CYCLES = H100_LATENCY_CYCLES.l2 + H100_LATENCY_CYCLES
 export const OFF_CHIP_ROUND_FIXED_NS =
   (OURS.atomics.storeThenFenceAcqRelGpu + OURS.atomics.atomRelaxedMeanOverLinesCycles + OURS.atomics.ldAcquireGpu + OFF_CHIP_LOAD_CYCLES) / CLK;
 
+/** Threads of a ClusterFusion CTA: NUM_WARPS 4 (include/H100/llama/config.h). */
+export const CLUSTER_CTA_THREADS = 128;
+
+/** Bytes each thread combines per step in ClusterFusion's ClusterReduce: one half2 (include/dsm.cuh). */
+export const CLUSTERFUSION_COMBINE_ACCESS_BYTES = 4;
+
+/** Ours: a plain shared-memory load, ns (28.7 cycles, the wait of one combine step). */
+export const SHARED_LOAD_NS = OURS.dsmemLatency.byCluster[0]!.localSharedCycles / CLK;
+
+/**
+ * A reduce's local combine of a `bytes` message into its own vector, ns: ⌈bytes / (threads ×
+ * access)⌉ steps, each waiting one shared-memory load, or the banks' rate for the 3 × bytes
+ * read and written, whichever is slower.
+ */
+export function combineNs(bytes: number, accessBytes = CLUSTERFUSION_COMBINE_ACCESS_BYTES, threads = CLUSTER_CTA_THREADS): number {
+  if (bytes <= 0) return 0;
+  return Math.max(Math.ceil(bytes / (threads * accessBytes)) * SHARED_LOAD_NS, (3 * bytes) / SHARED_BYTES_PER_NS);
+}
+
+/** One round's fixed part and send rate through DSMEM (the combine is `combineNs`). */
 export function onChipPricing(clusterSize: number): RoundPricing {
   return {
     fixedNs: dsmem.barrierNs(clusterSize) + 2 * dsmem.latencyNs(clusterSize),
     sendBytesPerNs: dsmem.writeBytesPerNsPerCta(clusterSize),
-    combineBytesPerNs: SHARED_BYTES_PER_NS,
+    combineBytesPerNs: Number.POSITIVE_INFINITY,
   };
 }
 
+/** One round's fixed part and send rate through global memory (the combine is `combineNs`). */
 export function offChipPricing(): RoundPricing {
   return {
     fixedNs: OFF_CHIP_ROUND_FIXED_NS,
     // each round stores the message and loads the peer's: twice the bytes at the CTA's rate
     sendBytesPerNs: CTA_STREAM_BYTES_PER_NS / 2,
-    combineBytesPerNs: SHARED_BYTES_PER_NS,
+    combineBytesPerNs: Number.POSITIVE_INFINITY,
   };
 }
 
-function model(kind: ClusterCollectiveKind, onChip: boolean): CollectiveModel {
+function model(kind: ClusterCollectiveKind, onChip: boolean, accessBytes: number): CollectiveModel {
   return {
     name: `${onChip ? 'cluster' : 'global'}-${kind}`,
     onChip,
-    latencyNs: (bytes, participants) => scheduleLatencyNs(collectiveRounds(kind, bytes, participants), onChip ? onChipPricing(participants) : offChipPricing()),
+    latencyNs: (bytes, participants) => {
+      const rounds = collectiveRounds(kind, bytes, participants);
+      const moves = scheduleLatencyNs(rounds, onChip ? onChipPricing(participants) : offChipPricing());
+      return moves + (kind === 'reduce' ? rounds.reduce((t, r) => t + combineNs(r.sendBytes, accessBytes), 0) : 0);
+    },
     trafficBytes: (bytes, participants) => collectiveTrafficBytes(kind, bytes, participants),
   };
 }
 
-/** cluster-reduce, cluster-gather (DSMEM) and global-reduce, global-gather (global memory). */
-export const collectives: readonly CollectiveModel[] = [model('reduce', true), model('gather', true), model('reduce', false), model('gather', false)];
+/** cluster-reduce, cluster-gather (DSMEM) and global-reduce, global-gather (global memory), as ClusterFusion's primitives run. */
+export const collectives: readonly CollectiveModel[] = [true, false].flatMap((onChip) =>
+  (['reduce', 'gather'] as const).map((kind) => model(kind, onChip, CLUSTERFUSION_COMBINE_ACCESS_BYTES)),
+);
 
-/** The model for `kind` on chip or off chip. */
-export function collectiveModel(kind: ClusterCollectiveKind, onChip: boolean): CollectiveModel {
-  return collectives.find((c) => c.name === `${onChip ? 'cluster' : 'global'}-${kind}`)!;
+/**
+ * The model for `kind` on chip or off chip; `accessBytes` is what each thread combines per step
+ * (default ClusterFusion's half2; 16 for a kernel with vector accesses).
+ */
+export function collectiveModel(kind: ClusterCollectiveKind, onChip: boolean, accessBytes = CLUSTERFUSION_COMBINE_ACCESS_BYTES): CollectiveModel {
+  if (accessBytes === CLUSTERFUSION_COMBINE_ACCESS_BYTES) return collectives.find((c) => c.name === `${onChip ? 'cluster' : 'global'}-${kind}`)!;
+  return model(kind, onChip, accessBytes);
 }
 
 /**

@@ -134,14 +134,24 @@ function selectionHbmNs(residentCtas: number, ctaInFlightBytes: number): number 
 export const WGMMA_ROW_GRANULARITY = 8;
 
 /**
- * CAL `nvjetTileMenu`: the most batch rows any tile of the menu takes (192, in 128x192 and
- * 192x192); larger batches take several row tiles.
+ * CAL `nvjetTileMenu`: the tiles (output columns × batch rows) of every nvjet kernel cuBLASLt
+ * ran in our sweep — the library's compiled menu, from 64x8 for a GEMV to 320x128 and
+ * 192x192. The selection chooses among these only: wgmma takes batch rows in steps of 8, but
+ * the library compiled 8–64, 80, 96, 128, 160 and 192, and column widths from 32 to 320.
  */
-const NVJET_MAX_ROWS = Math.max(...PIPELINE.nvjetTileMenu.tiles.map((t) => Number(t.split('_')[0]!.split('x')[1])));
+const NVJET_MENU: readonly { cols: number; rows: number }[] = [
+  ...new Map(
+    PIPELINE.nvjetTileMenu.tiles.map((t) => {
+      const [cols, rows] = t.split('_')[0]!.split('x').map(Number) as [number, number];
+      return [`${cols}x${rows}`, { cols, rows }] as const;
+    }),
+  ).values(),
+].sort((a, b) => a.rows - b.rows || a.cols - b.cols);
+const NVJET_ROWS = [...new Set(NVJET_MENU.map((t) => t.rows))];
+const NVJET_MAX_ROWS = NVJET_ROWS[NVJET_ROWS.length - 1]!;
 
-/** Output-column widths of the menu's tiles for skinny batches (96 and wider ones appear only beside ≥ 64 rows). */
-const TILE_COLS = [64, 128, 192, 256];
-const MAX_ACCUMULATOR = 256 * 160; // fp32 accumulators of two consumer warpgroups (largest menu tile 320 × 128 ≈ 256 × 160)
+/** The most batch rows of a tile whose fixed cost and stream the sweeps over K measured (M = 1–64). */
+const KSWEEP_MAX_ROWS = 64;
 
 export function nvjetStages(tileCols: number, tileRows: number): number {
   return Math.min(16, Math.floor(NVJET_STAGE_BUDGET / ((tileCols + tileRows) * NVJET_K_TILE * 2)));
@@ -156,12 +166,22 @@ export function multicast(rowTiles: number): number {
 }
 
 /**
- * The tiles CAL `KSWEEP` measured: 8 batch rows, one row tile (M ≤ 8). They stream at the
- * sweep's in-flight and pay its fixed cost apart; wider tiles, which it did not measure, keep
- * the whole-call figure of CAL `gemvStream` with the fixed cost folded in.
+ * The tiles the sweeps over K measured (CAL `KSWEEP` at M = 1 and 8; its M = 16–64 runs, held
+ * out, check them): up to 64 batch rows in one row tile. Their CTAs keep the sweep's DRAM
+ * in-flight; wider tiles, which no sweep measured over K, keep the whole-call figure of CAL
+ * `gemvStream`.
  */
 export function skinnyTile(tileRows: number, rowTiles: number): boolean {
-  return tileRows === WGMMA_ROW_GRANULARITY && rowTiles === 1;
+  return tileRows <= KSWEEP_MAX_ROWS && rowTiles === 1;
+}
+
+/**
+ * The DRAM in-flight cuBLASLt's selection objective charges a CTA: a multicast pair's CTA
+ * issues half of each weight stage over the same producer, the same bytes outstanding per CTA
+ * as without multicast, for half the bytes.
+ */
+function objectiveDramInFlight(tileRows: number, rowTiles: number): number {
+  return skinnyTile(tileRows, rowTiles) ? NVJET_DRAM_IN_FLIGHT : GEMV_STREAM_DRAM_IN_FLIGHT;
 }
 
 export function nvjetPipeline(tileCols: number, tileRows: number, rowTiles = 1): TilePipeline {
@@ -220,7 +240,7 @@ function estimateNs(s: GemmShape, cols: number, rows: number, splitK: number): n
   // A CTA bound by compute or on-chip reads keeps its DRAM bytes in flight only for the share
   // of its time its weight stream takes, so it loads the memory less (as the machine charges
   // it). Two fixed-point steps from the unloaded latency settle the load and the latency.
-  const w = pipe.dramInFlightBytes!;
+  const w = objectiveDramInFlight(rows, rowTiles);
   const busyNs = Math.max(computeNs, onChipNs);
   let dramNs = (dram * topology.memory.hbm.latencyNs) / w;
   for (let i = 0; i < 2; i++) {
@@ -369,33 +389,34 @@ export function hopperFp8Refusal(fp8: GemmFp8): string | null {
 
 function selectNvjet(s: GemmShape): GemmKernel {
   let best: { cols: number; rows: number; splitK: number; ns: number; ctas: number } | null = null;
-  const maxRows = Math.min(NVJET_MAX_ROWS, Math.ceil(s.m / WGMMA_ROW_GRANULARITY) * WGMMA_ROW_GRANULARITY);
-  for (const cols of TILE_COLS) {
-    for (let rows = WGMMA_ROW_GRANULARITY; rows <= maxRows; rows += WGMMA_ROW_GRANULARITY) {
-      if (cols * rows > MAX_ACCUMULATOR) continue;
-      for (let splitK = 1; splitK <= 4; splitK++) {
-        // Split-K in whole K-tiles; one split takes any K (the last K-tile is masked).
-        if (splitK > 1 && s.k % (splitK * NVJET_K_TILE) !== 0) continue;
-        const ctas = Math.ceil(s.n / cols) * Math.ceil(s.m / rows) * splitK;
-        // Split-K fills idle SMs of a single wave; it never makes a grid longer than one wave.
-        if (splitK > 1 && ctas > SMS) continue;
-        const ns = estimateNs(s, cols, rows, splitK);
-        // Ties (within 1%) go to fewer CTAs, then to no split: less re-reading, no reduction.
-        if (!best || ns < best.ns * 0.99 || (ns <= best.ns * 1.01 && (splitK < best.splitK || (splitK === best.splitK && ctas < best.ctas)))) {
-          best = { cols, rows, splitK, ns, ctas };
-        }
+  // Row tiles up to the menu's first width that holds all of M: cuBLASLt covers a batch of up
+  // to 64 with one row tile (64x16 at M = 16, 64x64 at M = 64), not with two narrower ones.
+  const maxRows = NVJET_ROWS.find((r) => r >= s.m) ?? NVJET_MAX_ROWS;
+  for (const { cols, rows } of NVJET_MENU) {
+    if (rows > maxRows) break;
+    for (let splitK = 1; splitK <= 4; splitK++) {
+      // Split-K in whole K-tiles; one split takes any K (the last K-tile is masked).
+      if (splitK > 1 && s.k % (splitK * NVJET_K_TILE) !== 0) continue;
+      const ctas = Math.ceil(s.n / cols) * Math.ceil(s.m / rows) * splitK;
+      // Split-K fills idle SMs of a single wave; it never makes a grid longer than one wave.
+      if (splitK > 1 && ctas > SMS) continue;
+      const ns = estimateNs(s, cols, rows, splitK);
+      // Ties (within 1%) go to fewer CTAs, then to no split: less re-reading, no reduction.
+      if (!best || ns < best.ns * 0.99 || (ns <= best.ns * 1.01 && (splitK < best.splitK || (splitK === best.splitK && ctas < best.ctas)))) {
+        best = { cols, rows, splitK, ns, ctas };
       }
     }
   }
   const b = best!;
   const stages = nvjetStages(b.cols, b.rows);
+  const rowTiles = Math.ceil(s.m / b.rows);
   return {
     name: `nvjet_sm90_tst_${b.cols}x${b.rows}_${NVJET_K_TILE}x${stages}${b.splitK > 1 ? '_splitK' : ''}`,
     tileRows: b.rows,
     tileCols: b.cols,
     splitK: b.splitK,
-    pipeline: nvjetPipeline(b.cols, b.rows, Math.ceil(s.m / b.rows)),
-    ...(b.ctas <= SMS && skinnyTile(b.rows, Math.ceil(s.m / b.rows)) ? { tileFixedNs: NVJET_TILE_FIXED_NS } : {}),
+    pipeline: nvjetPipeline(b.cols, b.rows, rowTiles),
+    ...(b.ctas <= SMS && skinnyTile(b.rows, rowTiles) ? { tileFixedNs: NVJET_TILE_FIXED_NS } : {}),
   };
 }
 

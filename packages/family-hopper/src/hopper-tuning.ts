@@ -1,12 +1,52 @@
 /** How H100 runs the policies' runtimes: MPK's layout, PyTorch's kernels, ClusterFusion's clusters. */
-import type { BackendTuning, KernelGranularity } from '@fleet/core';
+import { occupancy, type BackendTuning, type KernelGranularity, type RowKernel } from '@fleet/core';
 import { CLUSTER_DOMAINS, CLUSTERFUSION_CTAS_PER_SM, maxActiveClusters } from './clusters.js';
+import { BARRIER_NS, GRAPH_GAP_NS, TILE_OVERHEAD_NS } from './cost-params.js';
+import { H100_SM } from './hopper-libraries.js';
+import { PIPELINE } from './reference/calibration.js';
+import { H100_CLOCK_GHZ, H100_LATENCY_CYCLES as LAT } from './reference/topology.js';
 
 /** Mirage MPK on H100: 128 workers (one per SM) + 16 schedulers (seeds §5, seedcode §6 mirage utils.py). */
 export const MIRAGE_WORKERS_PER_GPC = 16;
 export const MIRAGE_SCHEDULERS = 16;
 /** ClusterFusion's default cluster size (seedcode §2: CLUSTER_SIZE 4; best for 32–64 heads). */
 export const CLUSTERFUSION_DEFAULT_CLUSTER = 4;
+
+const L2_NS = LAT.l2 / H100_CLOCK_GHZ;
+/** What a kernel's slice holds before its tile starts in graph mode: the node's launch (`launch.graphNodeNs`). */
+const GRAPH_NODE_NS = GRAPH_GAP_NS - BARRIER_NS;
+
+/**
+ * DS (PyTorch 2.11 aten/src/ATen/native/cuda/layer_norm_kernel.cu, `vectorized_layer_norm_kernel`,
+ * which F.rms_norm runs): one CTA of 32 × 4 threads per row (our profile: block [32, 4, 1]),
+ * loads of vec_size = 4 bf16 (8 B). Its two passes over the row — the sum of squares, then
+ * x · rstd · γ — are loops whose iterations each wait on their own load before the next is
+ * issued, so a CTA keeps 128 × 8 B in flight and streams its row (and γ) as a chain of round trips.
+ */
+export const NORM_CTA_IN_FLIGHT = 128 * 4 * 2;
+
+/**
+ * DER from CAL `rowOps.qkNorm` (a 128-wide row: one iteration per pass): the norm kernel's time
+ * outside its loads — the warp-shuffle and shared-memory reductions between the passes, rsqrt,
+ * the grid's start and end — its kernel time less what the simulation charges its tile: the
+ * graph node's launch, the first access (an L2 hit, hot), the per-tile overhead and the row and
+ * γ (2 × 256 B) at the L2 latency through NORM_CTA_IN_FLIGHT. CAL `rowOps.rmsNorm` (4096 wide,
+ * 8 iterations a pass) is predicted, not fitted: 4.21 µs against 4.13 measured.
+ */
+export const NORM_FIXED_NS = Math.round(
+  PIPELINE.rowOps.qkNorm.kernelUs * 1000 - GRAPH_NODE_NS - L2_NS - TILE_OVERHEAD_NS - (2 * PIPELINE.rowOps.qkNorm.cols * 2 * L2_NS) / NORM_CTA_IN_FLIGHT,
+);
+
+/** PyTorch's norm kernel: 128 threads, 27 registers, 24 B of shared memory (our profile) — 16 CTAs an SM. */
+export const NORM_KERNEL: RowKernel = {
+  inFlightBytes: NORM_CTA_IN_FLIGHT,
+  residentTiles: occupancy(H100_SM, {
+    threads: 128,
+    registersPerThread: PIPELINE.rowOps.rmsNorm.registersPerThread,
+    sharedBytes: PIPELINE.rowOps.rmsNorm.sharedBytes,
+  }).blocks,
+  fixedNs: NORM_FIXED_NS,
+};
 
 /**
  * What `kernel-per-op(-graph)` stands for on H100: PyTorch ops (eager, or captured in one
@@ -24,6 +64,11 @@ export const PYTORCH_KERNELS: KernelGranularity = {
   // combine 4 (index, weight mul, zero fill, index_add).
   perOp: { 'qk-norm': 2, rope: 10, 'kv-append': 2, 'act-mul': 2, 'moe-topk': 7, 'moe-dispatch': 13, 'grouped-linear': 2, 'moe-combine': 4 },
   splitKReduce: true,
+  // The residual adds and SiLU/mul are vectorized kernels whose one round trip the kernel
+  // pipeline already prices (CAL `rowOps.add`, 1.09 µs, against the simulation's ≈ 1.45).
+  // RoPE's strided kernels and the K/V copies stay there too: CAL `rowOps.rope` times them at
+  // batch 1 only, where one CTA runs; their grids grow with the batch (512 elements a CTA).
+  rowKernels: { rmsnorm: NORM_KERNEL, 'qk-norm': NORM_KERNEL },
 };
 
 /** MPK's TaskDesc with TMA descriptors (Hopper), bytes: seed code, a layout replica of runtime_header.h. */

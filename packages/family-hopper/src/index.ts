@@ -11,7 +11,16 @@
 export { H100_SXM5, H100_CLOCK_GHZ, H100_LATENCY_CYCLES } from './reference/topology.js';
 export { OURS, PRIOR, PIPELINE, KSWEEP, LOADED_LATENCY, dsmemLatencyCycles, clusterBarrierCycles } from './reference/calibration.js';
 export { params, BYTES_IN_FLIGHT_PER_SM, WGMMA_EFFICIENCY, GRAPH_GAP_NS, BARRIER_NS, TILE_OVERHEAD_NS, VECTOR_EFFICIENCY } from './cost-params.js';
-export { tuning, MIRAGE_WORKERS_PER_GPC, MIRAGE_SCHEDULERS, CLUSTERFUSION_DEFAULT_CLUSTER, PYTORCH_KERNELS } from './hopper-tuning.js';
+export {
+  tuning,
+  MIRAGE_WORKERS_PER_GPC,
+  MIRAGE_SCHEDULERS,
+  CLUSTERFUSION_DEFAULT_CLUSTER,
+  PYTORCH_KERNELS,
+  NORM_CTA_IN_FLIGHT,
+  NORM_FIXED_NS,
+  NORM_KERNEL,
+} from './hopper-tuning.js';
 export { CLUSTER_DOMAINS, MAX_CLUSTER_SIZE, CLUSTERFUSION_CTAS_PER_SM, maxActiveClusters, activeSms, dsmem, type DsmemSpec } from './clusters.js';
 export {
   collectives,
@@ -21,10 +30,15 @@ export {
   type CollectiveBenchKernel,
   onChipPricing,
   offChipPricing,
+  combineNs,
+  CLUSTER_CTA_THREADS,
+  CLUSTERFUSION_COMBINE_ACCESS_BYTES,
+  SHARED_LOAD_NS,
   SHARED_BYTES_PER_NS,
   CTA_STREAM_BYTES_PER_NS,
   OFF_CHIP_ROUND_FIXED_NS,
 } from './collectives.js';
+export { kernelLibraryOn, dramInFlightScale } from './memory-transfer.js';
 export {
   kernelLibrary,
   hopperKernelLibrary,
@@ -101,6 +115,8 @@ export {
   NCCL_SM90_NVLINK_GBPS,
   HGX_NVLINK4_INTERCONNECT,
   HGX_NVLINK4_SOURCES,
+  NCCL_H100X2_CALIBRATION,
+  type NcclCalibrationRow,
 } from './nvlink.js';
 export { H100_CALIBRATION, type HopperCalibration } from './calibration.js';
 export { hopperBackend, hopperModule, type HopperDevice } from './backend.js';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { collectiveRounds, collectiveTrafficBytes, gatherTrafficBytes, reduceTrafficBytes } from '@fleet/core';
-import { collectiveModel } from '../src/index.js';
+import { collectiveModel, combineNs, SHARED_BYTES_PER_NS, SHARED_LOAD_NS } from '../src/index.js';
 
 const sizes = [2, 4, 8, 16];
 
@@ -56,6 +56,25 @@ describe('H100 collective latencies', () => {
         expect(m.latencyNs(4096, 16)).toBeGreaterThan(m.latencyNs(4096, 2));
       }
       for (const n of sizes) expect(collectiveModel(kind, true).latencyNs(8192, n)).toBeLessThan(collectiveModel(kind, false).latencyNs(8192, n));
+    }
+  });
+});
+
+describe("a reduce's local combine", () => {
+  it('is latency-bound with one half2 per thread (ClusterFusion): one shared-memory load per 512 B on 128 threads', () => {
+    expect(combineNs(0)).toBe(0);
+    expect(combineNs(512)).toBeCloseTo(SHARED_LOAD_NS, 9);
+    expect(combineNs(8192)).toBeCloseTo(16 * SHARED_LOAD_NS, 9);
+  });
+
+  it('is bank-bound with 16-byte accesses: 3 × bytes at the shared-memory rate', () => {
+    expect(combineNs(8192, 16)).toBeCloseTo((3 * 8192) / SHARED_BYTES_PER_NS, 9);
+  });
+
+  it('adds to the reduce only, on either medium; the half2 combine costs more than the vector one', () => {
+    for (const onChip of [true, false]) {
+      expect(collectiveModel('reduce', onChip).latencyNs(32768, 4)).toBeGreaterThan(collectiveModel('reduce', onChip, 16).latencyNs(32768, 4));
+      expect(collectiveModel('gather', onChip).latencyNs(32768, 4)).toBe(collectiveModel('gather', onChip, 16).latencyNs(32768, 4));
     }
   });
 });

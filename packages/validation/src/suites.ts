@@ -109,7 +109,7 @@ export const SUITES: ValidationSuite[] = [
   {
     name: 'h100-nccl',
     description:
-      "NCCL all-reduce on two H100s (NVLink 4 ×18) in a CUDA graph, per protocol, 8 KB–64 MB, beside NCCL alone: its tuning model's choice run on the channels its enqueue gives the size",
+      "NCCL all-reduce on two H100s (NVLink 4 ×18) in a CUDA graph, per protocol, 8 KB–64 MB, beside NCCL alone: its tuning model's choice run on the channels its enqueue gives the size; four rows (LL 8 and 64 MB, LL128 64 MB, Simple 8 KB) calibrate the run's rates, the rest are held out",
     backends: ['h100'],
     points: ncclValidationPoints(),
     run: (registry, tick) => h100NcclValidation(registry.get('h100'), { tick }),

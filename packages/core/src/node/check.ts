@@ -24,6 +24,13 @@ const latencies = {
 const table = { type: 'array', maxItems: 64, items: factor } as const;
 const threads = { type: 'integer', minimum: 32, maximum: 1024 } as const;
 const perThread = { type: 'integer', minimum: 1, maximum: 4096 } as const;
+/** A rate while the buffer stays in the L2 and one beyond, data bytes per ns. */
+const resident = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['resident', 'streamed'],
+  properties: { resident: gbps, streamed: gbps },
+} as const;
 
 /** The data of a `CollectiveLibrary`: every constant bounded, so a unit slip fails at load. */
 const validateLibrary = schemaCompiler().compile({
@@ -73,6 +80,13 @@ const validateLibrary = schemaCompiler().compile({
         halveThreads: { type: 'boolean' },
         simpleChunkBytes: { type: 'integer', minimum: 1, maximum: 2 ** 30 },
         simpleSliceBytes: { type: 'integer', minimum: 1, maximum: 2 ** 30 },
+        opRate: {
+          type: 'object',
+          additionalProperties: false,
+          properties: { LL: resident, LL128: resident },
+        },
+        residentBytes: { type: 'number', minimum: 0, maximum: 2 ** 40 },
+        ringExtraUs: { type: 'object', additionalProperties: false, properties: { LL: us, LL128: us, Simple: us } },
       },
     },
     custom: {

@@ -14,10 +14,13 @@
  *   - tree (all-reduce only): latency = base + 2 (N − 1) × hop; algorithm bw = bus bw / 2;
  * - the run of the chosen one (`CollectiveRuntime`, when the library describes it): the
  *   channels the enqueue actually launches for this size (one fewer while the message is under
- *   channels × threads × the protocol's bytes-per-thread threshold), each moving what one of
- *   the tuning graph's channels moves (its bus bandwidth over its channels) until they fill the
- *   links, plus, for Simple, the one slice a ring cannot overlap: Simple signals a whole slice
- *   at once, so the last step waits for a slice at the channel's rate.
+ *   channels × threads × the protocol's bytes-per-thread threshold), a ring channel moving at
+ *   most its share of the bus bandwidth with all the communicator's channels running, plus, for
+ *   Simple, the one slice a ring cannot overlap (Simple signals a whole slice at once, so the
+ *   last step waits for a slice at the channel's rate); for LL and LL128 on a ring, where the
+ *   library gives their rate, the loop's primitives one after another on the channel's block
+ *   (2(N − 1) that send and the last receive, each over bytes / N of the channel's share); and
+ *   a fixed extra per protocol where the library's latency constants miss it.
  * - one-shot: every device reads the N − 1 peer buffers and reduces (one barrier);
  * - two-shot: a reduce-scatter then an all-gather through peer memory (two barriers).
  */
@@ -50,6 +53,18 @@ export interface CollectiveRuntime {
   /** Simple's chunk per rank and channel (step × chunkSteps) and its slice (step × sliceSteps), bytes. */
   simpleChunkBytes: number;
   simpleSliceBytes: number;
+  /**
+   * Ring LL and LL128 as their loop runs them (omitted: the tuning model's bandwidth): every
+   * primitive of a ring loop — the N − 1 or 2(N − 1) that send and the last one that only
+   * receives — walks its chunk at the protocol's rate, as one thread block runs a channel's
+   * primitives one after another. The rate is the GPU's, data bytes per ns; `resident` while the
+   * message fits `residentBytes` (the buffer stays in the L2 between calls), `streamed` beyond.
+   */
+  opRate?: Partial<Record<'LL' | 'LL128', { resident: number; streamed: number }>>;
+  /** The largest message whose buffer `opRate` counts as staying in the L2, bytes. */
+  residentBytes?: number;
+  /** What a ring run costs beyond the tuning model's latency by protocol, µs (omitted: nothing). */
+  ringExtraUs?: Partial<PerProtocol>;
 }
 
 /** A collective library's tuning constants (NCCL, RCCL…), with their sources. */
@@ -213,21 +228,37 @@ function candidate(
   const rt = lib.runtime;
   if (!rt) return { algorithm, protocol: p, latencyUs: estimateUs, estimateUs, channels: lib.channels, threads: 0 };
   const { channels, threads } = collectiveChannels(rt, algorithm, p, bytes, n);
-  // The tuning graph's channels (lib.channels) already fill the links, each at the bus bandwidth
-  // over their count; the communicator's duplicates share the same links. Fewer channels than
-  // the graph's move proportionally less; more share the links evenly.
-  const share = Math.min(1, channels / lib.channels);
-  const perChannelGBps = (t.busGBps * share) / channels;
-  const alg = t.algGBps * share;
+  // All the communicator's channels together fill the links at the tuning model's bus bandwidth;
+  // on a ring one channel (one thread block) moves its even share of that and no more: NCCL runs
+  // two blocks per graph ring (connect.cc duplicates the channels) because one block does not
+  // reach a ring's bandwidth. Fewer channels than the communicator's move proportionally less.
+  // The tree keeps the graph's share (a channel up to a graph channel's bandwidth): its runs here
+  // are latency-bound and show no per-channel limit.
+  const full = Math.max(channels, algorithm === 'ring' ? rt.channels : lib.channels);
+  const perChannelGBps = t.busGBps / full;
+  const alg = (t.algGBps * channels) / full;
+  const extraUs = algorithm === 'ring' ? (rt.ringExtraUs?.[p] ?? 0) : 0;
+  const opRate = algorithm === 'ring' && p !== 'Simple' ? rt.opRate?.[p] : undefined;
+  if (opRate) {
+    // A loop's primitives each move one chunk of the channel's bytes / N, one after another on the
+    // channel's block: 2(N − 1) sending steps for all-reduce, N − 1 for all-gather and
+    // reduce-scatter, then one receive. A channel walks them at its share of the GPU's rate.
+    const steps = op === 'all-reduce' ? 2 * (n - 1) : n - 1;
+    const rate = bytes <= (rt.residentBytes ?? Infinity) ? opRate.resident : opRate.streamed;
+    const channelOpBytes = ((steps + 1) * bytes) / (n * channels);
+    return { algorithm, protocol: p, latencyUs: t.latUs + extraUs + channelOpBytes / ((1000 * rate) / full), estimateUs, channels, threads };
+  }
   let fillUs = 0;
   if (p === 'Simple' && algorithm === 'ring') {
     // A channel's chunk per rank is its share of the message over the ranks, up to the chunk size;
-    // its slices are the same fraction of it as the slice size is of the chunk size.
+    // its slices are the same fraction of it as the slice size is of the chunk size, but no
+    // smaller than 1/32 of the slice size (NCCL prims_simple.h genericOp: sliceSize =
+    // max(divUp(nelem, 16 × SlicePerChunk) × 16, sliceSize / 32)), and no larger than the chunk.
     const chunk = Math.min(rt.simpleChunkBytes, bytes / (channels * n));
-    const slice = (chunk * rt.simpleSliceBytes) / rt.simpleChunkBytes;
+    const slice = Math.min(chunk, Math.max((chunk * rt.simpleSliceBytes) / rt.simpleChunkBytes, rt.simpleSliceBytes / 32));
     fillUs = slice / (1000 * perChannelGBps);
   }
-  return { algorithm, protocol: p, latencyUs: t.latUs + bytes / (1000 * alg) + fillUs, estimateUs, channels, threads };
+  return { algorithm, protocol: p, latencyUs: t.latUs + extraUs + bytes / (1000 * alg) + fillUs, estimateUs, channels, threads };
 }
 
 /** Which implementations a caller allows: a serving engine's custom all-reduce beside the library's, or the library alone. */

@@ -68,6 +68,24 @@ export interface KernelGranularity {
   unfused?: boolean;
   perOp?: Partial<Record<OpKind, number>>;
   splitKReduce?: boolean;
+  /** The framework's own kernels for ops of a kind (norms, elementwise), where they differ from the backend's kernel pipeline. */
+  rowKernels?: Partial<Record<OpKind, RowKernel>>;
+}
+
+/**
+ * How one framework kernel for a row op (a norm, an elementwise pass) runs a workgroup: the
+ * loads its threads keep outstanding and the time it spends outside its memory stream.
+ */
+export interface RowKernel {
+  /**
+   * Bytes of loads one workgroup keeps in flight: a loop whose threads each wait on one load
+   * per iteration streams its row as a chain of round trips. Omitted: the backend's kernel pipeline.
+   */
+  inFlightBytes?: number;
+  /** Workgroups a compute unit holds at once (occupancy): they share its in-flight bytes and hide each other's fixed time. */
+  residentTiles?: number;
+  /** Time each workgroup spends outside its memory stream (reductions, index arithmetic), ns. */
+  fixedNs?: number;
 }
 
 /** How a persistent megakernel's workers and schedulers sit on the device. */

@@ -53,7 +53,19 @@ const validateTuning = ajv.compile({
     kernels: {
       type: 'object',
       additionalProperties: false,
-      properties: { unfused: { type: 'boolean' }, splitKReduce: { type: 'boolean' }, perOp: { type: 'object', additionalProperties: count(64) } },
+      properties: {
+        unfused: { type: 'boolean' },
+        splitKReduce: { type: 'boolean' },
+        perOp: { type: 'object', additionalProperties: count(64) },
+        rowKernels: {
+          type: 'object',
+          additionalProperties: {
+            type: 'object',
+            additionalProperties: false,
+            properties: { inFlightBytes: { type: 'number', exclusiveMinimum: 0 }, residentTiles: count(64), fixedNs: { type: 'number', minimum: 0 } },
+          },
+        },
+      },
     },
     cluster: {
       type: 'object',

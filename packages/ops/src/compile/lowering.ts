@@ -76,7 +76,7 @@ export interface Lowering {
   /** The tasks of a grouped GEMM (MoE experts, MLA's per-head absorptions). */
   grouped(op: GroupedLinearOp, operands: GroupedOperands, tiling: GroupedTiling, ctx: LoweringContext): Draft[];
   /** The task graph of the lowered stages: chained by event counters, or one kernel each. */
-  assemble(policy: string, stages: Stage[], buffers: BufferTable, opts: CompileOptions, graph: OpGraph): TaskGraph;
+  assemble(policy: string, stages: Stage[], buffers: BufferTable, opts: CompileOptions, graph: OpGraph, computeUnits: number): TaskGraph;
 }
 
 /** What a family's decompositions see of the device and the schedule. */
@@ -185,7 +185,14 @@ export function lowerGraph(graph: OpGraph, policy: string, schedule: Schedule, f
       ];
     return [s];
   });
-  return family.assemble(policy, stages, buffers, opts, graph);
+  return family.assemble(
+    policy,
+    stages,
+    buffers,
+    opts,
+    graph,
+    topology.partitions.computeUnits.reduce((a, b) => a + b, 0),
+  );
 }
 
 /** Lowers one stage at a time; the family decides linears and grouped GEMMs. */

@@ -13,9 +13,11 @@ import {
   type KernelSpec,
   type OpGraph,
   type OpNode,
+  type RowKernel,
   type RowOp,
   type Task,
   type TaskGraph,
+  type TilePipeline,
 } from '@fleet/core';
 import type { BufferTable } from '../decompose/buffers.js';
 import { blasTileM, linearTile, mTiles, STEP_K, TILE_K, TILE_N, type LinearBuffers } from '../decompose/linear.js';
@@ -170,7 +172,28 @@ function dequantDrafts(op: LinearOp, b: LinearBuffers, wt: QuantizedWeights, pol
   return drafts;
 }
 
-function kernelGraph(policy: string, stages: Stage[], buffers: BufferTable, opts: CompileOptions, graph: OpGraph): TaskGraph {
+/**
+ * A framework row kernel's tiles: a workgroup keeps only its threads' outstanding loads in
+ * flight, and spends its fixed time outside the stream. Workgroups beyond one per compute unit
+ * are resident together, up to the kernel's occupancy, and overlap both.
+ */
+function rowKernelDrafts(drafts: readonly Draft[], rk: RowKernel | undefined, computeUnits: number): readonly Draft[] {
+  if (!rk) return drafts;
+  const tiles = drafts.reduce((a, d) => a + d.tiles.length, 0);
+  const resident = Math.max(1, Math.min(rk.residentTiles ?? 1, Math.ceil(tiles / computeUnits)));
+  const pipeline: TilePipeline | undefined =
+    rk.inFlightBytes === undefined ? undefined : { inFlightBytes: rk.inFlightBytes * resident, overlap: 1, residentTiles: resident };
+  return drafts.map((d) => ({
+    ...d,
+    tiles: d.tiles.map((t) => {
+      if (t.pipeline) return t;
+      const fixed = (rk.fixedNs ?? 0) / (pipeline ? 1 : resident);
+      return { ...t, ...(pipeline ? { pipeline } : {}), ...(fixed > 0 ? { fixedNs: (t.fixedNs ?? 0) + fixed } : {}) };
+    }),
+  }));
+}
+
+function kernelGraph(policy: string, stages: Stage[], buffers: BufferTable, opts: CompileOptions, graph: OpGraph, computeUnits: number): TaskGraph {
   const tasks: Task[] = [];
   const kernels: KernelSpec[] = [];
   const addKernel = (s: Stage, name: string, drafts: readonly Draft[]) => {
@@ -209,7 +232,8 @@ function kernelGraph(policy: string, stages: Stage[], buffers: BufferTable, opts
       continue;
     }
     if (s.prologue) addKernel(s, `${s.name}.dequant`, s.prologue);
-    for (let i = 0; i < passes; i++) addKernel(s, passes > 1 ? `${s.name}#${i + 1}` : s.name, s.drafts);
+    const drafts = s.ops.length === 1 ? rowKernelDrafts(s.drafts, opts.kernels?.rowKernels?.[kind], computeUnits) : s.drafts;
+    for (let i = 0; i < passes; i++) addKernel(s, passes > 1 ? `${s.name}#${i + 1}` : s.name, drafts);
     if (s.epilogue) addKernel(s, `${s.name}.combine`, s.epilogue);
     if (opts.kernels?.splitKReduce && kind === 'linear') {
       const reduce = splitKReduce(s, buffers);

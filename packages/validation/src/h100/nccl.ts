@@ -4,9 +4,12 @@
  * board and two of them (../h200/measured/, `h200-nccl`) — our own runs, validation only —
  * beside NCCL alone — no engine's custom all-reduce — as the library model prices it (its
  * tuning model's choice run on the channels its enqueue gives the size) plus the graph node's
- * launch. Nothing here sets a parameter.
+ * launch. Four rows of the two-H100 run set the run model's rates (family-hopper
+ * NCCL_H100X2_CALIBRATION: LL at 8 and 64 MiB, LL128 at 64 MiB, Simple at 8 KiB) and are labelled
+ * calibration; the rest, and both H200 runs, validate.
  */
 import { collectiveCost, type Backend, type CollectiveProtocol, type ValidationRow } from '@fleet/core';
+import { NCCL_H100X2_CALIBRATION } from '@fleet/family-hopper';
 import h200x2 from '../h200/measured/h200x2-nccl-ours.json' with { type: 'json' };
 import h200x4 from '../h200/measured/h200x4-nccl-ours.json' with { type: 'json' };
 import nccl from './measured/h100x2-nccl-ours.json' with { type: 'json' };
@@ -17,12 +20,21 @@ interface NcclRun {
   devices: number;
   data: typeof nccl;
   source: string;
+  /** Whether the rows of NCCL_H100X2_CALIBRATION come from this run (and are labelled calibration). */
+  calibrates?: boolean;
+}
+
+/** Whether a row of a run is one that sets a parameter of the library's run model. */
+function isCalibration(run: NcclRun, proto: string, bytes: number, us: number): boolean {
+  if (!run.calibrates) return false;
+  return Object.values(NCCL_H100X2_CALIBRATION).some((c) => c.proto === proto && c.bytes === bytes && c.us === us);
 }
 
 const H100X2: NcclRun = {
   devices: 2,
   data: nccl,
   source: 'ours: bench/device/nccl.py on 2 H100 80GB HBM3 (NV18), NCCL 2.28.9, 2026-11-25 (packages/validation/src/h100/measured/h100x2-nccl-ours.json)',
+  calibrates: true,
 };
 const H200_RUNS: NcclRun[] = [
   {
@@ -81,7 +93,7 @@ function ncclRunRows(backend: Backend, run: NcclRun, opts: H100ValidationOptions
     const predicted = ncclGraphAllReduce(backend, p.bytes, run.devices, proto);
     return row(
       `NCCL all-reduce ${size} bf16, ${run.devices} GPUs, ${proto ? `NCCL_PROTO=${proto}` : "NCCL's choice"}, one CUDA graph (${predicted.choice})`,
-      'measurement',
+      isCalibration(run, p.proto, p.bytes, p.graphUs) ? 'calibration' : 'measurement',
       p.graphUs,
       predicted.us,
       'µs',
