@@ -40,6 +40,65 @@ describe('EventQueue', () => {
     ]);
   });
 
+  it('timers fire as pushes whose superseded events are ignored: same order, same keys, pending alike (seeded)', () => {
+    // Reference: every setting is a push and a cancel bumps a generation; events of an old
+    // generation are popped and dropped. Timers must pop the live events in the same order.
+    const rnd = mulberry32(777);
+    const q = new EventQueue(4);
+    const ref = new EventQueue(4);
+    const T = 5;
+    const ids = Array.from({ length: T }, () => q.addTimer());
+    const gen = new Array<number>(T).fill(0);
+    const live = new Array<boolean>(T).fill(false);
+    let now = 0;
+    const a: [number, number, number] = [0, 0, 0];
+    const b: [number, number, number] = [0, 0, 0];
+    // The reference's next live event (dropping stale ones); false when none is left.
+    const refPop = (): boolean => {
+      while (ref.pop(b)) {
+        if (b[1] < T) {
+          if (b[2] !== gen[b[1]]) continue;
+          live[b[1]] = false;
+        }
+        return true;
+      }
+      return false;
+    };
+    for (let step = 0; step < 20_000; step++) {
+      const r = rnd();
+      const t = now + Math.floor(rnd() * 8);
+      if (r < 0.25) {
+        q.push(t, T, step);
+        ref.push(t, T, step);
+      } else if (r < 0.6) {
+        const id = Math.floor(rnd() * T);
+        gen[id]!++;
+        live[id] = true;
+        q.setTimer(ids[id]!, t, id, gen[id]!);
+        ref.push(t, id, gen[id]!);
+      } else if (r < 0.7) {
+        const id = Math.floor(rnd() * T);
+        gen[id]!++;
+        live[id] = false;
+        q.cancelTimer(ids[id]!);
+      } else {
+        const got = q.pop(a);
+        expect(refPop()).toBe(got);
+        if (got) {
+          expect(a).toEqual(b);
+          now = a[0];
+        }
+      }
+      // Something is pending exactly when the reference still holds an event, stale or not.
+      expect(q.size > 0 || q.supersededPending).toBe(ref.size > 0);
+    }
+    while (q.pop(a)) {
+      expect(refPop()).toBe(true);
+      expect(a).toEqual(b);
+    }
+    expect(refPop()).toBe(false);
+  });
+
   it('grows beyond its initial capacity: 10,000 random pushes pop sorted, ties in push order', () => {
     const rnd = mulberry32(12345);
     const q = new EventQueue(16);

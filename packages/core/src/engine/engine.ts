@@ -29,8 +29,13 @@ export class Engine {
     return this.fired;
   }
 
+  /**
+   * Events waiting to fire. A timer event that `setTimer` or `cancelTimer` superseded counts
+   * as one while it would still be waiting had it stayed queued (as a re-pushed event would
+   * have), so whether anything is pending does not depend on how timers are kept.
+   */
   get pending(): number {
-    return this.queue.size;
+    return this.queue.size + (this.queue.supersededPending ? 1 : 0);
   }
 
   /** Register a handler; returns the kind to schedule it with. */
@@ -53,6 +58,29 @@ export class Engine {
   /** Schedule `kind` after `delay` ns. */
   after(delay: number, kind: number, arg = 0): void {
     this.at(this.nowNs + delay, kind, arg);
+  }
+
+  /**
+   * A timer: at most one pending event, which `setTimer` moves instead of queueing another
+   * (the events it replaces need never be popped). Returns its id.
+   */
+  timer(): number {
+    return this.queue.addTimer();
+  }
+
+  /**
+   * Set timer `id` to fire `kind` after `delay` ns, replacing its pending event: the same
+   * firing order as scheduling it with `after` and ignoring the replaced event when it fires.
+   */
+  setTimer(id: number, delay: number, kind: number, arg = 0): void {
+    const time = this.nowNs + delay;
+    if (!(time >= this.nowNs)) throw new Error(`engine: event '${this.names[kind]}' scheduled at ${time} ns, before now (${this.nowNs} ns)`);
+    this.queue.setTimer(id, time === Infinity ? time : Math.round(time * TICKS_PER_NS) / TICKS_PER_NS, kind, arg);
+  }
+
+  /** Drop timer `id`'s pending event, if any. */
+  cancelTimer(id: number): void {
+    this.queue.cancelTimer(id);
   }
 
   /**

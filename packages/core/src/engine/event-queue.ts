@@ -2,14 +2,30 @@
  * A binary min-heap of simulation events ordered by (time, sequence number), stored in typed
  * arrays so pushing and popping allocate nothing. The sequence number makes ties resolve in
  * insertion order: the same schedule always replays the same way.
+ *
+ * A timer (`addTimer`) is an event that is moved rather than added again: setting it takes
+ * the place of its pending event, if any, with the key a fresh push would get (so every other
+ * event orders against it exactly as against a push), and a superseded event never has to be
+ * popped. Sequence numbers count pushes and timer settings alike.
  */
 export class EventQueue {
   private time: Float64Array;
   private seq: Float64Array;
   private kind: Int32Array;
   private arg: Int32Array;
+  /** Timer of each heap entry, -1 for a plain event. */
+  private timerAt: Int32Array;
+  /** Heap index of each timer's pending event, -1 when it has none. */
+  private timerPos: Int32Array;
+  private timers = 0;
   private n = 0;
   private nextSeq = 0;
+  /** Key of the last event popped (time, sequence): what has happened so far. */
+  private lastTime = -Infinity;
+  private lastSeq = -1;
+  /** The latest key of a timer event superseded or cancelled before it was due. */
+  private ghostTime = -Infinity;
+  private ghostSeq = -1;
 
   constructor(capacity = 1024) {
     capacity = Math.max(1, Math.floor(capacity));
@@ -17,27 +33,69 @@ export class EventQueue {
     this.seq = new Float64Array(capacity);
     this.kind = new Int32Array(capacity);
     this.arg = new Int32Array(capacity);
+    this.timerAt = new Int32Array(capacity);
+    this.timerPos = new Int32Array(8).fill(-1);
   }
 
   get size(): number {
     return this.n;
   }
 
+  /**
+   * Whether an event superseded or cancelled by a timer setting would still be waiting had
+   * it been pushed and left to fire: its key is after the last event popped.
+   */
+  get supersededPending(): boolean {
+    return this.ghostTime > this.lastTime || (this.ghostTime === this.lastTime && this.ghostSeq > this.lastSeq);
+  }
+
   push(time: number, kind: number, arg: number): void {
     if (this.n === this.time.length) this.grow();
-    let i = this.n++;
-    const s = this.nextSeq++;
-    // sift up
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      if (this.time[p]! < time || (this.time[p] === time && this.seq[p]! < s)) break;
-      this.move(p, i);
-      i = p;
+    const i = this.n++;
+    this.timerAt[i] = -1;
+    this.siftUp(i, time, this.nextSeq++, kind, arg, -1);
+  }
+
+  /** A new timer: its id for `setTimer` and `cancelTimer`. */
+  addTimer(): number {
+    if (this.timers === this.timerPos.length) {
+      const p = new Int32Array(this.timers * 2).fill(-1);
+      p.set(this.timerPos);
+      this.timerPos = p;
     }
-    this.time[i] = time;
-    this.seq[i] = s;
-    this.kind[i] = kind;
-    this.arg[i] = arg;
+    return this.timers++;
+  }
+
+  /** Set timer `id` to fire at `time` (replacing its pending event, if any), keyed as a push now would be. */
+  setTimer(id: number, time: number, kind: number, arg: number): void {
+    const s = this.nextSeq++;
+    const at = this.timerPos[id]!;
+    if (at < 0) {
+      if (this.n === this.time.length) this.grow();
+      this.siftUp(this.n++, time, s, kind, arg, id);
+      return;
+    }
+    this.ghost(at);
+    // The new key is later than the old one in sequence; in time it may go either way.
+    if (time < this.time[at]!) this.siftUp(at, time, s, kind, arg, id);
+    else this.siftDown(at, time, s, kind, arg, id);
+  }
+
+  /** Drop timer `id`'s pending event, if any. */
+  cancelTimer(id: number): void {
+    const at = this.timerPos[id]!;
+    if (at < 0) return;
+    this.ghost(at);
+    this.timerPos[id] = -1;
+    const last = --this.n;
+    if (at === last) return;
+    const t = this.time[last]!;
+    const s = this.seq[last]!;
+    const k = this.kind[last]!;
+    const a = this.arg[last]!;
+    const tm = this.timerAt[last]!;
+    if (at > 0 && (t < this.time[(at - 1) >> 1]! || (t === this.time[(at - 1) >> 1] && s < this.seq[(at - 1) >> 1]!))) this.siftUp(at, t, s, k, a, tm);
+    else this.siftDown(at, t, s, k, a, tm);
   }
 
   /** Time of the earliest event; `Infinity` when empty. */
@@ -51,28 +109,60 @@ export class EventQueue {
     out[0] = this.time[0]!;
     out[1] = this.kind[0]!;
     out[2] = this.arg[0]!;
+    this.lastTime = this.time[0]!;
+    this.lastSeq = this.seq[0]!;
+    const top = this.timerAt[0]!;
+    if (top >= 0) this.timerPos[top] = -1;
     const last = --this.n;
     if (last === 0) return true;
-    const t = this.time[last]!;
-    const s = this.seq[last]!;
-    const k = this.kind[last]!;
-    const a = this.arg[last]!;
-    let i = 0;
+    this.siftDown(0, this.time[last]!, this.seq[last]!, this.kind[last]!, this.arg[last]!, this.timerAt[last]!);
+    return true;
+  }
+
+  /** Remember the key of the event at heap index `i` as superseded. */
+  private ghost(i: number): void {
+    const t = this.time[i]!;
+    const s = this.seq[i]!;
+    if (t > this.ghostTime || (t === this.ghostTime && s > this.ghostSeq)) {
+      this.ghostTime = t;
+      this.ghostSeq = s;
+    }
+  }
+
+  /** Place the entry (t, s, k, a, timer) at the hole `i` or above it. */
+  private siftUp(i: number, t: number, s: number, k: number, a: number, timer: number): void {
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (this.time[p]! < t || (this.time[p] === t && this.seq[p]! < s)) break;
+      this.move(p, i);
+      i = p;
+    }
+    this.place(i, t, s, k, a, timer);
+  }
+
+  /** Place the entry (t, s, k, a, timer) at the hole `i` or below it. */
+  private siftDown(i: number, t: number, s: number, k: number, a: number, timer: number): void {
+    const n = this.n;
     for (;;) {
       const l = 2 * i + 1;
-      if (l >= last) break;
+      if (l >= n) break;
       const r = l + 1;
       let c = l;
-      if (r < last && (this.time[r]! < this.time[l]! || (this.time[r] === this.time[l] && this.seq[r]! < this.seq[l]!))) c = r;
+      if (r < n && (this.time[r]! < this.time[l]! || (this.time[r] === this.time[l] && this.seq[r]! < this.seq[l]!))) c = r;
       if (t < this.time[c]! || (t === this.time[c] && s < this.seq[c]!)) break;
       this.move(c, i);
       i = c;
     }
+    this.place(i, t, s, k, a, timer);
+  }
+
+  private place(i: number, t: number, s: number, k: number, a: number, timer: number): void {
     this.time[i] = t;
     this.seq[i] = s;
     this.kind[i] = k;
     this.arg[i] = a;
-    return true;
+    this.timerAt[i] = timer;
+    if (timer >= 0) this.timerPos[timer] = i;
   }
 
   private move(from: number, to: number): void {
@@ -80,6 +170,9 @@ export class EventQueue {
     this.seq[to] = this.seq[from]!;
     this.kind[to] = this.kind[from]!;
     this.arg[to] = this.arg[from]!;
+    const timer = this.timerAt[from]!;
+    this.timerAt[to] = timer;
+    if (timer >= 0) this.timerPos[timer] = to;
   }
 
   private grow(): void {
@@ -96,5 +189,8 @@ export class EventQueue {
     const a = new Int32Array(cap);
     a.set(this.arg);
     this.arg = a;
+    const m = new Int32Array(cap);
+    m.set(this.timerAt);
+    this.timerAt = m;
   }
 }

@@ -35,7 +35,11 @@ export class BandwidthResource {
     private readonly onDone: (flowId: number) => void,
   ) {
     this.kind = engine.register(`bw:${name}`, (gen) => this.wake(gen));
+    this.timer = engine.timer();
   }
+
+  /** The engine timer of the next wake-up: an arrival or departure moves it. */
+  private readonly timer: number;
 
   private rate(): number {
     return this.active === 0 ? 0 : Math.min(this.perFlowCap, this.bandwidthBytesPerNs / this.active);
@@ -70,12 +74,13 @@ export class BandwidthResource {
       // Idle: restart the virtual clock, so an idle resource is in the same state whenever it
       // went idle (its rounding does not drift with the bytes served so far).
       this.v = 0;
+      this.engine.cancelTimer(this.timer);
       return;
     }
     const dt = Math.max(0, (this.finish[0]! - this.v) / this.rate());
     // At least one tick of the engine's time grid: a wake-up rounded to now would find the
     // flow a hair short of done, forever.
-    this.engine.after(dt > 0 ? Math.max(dt, 1 / TICKS_PER_NS) : 0, this.kind, this.generation);
+    this.engine.setTimer(this.timer, dt > 0 ? Math.max(dt, 1 / TICKS_PER_NS) : 0, this.kind, this.generation);
   }
 
   private wake(gen: number): void {

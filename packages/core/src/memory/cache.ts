@@ -75,7 +75,7 @@ export class Cache {
    * Each set's ways in ascending stamp order (empty ways first, by index): a doubly linked
    * list over way indices, -1 ending it. Its head is the way `lruVictim` would choose, so a
    * miss takes it without scanning the set's stamps; a default access (the newest stamp) moves
-   * its way to the tail, a streaming one walks from the head to its older place.
+   * its way to the tail, a streaming one walks from the tail to its older place.
    */
   private readonly nextWay: Int32Array;
   private readonly prevWay: Int32Array;
@@ -193,7 +193,27 @@ export class Cache {
       return;
     }
     this.unlink(i, set);
-    this.linkInOrder(i, set);
+    this.linkInOrderFromTail(i, set);
+  }
+
+  /**
+   * `linkInOrder` searching from the newest end: a streaming stamp, one cache turnover old,
+   * usually lands among a set's newest ways (after 14 of 16 on average in FLEET's M-tile
+   * decode). The set is in order, so the way after the last one that goes before `i` is the
+   * first one that does not.
+   */
+  private linkInOrderFromTail(i: number, set: number): void {
+    const stamps = this.stamps;
+    const st = stamps[i]!;
+    let p = this.tail[set]!;
+    while (p >= 0 && !(stamps[p]! < st || (stamps[p] === st && p < i))) p = this.prevWay[p]!;
+    const q = p < 0 ? this.head[set]! : this.nextWay[p]!;
+    this.prevWay[i] = p;
+    this.nextWay[i] = q;
+    if (p < 0) this.head[set] = i;
+    else this.nextWay[p] = i;
+    if (q < 0) this.tail[set] = i;
+    else this.prevWay[q] = i;
   }
 
   /** A mask of the sectors in word 0 only (blocks of ≤ 32 sectors), or every sector for -1. */

@@ -120,14 +120,18 @@ export class MemorySystem {
   /** When the access being resolved is issued, ns after now (its position in the step's stream). */
   private issueOffsetNs = 0;
   private readonly tracksFills: boolean;
+  /** Latencies of the levels, ns (read once: the hot path would otherwise walk the topology per access). */
+  private readonly l2LatencyNs: number;
+  private readonly farExtraLatencyNs: number;
+  private readonly llcLatencyNs: number;
+  private readonly hbmLatencyNs: number;
+  /** The L2 instance of the partition whose tile is being resolved. */
+  private inst = 0;
+  /** Byte range within a block that `request` holds the sectors of (-1: none yet). */
+  private maskLo = -1;
+  private maskHi = -1;
 
-  constructor(
-    engine: Engine,
-    private readonly topology: Topology,
-    buffers: readonly BufferSpec[],
-    options: MemorySystemOptions,
-    onFlowDone: (flowId: number) => void,
-  ) {
+  constructor(engine: Engine, topology: Topology, buffers: readonly BufferSpec[], options: MemorySystemOptions, onFlowDone: (flowId: number) => void) {
     const { l2, llc, hbm } = topology.memory;
     this.partitions = topology.partitions.computeUnits.length;
     // One valid bit per line. Were a bit to cover several lines, a read of one line would mark
@@ -157,6 +161,10 @@ export class MemorySystem {
     this.engine = engine;
     this.fillReady = Array.from({ length: instances }, () => new FillTimes());
     this.tracksFills = options.tracksFills === true;
+    this.l2LatencyNs = l2.latencyNs;
+    this.farExtraLatencyNs = l2.farExtraLatencyNs ?? 0;
+    this.llcLatencyNs = llc?.latencyNs ?? 0;
+    this.hbmLatencyNs = hbm.latencyNs;
   }
 
   /** Record that the fill of `block`'s request for `sectors` lands at `readyNs`. */
@@ -264,8 +272,9 @@ export class MemorySystem {
     const steps = tile.steps ?? 1;
     const scale = tile.trafficScale ?? 1;
     const before = scale === 1 ? null : this.scratch(c);
-    for (const r of tile.reads) this.region(r, false, partition, c, out, step, steps);
-    if (step === steps - 1) for (const r of tile.writes) this.region(r, true, partition, c, out, 0, 1);
+    this.inst = this.l2Index(partition);
+    for (const r of tile.reads) this.region(r, false, c, out, step, steps);
+    if (step === steps - 1) for (const r of tile.writes) this.region(r, true, c, out, 0, 1);
     if (before) {
       // Set sampling: what the sampled accesses did stands for `scale` times as many bytes.
       const f = scale - 1;
@@ -311,7 +320,7 @@ export class MemorySystem {
    * Slices stay as wide as the region's rows allow, so no step reads a fraction of a sector
    * another step reads the rest of.
    */
-  private region(r: Region, write: boolean, partition: number, c: MemoryCounters, out: TileTraffic, step: number, steps: number): void {
+  private region(r: Region, write: boolean, c: MemoryCounters, out: TileTraffic, step: number, steps: number): void {
     const rows = r.rows ?? 1;
     const stride = r.strideBytes ?? r.bytes;
     const base = this.bases[r.buffer]! + r.offset;
@@ -328,20 +337,29 @@ export class MemorySystem {
       hi = Math.floor(((step + 1) * r.bytes) / steps);
     }
     if (hi <= lo) return;
+    const policy = r.policy;
+    const nontemporal = policy === 'nontemporal';
+    const streaming = policy === 'streaming';
     for (let row = row0; row < row1; row++) {
       const start = base + row * stride + lo;
       const end = base + row * stride + hi;
       for (let b = Math.floor(start / G); b * G < end; b++) {
         const bLo = Math.max(start, b * G) - b * G;
         const bHi = Math.min(end, (b + 1) * G) - b * G;
-        this.block(b, bHi - bLo, this.sectorMask(bLo, bHi), write, r.policy, partition, c, out);
+        const sectors = this.sectorMask(bLo, bHi);
+        if (nontemporal) this.bypassBlock(b, bHi - bLo, sectors, write, c, out);
+        else if (this.shared) this.sharedBlock(b, bHi - bLo, sectors, write, streaming, c, out);
+        else this.block(b, bHi - bLo, sectors, write, streaming, c, out);
       }
     }
   }
 
-  /** Sectors covering bytes [lo, hi) of a block, in the reused request mask. */
+  /** Sectors covering bytes [lo, hi) of a block, in the reused request mask (kept from the last call when the range is the same). */
   private sectorMask(lo: number, hi: number): SectorMask {
     const m = this.request;
+    if (lo === this.maskLo && hi === this.maskHi) return m;
+    this.maskLo = lo;
+    this.maskHi = hi;
     const a = (lo / this.sectorBytes) | 0;
     const b = Math.ceil(hi / this.sectorBytes);
     for (let w = 0; w < m.length; w++) {
@@ -352,51 +370,44 @@ export class MemorySystem {
     return m;
   }
 
-  private block(
-    block: number,
-    bytes: number,
-    sectors: SectorMask,
-    write: boolean,
-    policy: Region['policy'],
-    partition: number,
-    c: MemoryCounters,
-    out: TileTraffic,
-  ): void {
-    const l2 = this.topology.memory.l2;
-    // Where this access sits in the step's stream: the reads before it went out first.
+  /** Where this access sits in the step's stream: the reads before it went out first. */
+  private issueAt(out: TileTraffic): void {
     this.issueOffsetNs = this.tracksFills ? out.readLatencyByteNs / this.streamInFlightBytes : 0;
-    if (policy === 'nontemporal') {
-      // Bypasses L2: goes straight to the memory side; a store makes any L2 copy stale.
-      c.l2.bypassBytes += bytes;
-      if (write) this.l2[this.l2Index(partition)]!.invalidate(block, sectors);
-      const lat = this.memorySide(block, write ? bytes : this.lineBytesOf(sectors), sectors, write, c, out);
-      if (lat > out.latencyNs) out.latencyNs = lat;
-      return;
-    }
+  }
+
+  /** A nontemporal access: bypasses L2, straight to the memory side; a store makes any L2 copy stale. */
+  private bypassBlock(block: number, bytes: number, sectors: SectorMask, write: boolean, c: MemoryCounters, out: TileTraffic): void {
+    this.issueAt(out);
+    c.l2.bypassBytes += bytes;
+    if (write) this.l2[this.inst]!.invalidate(block, sectors);
+    const lat = this.memorySide(block, write ? bytes : this.lineBytesOf(sectors), sectors, write, c, out);
+    if (lat > out.latencyNs) out.latencyNs = lat;
+  }
+
+  /** An access through the requester's private L2. */
+  private block(block: number, bytes: number, sectors: SectorMask, write: boolean, streaming: boolean, c: MemoryCounters, out: TileTraffic): void {
+    this.issueAt(out);
     out.l2Bytes += bytes;
-    if (this.shared) {
-      this.sharedBlock(block, bytes, sectors, write, policy, partition, c, out);
-      return;
-    }
-    const inst = this.l2Index(partition);
-    const res = this.l2[inst]!.accessMask(block, write ? bytes : 0, policy === 'streaming', sectors);
-    const missSectors = res.miss;
+    const inst = this.inst;
+    const l2Lat = this.l2LatencyNs;
+    const res = this.l2[inst]!.accessMask(block, write ? bytes : 0, streaming, sectors);
     const hitBytes = bytes * res.hitFraction;
-    let lat = l2.latencyNs;
+    let lat = l2Lat;
     c.l2.hitBytes += hitBytes;
     if (!write && hitBytes > 0) {
-      if (this.waitOnFills) lat = this.pendingFillNs(this.fillReady[inst]!, block, sectors, l2.latencyNs);
+      if (this.waitOnFills) lat = this.pendingFillNs(this.fillReady[inst]!, block, sectors, l2Lat);
       out.readLatencyByteNs += hitBytes * lat;
     }
     if (hitBytes < bytes) {
       c.l2.missBytes += bytes - hitBytes;
       if (!write) {
+        const missSectors = res.miss;
         const missLat = this.memorySide(block, this.lineBytesOf(missSectors), missSectors, false, c, out);
         this.recordFill(this.fillReady[inst]!, block, sectors, this.engine.now + this.issueOffsetNs + missLat);
         lat = Math.max(lat, missLat);
       }
     }
-    this.writeBackEvicted(res, c, out);
+    if (res.evictedDirtyBytes > 0) this.writeBackEvicted(res, c, out);
     if (lat > out.latencyNs) out.latencyNs = lat;
   }
 
@@ -406,44 +417,36 @@ export class MemorySystem {
    * half at the far latency and leaves a copy near (reads replicate); stores go to the home
    * half and make copies elsewhere stale.
    */
-  private sharedBlock(
-    block: number,
-    bytes: number,
-    sectors: SectorMask,
-    write: boolean,
-    policy: Region['policy'],
-    partition: number,
-    c: MemoryCounters,
-    out: TileTraffic,
-  ): void {
-    const l2 = this.topology.memory.l2;
-    const streaming = policy === 'streaming';
-    const near = this.l2Index(partition);
+  private sharedBlock(block: number, bytes: number, sectors: SectorMask, write: boolean, streaming: boolean, c: MemoryCounters, out: TileTraffic): void {
+    this.issueAt(out);
+    out.l2Bytes += bytes;
+    const l2Lat = this.l2LatencyNs;
+    const near = this.inst;
     const home = this.halfOf(block);
-    const farLat = l2.latencyNs + (home === near ? 0 : (l2.farExtraLatencyNs ?? 0));
+    const farLat = l2Lat + (home === near ? 0 : this.farExtraLatencyNs);
     if (write) {
       for (let h = 0; h < this.l2.length; h++) if (h !== home) this.l2[h]!.invalidate(block, sectors);
       const res = this.l2[home]!.accessMask(block, bytes, streaming, sectors);
       const hit = bytes * res.hitFraction;
       c.l2.hitBytes += hit;
       c.l2.missBytes += bytes - hit;
-      this.writeBackEvicted(res, c, out);
+      if (res.evictedDirtyBytes > 0) this.writeBackEvicted(res, c, out);
       if (farLat > out.latencyNs) out.latencyNs = farLat;
       return;
     }
     const resNear = this.l2[near]!.accessMask(block, 0, streaming, sectors);
     const nearHit = bytes * resNear.hitFraction;
     const missSectors = resNear.miss;
-    this.writeBackEvicted(resNear, c, out);
+    if (resNear.evictedDirtyBytes > 0) this.writeBackEvicted(resNear, c, out);
     c.l2.hitBytes += nearHit;
-    out.readLatencyByteNs += nearHit * l2.latencyNs;
-    let lat = l2.latencyNs;
+    out.readLatencyByteNs += nearHit * l2Lat;
+    let lat = l2Lat;
     let rest = bytes - nearHit;
     if (rest > 0 && home !== near) {
       const resHome = this.l2[home]!.accessMask(block, 0, streaming, missSectors);
       const homeHit = rest * resHome.hitFraction;
       const stillMissing = resHome.miss;
-      this.writeBackEvicted(resHome, c, out);
+      if (resHome.evictedDirtyBytes > 0) this.writeBackEvicted(resHome, c, out);
       c.l2.hitBytes += homeHit;
       out.readLatencyByteNs += homeHit * farLat;
       lat = farLat;
@@ -476,17 +479,17 @@ export class MemorySystem {
 
   /** A read or write that reaches the memory side (LLC if any, else HBM); returns its latency. */
   private memorySide(block: number, bytes: number, sectors: SectorMask, write: boolean, c: MemoryCounters, out: TileTraffic): number {
-    const { llc, hbm } = this.topology.memory;
+    const hbmLat = this.hbmLatencyNs;
     if (!write) c.fabricReadBytes += bytes;
-    if (!this.llc || !llc) {
+    if (!this.llc) {
       out.hbmBytes += bytes;
       if (write) c.hbmWriteBytes += bytes;
       else {
         c.hbmReadBytes += bytes;
-        out.readLatencyByteNs += bytes * hbm.latencyNs;
-        out.dramReadLatencyByteNs += bytes * hbm.latencyNs;
+        out.readLatencyByteNs += bytes * hbmLat;
+        out.dramReadLatencyByteNs += bytes * hbmLat;
       }
-      return hbm.latencyNs;
+      return hbmLat;
     }
     out.llcBytes += bytes;
     const res = this.llc.accessMask(block, write ? bytes : 0, false, sectors);
@@ -498,20 +501,20 @@ export class MemorySystem {
     const hitBytes = bytes * res.hitFraction;
     c.llc.hitBytes += hitBytes;
     // Another XCD's miss on the same line a moment ago: the LLC holds the read until its fill lands.
-    const hitLat = !write && this.waitOnFills && hitBytes > 0 ? this.pendingFillNs(this.llcFillReady, block, sectors, llc.latencyNs) : llc.latencyNs;
+    const hitLat = !write && this.waitOnFills && hitBytes > 0 ? this.pendingFillNs(this.llcFillReady, block, sectors, this.llcLatencyNs) : this.llcLatencyNs;
     if (!write) {
-      out.readLatencyByteNs += hitBytes * hitLat + (bytes - hitBytes) * hbm.latencyNs;
-      out.dramReadLatencyByteNs += (bytes - hitBytes) * hbm.latencyNs;
+      out.readLatencyByteNs += hitBytes * hitLat + (bytes - hitBytes) * hbmLat;
+      out.dramReadLatencyByteNs += (bytes - hitBytes) * hbmLat;
     }
     if (hitBytes >= bytes || write) {
       c.llc.missBytes += bytes - hitBytes;
       return hitLat;
     }
-    if (!write) this.recordFill(this.llcFillReady, block, sectors, this.engine.now + this.issueOffsetNs + hbm.latencyNs);
+    if (!write) this.recordFill(this.llcFillReady, block, sectors, this.engine.now + this.issueOffsetNs + hbmLat);
     c.llc.missBytes += bytes - hitBytes;
     c.hbmReadBytes += bytes - hitBytes;
     out.hbmBytes += bytes - hitBytes;
-    return hbm.latencyNs;
+    return hbmLat;
   }
 
   private halfOf(block: number): number {

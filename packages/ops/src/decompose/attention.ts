@@ -1,4 +1,4 @@
-import type { AttentionOp, DecodeAttentionKernel, PrefillAttentionKernel, Tile } from '@fleet/core';
+import type { AttentionOp, DecodeAttentionKernel, PrefillAttentionKernel, Region, Tile } from '@fleet/core';
 import { logicalCoords, mapWorkgroup, type AttentionMapping } from '@fleet/attention-study';
 
 /** KV tokens one split-KV tile streams (flash-decoding chunk). */
@@ -23,13 +23,15 @@ export function attentionTiles(op: AttentionOp, buf: AttentionBuffers, b: number
   const qkvCols = (op.heads + 2 * op.kvHeads) * op.headDim;
   const row = (op.rowOffset ?? 0) + b;
   const tiles: Tile[] = [];
+  // Every chunk reads the group's queries: one region object for all of them (tiles never change their regions).
+  const queries: Region = { buffer: buf.qkv, offset: (row * qkvCols + h * group * op.headDim) * el, bytes: group * op.headDim * el, policy: 'default' };
   for (let t0 = 0; t0 < op.kvLen; t0 += KV_CHUNK) {
     const len = Math.min(KV_CHUNK, op.kvLen - t0);
     const base = ((b * op.kvHeads + h) * op.kvLen + t0) * op.headDim * el;
     const last = t0 + KV_CHUNK >= op.kvLen;
     tiles.push({
       reads: [
-        { buffer: buf.qkv, offset: (row * qkvCols + h * group * op.headDim) * el, bytes: group * op.headDim * el, policy: 'default' },
+        queries,
         { buffer: buf.k, offset: base, bytes: len * op.headDim * el, policy: 'default' },
         { buffer: buf.v, offset: base, bytes: len * op.headDim * el, policy: 'default' },
       ],

@@ -1,4 +1,4 @@
-import type { AccessPolicy, LinearOp, Tile } from '@fleet/core';
+import type { AccessPolicy, LinearOp, Region, Tile } from '@fleet/core';
 import { activationBytes } from '../quant/cost.js';
 import { linearWeightRegions, tileDequantFlops } from '../quant/weight-regions.js';
 import type { PrelayoutTiles } from '../quant/prelayout.js';
@@ -76,21 +76,95 @@ export function linearTile(
   const el = 2;
   // W8A8: the GEMM reads FP8 activations, quantised where they were produced (see activationBytes).
   const xel = activationBytes(wt);
-  const weight = linearWeightRegions(wt, op, { w: buf.w, scales: buf.scales }, n0, tn, k0, kLen, pol.weight, kernel.prelayout);
-  const x =
-    kLen === op.k
-      ? { buffer: buf.x, offset: m0 * op.k * xel, bytes: tmLoad * op.k * xel, policy: 'default' as const }
-      : { buffer: buf.x, offset: (m0 * op.k + k0) * xel, bytes: kLen * xel, rows: tmLoad, strideBytes: op.k * xel, policy: 'default' as const };
-  return {
-    reads: [...weight, x],
-    writes: [{ buffer: buf.y, offset: (m0 * out.ldOut + out.col0) * el, bytes: out.cols * el, rows: tm, strideBytes: out.ldOut * el, policy: pol.store }],
-    flops: 2 * kernel.rows * tn * kLen * (kernel.matrixFlopsScale ?? 1),
-    unit: 'matrix',
-    ...(wt.kind === 'quantized'
-      ? { vectorFlops: kernel.dequantFlopsPerElement === undefined ? tileDequantFlops(wt, tn, kLen) : kernel.dequantFlopsPerElement * tn * kLen }
-      : {}),
-    steps: Math.max(1, Math.ceil(kLen / STEP_K)),
-  };
+  const weight = sharedWeightRegions(wt, op, buf, n0, tn, k0, kLen, pol.weight, kernel.prelayout);
+  const x = sharedActivationRegion(op, buf.x, m0, tmLoad, k0, kLen, xel);
+  // Literals of their final size: a spread grows an array's store as `push` does (17 slots
+  // for 2), and an object spread moves later properties out of the object.
+  const reads = weight.length === 1 ? [weight[0]!, x] : [...weight, x];
+  const writes = [{ buffer: buf.y, offset: (m0 * out.ldOut + out.col0) * el, bytes: out.cols * el, rows: tm, strideBytes: out.ldOut * el, policy: pol.store }];
+  const flops = 2 * kernel.rows * tn * kLen * (kernel.matrixFlopsScale ?? 1);
+  const steps = Math.max(1, Math.ceil(kLen / STEP_K));
+  if (wt.kind !== 'quantized') return { reads, writes, flops, unit: 'matrix', steps };
+  const vectorFlops = kernel.dequantFlopsPerElement === undefined ? tileDequantFlops(wt, tn, kLen) : kernel.dequantFlopsPerElement * tn * kLen;
+  return { reads, writes, flops, unit: 'matrix', vectorFlops, steps };
+}
+
+/**
+ * The regions of the tile made last, for the next tile that reads the same bytes: tiles never
+ * change their regions, so equal ones may be one object. Every batch tile of an output tile
+ * reads one weight slice and every output tile of a batch tile the same activation rows, so a
+ * large batch's task graph holds one region per tile and operand rather than one per tile and
+ * operand read (a third of its memory at batch 256).
+ */
+let lastWeight: {
+  op: LinearOp;
+  /** The op's shape when the regions were made (an op is data: compared, not trusted). */
+  n: number;
+  k: number;
+  w: number;
+  scales: number | undefined;
+  wt: WeightType;
+  n0: number;
+  tn: number;
+  k0: number;
+  kLen: number;
+  policy: AccessPolicy;
+  prelayout: PrelayoutTiles | undefined;
+  regions: Region[];
+} | null = null;
+let lastActivation: { op: LinearOp; k: number; x: number; k0: number; kLen: number; xel: number; byRow: Map<number, Region> } | null = null;
+
+/** `linearWeightRegions`, the same objects as the last tile's when it read the same weight slice. */
+function sharedWeightRegions(
+  wt: WeightType,
+  op: LinearOp,
+  buf: LinearBuffers,
+  n0: number,
+  tn: number,
+  k0: number,
+  kLen: number,
+  policy: AccessPolicy,
+  prelayout: PrelayoutTiles | undefined,
+): Region[] {
+  const m = lastWeight;
+  if (
+    m !== null &&
+    m.op === op &&
+    m.n === op.n &&
+    m.k === op.k &&
+    m.w === buf.w &&
+    m.scales === buf.scales &&
+    m.wt === wt &&
+    m.n0 === n0 &&
+    m.tn === tn &&
+    m.k0 === k0 &&
+    m.kLen === kLen &&
+    m.policy === policy &&
+    m.prelayout === prelayout
+  )
+    return m.regions;
+  const regions = linearWeightRegions(wt, op, { w: buf.w, scales: buf.scales }, n0, tn, k0, kLen, policy, prelayout);
+  lastWeight = { op, n: op.n, k: op.k, w: buf.w, scales: buf.scales, wt, n0, tn, k0, kLen, policy, prelayout, regions };
+  return regions;
+}
+
+/** The activation rows [m0, m0 + rows) over K columns [k0, k0 + kLen), one object per op and slice. */
+function sharedActivationRegion(op: LinearOp, x: number, m0: number, rows: number, k0: number, kLen: number, xel: number): Region {
+  let m = lastActivation;
+  if (m === null || m.op !== op || m.k !== op.k || m.x !== x || m.k0 !== k0 || m.kLen !== kLen || m.xel !== xel) {
+    m = lastActivation = { op, k: op.k, x, k0, kLen, xel, byRow: new Map() };
+  }
+  // The key is the first row and the row count (a padded tile height may differ between kernels; tiles are far below 2¹⁶ rows).
+  const key = rows < 65536 ? m0 * 65536 + rows : -1;
+  let r = m.byRow.get(key);
+  if (r === undefined) {
+    r =
+      kLen === op.k
+        ? { buffer: x, offset: m0 * op.k * xel, bytes: rows * op.k * xel, policy: 'default' }
+        : { buffer: x, offset: (m0 * op.k + k0) * xel, bytes: kLen * xel, rows, strideBytes: op.k * xel, policy: 'default' };
+    if (key >= 0) m.byRow.set(key, r);
+  }
+  return r;
 }
 
 export function mTiles(op: LinearOp, tileM = TILE_M): number {
