@@ -13,6 +13,7 @@ export { node, hgxH200 } from './node.js';
  * No kernel, cluster or launch measurement exists for the H200, so its kernels are priced with
  * the measurements taken on an H100 SXM5 (same GH100 die, clocks and software stack):
  * `H100_CALIBRATION`, named here so the borrowing is explicit. Its own measurements (HBM
- * bandwidth and loaded latency, L2 size) are in its topology.
+ * bandwidth and loaded latency, L2 size) are in its topology; the family carries the GEMMs'
+ * DRAM in-flight to that memory (`kernelLibraryOn`).
  */
 export default hopperBackend({ name: 'h200', topology, tuning, node, calibration: H100_CALIBRATION });
