@@ -1,7 +1,7 @@
 """Hopper sweeps for Fleet's library models: decode attention splits, linear shapes, the DRAM
 stream, MoE routing kernels, FP8 GEMMs, end-to-end dense decode; and low-bit comparators.
 
-Usage: python3 sweep.py OUT_DIR [--quick] [--only=env,launch,stream,attn,headdim,e2e,linear,tilus,fp8,moe] [--budget=SECONDS] [--extra | --families]
+Usage: python3 sweep.py OUT_DIR [--quick] [--only=env,launch,stream,attn,headdim,e2e,linear,tilus,fp8,moe] [--budget=SECONDS] [--extra | --families | --shards]
 
 Sections (each independent; a failure is recorded and the rest run; each stops adding points
 once the whole run's time budget is spent, and says so):
@@ -490,6 +490,12 @@ E2E_FAMILIES = [(family("llama3.2-1b", 2048, 16, 32, 8, 64, 8192, 128256, 5e5, t
                 (family("llama3-8b", 4096, 32, 32, 8, 128, 14336, 128256, 5e5), FAMILY_POINTS),
                 (family("qwen2.5-7b", 3584, 28, 28, 4, 128, 18944, 152064, 1e6, qkvBias=True), FAMILY_POINTS),
                 (family("mistral-nemo-12b", 5120, 40, 32, 8, 128, 14336, 131072, 1e6), FAMILY_POINTS)]
+# one rank of a tensor-parallel step (`--shards`), on one GPU without its collectives: Qwen3-8B
+# and -32B split over 2 and 4 GPUs as bench/device/tp.py splits them (heads, KV heads and the
+# FFN over the ranks; the LM head stays whole here)
+SHARD_POINTS = [("gqa", 1, 1024), ("gqa", 1, 8192), ("gqa", 8, 1024), ("gqa", 32, 1024)]
+E2E_SHARDS = [(qwen3("qwen3-8b-tp2", 4096, 36, 16, 4, 6144), SHARD_POINTS), (qwen3("qwen3-8b-tp4", 4096, 36, 8, 2, 3072), SHARD_POINTS),
+              (qwen3("qwen3-32b-tp2", 5120, 64, 32, 4, 12800), SHARD_POINTS), (qwen3("qwen3-32b-tp4", 5120, 64, 16, 2, 6400), SHARD_POINTS)]
 E2E_QUICK = [(QWEN3_8B, [("gqa", 1, 1024), ("gqa", 1, 8192), ("gqa", 1, 32768), ("gqa", 4, 32768), ("gqa", 2, 65536), ("rows", 1, 1024), ("rows", 1, 32768),
                          ("rows", 64, 1024), ("rows", 16, 1024)]),
              (QWEN3_14B, [("rows", 1, 1024), ("rows", 16, 1024), ("gqa", 1, 16384)])]
@@ -500,7 +506,7 @@ def e2e(deadline):
     probe_gqa()
     out = {"method": "one CUDA graph per decode step (embedding, all layers, final norm, LM head, argmax) of a Qwen3-shaped stack with random bf16 weights N(0, 0.02), fused QKV and gate+up weights, q/k RMSNorm (where the config has it; QKV bias where it has one; tied: the LM head is the embedding), rotate-half RoPE, KV-cache slice assignment, SDPA, SiLU-gated MLP; every request attends over kvLen tokens (kvLen-1 cached + the new one); median of 10 replays (CUDA events). layout rows: SDPA with q [B, Hkv, Hq/Hkv, 128] (PyTorch picks cuDNN); layout gqa: q [B, Hq, 1, 128], enable_gqa=True, under sdpa_kernel(FLASH_ATTENTION) (PyTorch's FlashAttention-2 with split-KV)",
            "models": {}}
-    plan = E2E_FAMILIES if "--families" in sys.argv else E2E_EXTRA if "--extra" in sys.argv else E2E_QUICK if QUICK else E2E_PLAN
+    plan = E2E_SHARDS if "--shards" in sys.argv else E2E_FAMILIES if "--families" in sys.argv else E2E_EXTRA if "--extra" in sys.argv else E2E_QUICK if QUICK else E2E_PLAN
     for cfg, points in plan:
         if time.time() > deadline:
             out["truncated"] = True
@@ -521,7 +527,7 @@ def e2e(deadline):
                     g = capture(lambda: model.step(tokens, kv - 1, layout))
                     ms = time_ms(lambda: g.replay(), reps=10)
                     row = {"layout": layout, "batch": b, "kvLen": kv, "tpotMs": round(ms, 4)}
-                    if b in (1, 4, 64) and kv in (1024, 32768):
+                    if b in (1, 4, 64) and kv in (1024, 32768) or "--shards" in sys.argv:
                         ks = kernels(lambda: g.replay())
                         if len(ks) < 10:
                             ks = kernels(lambda: model.step(tokens, kv - 1, layout))
