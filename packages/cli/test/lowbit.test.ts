@@ -11,8 +11,11 @@ describe('low-bit weights at any M', () => {
     expect(q.code).toBe(0);
     const j = JSON.parse(q.out);
     expect(j.weights).toBe('u4g128');
-    // codes (4 bits) plus bf16 scales per 128: a quarter of bf16 and 1/64 more
-    expect(j.weightBytes).toBe(57344 * 8192 * 0.5 + 64 * 57344 * 2);
+    // codes (4 bits) plus bf16 scales per 128: a quarter of bf16 and 1/64 more, the codes
+    // padded to whole pre-layout tiles of the chosen kernel's width (under 1% here)
+    const exact = 57344 * 8192 * 0.5 + 64 * 57344 * 2;
+    expect(j.weightBytes).toBeGreaterThanOrEqual(exact);
+    expect(j.weightBytes).toBeLessThan(exact * 1.01);
     expect(j.timeUs).toBeGreaterThan(0);
   });
 

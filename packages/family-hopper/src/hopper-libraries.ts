@@ -28,7 +28,7 @@ import { selectFlashDecode } from './flash-decoding.js';
 import { FP8_CAL, KSWEEP, PIPELINE } from './reference/calibration.js';
 import { selectLowBitGemm, type DenseGemm, type LowBitKernelFamily } from './lowbit-gemm.js';
 import { h100Sm80Device } from './lowbit-h100.js';
-import { GRAPH_GAP_NS, TILE_OVERHEAD_NS, VECTOR_EFFICIENCY, WGMMA_EFFICIENCY } from './cost-params.js';
+import { BARRIER_NS, GRAPH_GAP_NS, TILE_OVERHEAD_NS, VECTOR_EFFICIENCY, WGMMA_EFFICIENCY } from './cost-params.js';
 import { H100_CLOCK_GHZ, H100_LATENCY_CYCLES as LAT, H100_SXM5 as topology } from './reference/topology.js';
 
 /** DS (CUDA C programming guide, compute capability 9.0): per-SM limits. */
@@ -110,13 +110,14 @@ export const NVJET_DRAM_IN_FLIGHT = Math.round(
 
 /**
  * DER from CAL `KSWEEP`: the time an nvjet CTA of a single-wave grid spends outside its
- * stream, ns — the fits' intercept (1.98–4.20 µs of kernel time, median 2.82) less what the
- * simulation charges apart, the first access and the per-tile overhead. It covers starting
+ * stream, ns — the fits' intercept (1.98–4.20 µs of profiled kernel time, median 2.82) less
+ * what the simulation charges apart: the graph node's launch, which the kernel's slot holds
+ * and the profiler's duration does not, the first access and the per-tile overhead. It covers starting
  * the producer and consumer warps, the first stages' fill, the epilogue and the grid's tail.
  * The sweep's grids are single waves (≤ 128 CTAs); larger grids keep no such charge, their
  * next wave's fill running under the last one's epilogue.
  */
-export const NVJET_TILE_FIXED_NS = Math.round(median(KSWEEP_GEMV_FITS.map((f) => f.fixedUs)) * 1000 - HBM_NS - TILE_OVERHEAD_NS);
+export const NVJET_TILE_FIXED_NS = Math.round(median(KSWEEP_GEMV_FITS.map((f) => f.fixedUs)) * 1000 - (GRAPH_GAP_NS - BARRIER_NS) - HBM_NS - TILE_OVERHEAD_NS);
 
 /**
  * The DRAM latency nvjet's selection objective charges a grid: the latency its CTAs' weight
