@@ -27,10 +27,10 @@ describe('h200 descriptor', () => {
     expect(b.tuning).toEqual(ref.tuning);
     // the same kernels, each GEMM's DRAM in-flight carried to the HBM3e
     const s = { m: 1, n: 6144, k: 4096, weightBytes: 2 };
-    const [here, there] = [b.kernelLibrary.gemm(s), ref.kernelLibrary.gemm(s)];
+    const [here, there] = [b.kernelLibrary!.gemm(s), ref.kernelLibrary!.gemm(s)];
     expect(here.name).toBe(there.name);
     expect(here.pipeline.dramInFlightBytes).toBeGreaterThan(there.pipeline.dramInFlightBytes!);
-    expect(b.kernelLibrary.decodeAttention).toBe(ref.kernelLibrary.decodeAttention);
+    expect(b.kernelLibrary!.decodeAttention).toBe(ref.kernelLibrary!.decodeAttention);
   });
 
   it('queues less at the DRAM than the H100, as its own loaded-latency sweep measured', () => {
