@@ -19,14 +19,20 @@ async function rows(args: string[]) {
 }
 
 describe('W8A8 FP8 weights end to end', () => {
-  it('fleet compare --weights f8e4m3 on the h100: FP8 decode beats bf16 and reads about half the weight bytes', async () => {
+  it('fleet compare --weights f8e4m3 on the h100: FP8 decode reads about half the weight bytes; per-tensor scales beat bf16, per-channel ones less so', async () => {
     const [bf16] = await rows([...decode, '--backends', 'h100']);
+    const tpot: Record<string, number> = {};
     for (const w of ['f8e4m3', 'f8e4m3c', 'f8e4m3ae5m2']) {
       const [fp8] = await rows([...decode, '--backends', 'h100', '--weights', w]);
       expect(fp8, w).toMatchObject({ backend: 'h100', weights: w, status: 'ok' });
-      expect(fp8!.tpotMs, w).toBeLessThan(bf16!.tpotMs * 0.85);
       expect(fp8!.hbmReadBytes, w).toBeLessThan(bf16!.hbmReadBytes * 0.65);
+      tpot[w] = fp8!.tpotMs;
     }
+    expect(tpot.f8e4m3!).toBeLessThan(bf16!.tpotMs * 0.85);
+    expect(tpot.f8e4m3ae5m2!).toBeLessThan(bf16!.tpotMs * 0.85);
+    // per-channel scales run cuBLASLt's row-wise 128 × 128 kernel at every M, which our sweep
+    // times at M = 1 at 1.3–1.7× the per-tensor GEMV (`fleet validate --suite h100-fp8`)
+    expect(tpot.f8e4m3c!).toBeGreaterThan(tpot.f8e4m3!);
   });
 
   it('fleet compare on the mi300x: f8e4m3fnuz runs, OCP f8e4m3 is refused with the reason', async () => {

@@ -18,7 +18,7 @@ import {
   selectGemm,
   H100_SXM5 as topology,
 } from '../src/index.js';
-import { GRAPH_GAP_NS, TILE_OVERHEAD_NS } from '../src/cost-params.js';
+import { BARRIER_NS, GRAPH_GAP_NS, TILE_OVERHEAD_NS } from '../src/cost-params.js';
 
 describe('H100 kernel library', () => {
   it('the GEMM tile follows M: batch rows grow with the batch, split-K only where the grid would leave SMs idle', () => {
@@ -85,7 +85,8 @@ describe('H100 kernel library', () => {
       .map((f) => f.fixedUs)
       .sort((a, b) => a - b);
     const med = (fixed[fixed.length / 2 - 1]! + fixed[fixed.length / 2]!) / 2;
-    expect(NVJET_TILE_FIXED_NS).toBe(Math.round(med * 1000 - hbm.latencyNs - TILE_OVERHEAD_NS));
+    // (and the graph node's launch, which the kernel's slot holds and the profiler's duration does not)
+    expect(NVJET_TILE_FIXED_NS).toBe(Math.round(med * 1000 - (GRAPH_GAP_NS - BARRIER_NS) - hbm.latencyNs - TILE_OVERHEAD_NS));
     // the tiles the sweeps measured pay it: up to 64 batch rows in one row tile, a single wave
     for (const m of [1, 16, 64]) {
       const g = selectGemm({ m, n: 6144, k: 4096, weightBytes: 2 });
