@@ -35,7 +35,7 @@ export {
   qwen3Dense,
 } from './h100/decode.js';
 export { groupedRows } from './h100/validation.js';
-export { familiesValidation, familiesValidationPoints, familyModel } from './h100/families.js';
+export { familiesValidation, familiesValidationPoints, familyModel, type FamiliesSet } from './h100/families.js';
 export { h100NcclValidation, ncclValidationPoints, ncclGraphAllReduceUs, h200NcclValidation, h200NcclValidationPoints } from './h100/nccl.js';
 export {
   h100LinearShapesValidation,

@@ -170,6 +170,14 @@ export const SUITES: ValidationSuite[] = [
     run: (registry, tick) => familiesValidation(registry.get('h200'), 'h200', { tick }),
   },
   {
+    name: 'h100-shards',
+    description:
+      'decode TPOT of one tensor-parallel rank alone on an H100 (Qwen3-8B and -32B at TP 2 and 4, no collectives), batch 1–32: every row a prediction',
+    backends: ['h100'],
+    points: familiesValidationPoints('h100-shards'),
+    run: (registry, tick) => familiesValidation(registry.get('h100'), 'h100-shards', { tick }),
+  },
+  {
     name: 'h200-linear',
     description:
       'H200 cuBLASLt GEMMs for the projections of nine model shapes at M = 1–256, cold weights (the H100 linear sweep rerun on an H200; every row held out)',

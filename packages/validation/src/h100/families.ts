@@ -8,26 +8,41 @@
  * - `h100-families` (measured/h100-families-ours.json, 2026-11-27; a repeat on the same machine
  *   beside each point gives the run-to-run spread, mean 1.0%, max 4.3%).
  * - `h200-families` (../h200/measured/h200-families-ours.json, 2026-11-27).
+ * - `h100-shards` (measured/h100-shards-ours.json, 2026-11-27): one rank of Qwen3-8B and -32B
+ *   at TP 2 and 4 (its heads, KV heads and FFN share; the LM head whole) alone on one H100,
+ *   without its all-reduces — the compute side of `h200-tp`'s rows.
  */
 import { loadModel, type Backend, type ModelSpec, type ValidationRow } from '@fleet/core';
 import * as ops from '@fleet/ops';
 import h200Families from '../h200/measured/h200-families-ours.json' with { type: 'json' };
 import h100Families from './measured/h100-families-ours.json' with { type: 'json' };
+import h100Shards from './measured/h100-shards-ours.json' with { type: 'json' };
 import { GOAL_PCT, groupedRows, row, type H100ValidationOptions } from './validation.js';
 
-type FamiliesSweep = typeof h200Families;
+type FamiliesSweep = Pick<typeof h200Families, 'models'>;
 type FamilyConfig = FamiliesSweep['models'][number]['config'];
 
-const SOURCES: Record<'h100' | 'h200', { suite: string; sweep: FamiliesSweep; source: string }> = {
+/** The measured sets: the families on each GPU, and one tensor-parallel rank alone on an H100. */
+export type FamiliesSet = 'h100' | 'h200' | 'h100-shards';
+
+const SOURCES: Record<FamiliesSet, { suite: string; sweep: FamiliesSweep; source: string; what: string }> = {
   h100: {
     suite: 'h100-families',
     sweep: h100Families,
     source: 'ours: bench/device/sweep.py --families on an H100 80GB HBM3, 2026-11-27 (packages/validation/src/h100/measured/h100-families-ours.json)',
+    what: 'decode TPOT',
   },
   h200: {
     suite: 'h200-families',
     sweep: h200Families,
     source: 'ours: bench/device/sweep.py --families on an H200, 2026-11-27 (packages/validation/src/h200/measured/h200-families-ours.json)',
+    what: 'decode TPOT',
+  },
+  'h100-shards': {
+    suite: 'h100-shards',
+    sweep: h100Shards,
+    source: 'ours: bench/device/sweep.py --only=e2e --shards on an H100 80GB HBM3, 2026-11-27 (packages/validation/src/h100/measured/h100-shards-ours.json)',
+    what: 'decode TPOT of one tensor-parallel rank alone (no collectives)',
   },
 };
 
@@ -53,13 +68,13 @@ function points(sweep: FamiliesSweep, quick: boolean) {
   return sweep.models.flatMap((m) => m.rows.filter((r) => !quick || (r.batch === 1 && r.kvLen === 1024)).map((r) => ({ config: m.config, ...r })));
 }
 
-export function familiesValidationPoints(gpu: 'h100' | 'h200', quick = false): number {
+export function familiesValidationPoints(gpu: FamiliesSet, quick = false): number {
   return points(SOURCES[gpu].sweep, quick).length;
 }
 
 /** Decode TPOT of each family's shape beside the measurement on `gpu`. */
-export function familiesValidation(backend: Backend, gpu: 'h100' | 'h200', opts: H100ValidationOptions = {}): ValidationRow[] {
-  const { suite, sweep, source } = SOURCES[gpu];
+export function familiesValidation(backend: Backend, gpu: FamiliesSet, opts: H100ValidationOptions = {}): ValidationRow[] {
+  const { suite, sweep, source, what } = SOURCES[gpu];
   const tick = opts.tick ?? (() => {});
   const grouped = groupedRows(backend);
   return points(sweep, opts.quick ?? false).map((d) => {
@@ -73,7 +88,7 @@ export function familiesValidation(backend: Backend, gpu: 'h100' | 'h200', opts:
       positions: 1,
     });
     const r = row(
-      `${d.config.name} decode TPOT, one CUDA graph, ${how}, batch ${d.batch}, KV ${d.kvLen}`,
+      `${d.config.name} ${what}, one CUDA graph, ${how}, batch ${d.batch}, KV ${d.kvLen}`,
       'measurement',
       d.tpotMs,
       p.tpotMs,
