@@ -171,13 +171,7 @@ export class Cache {
     const st = stamps[i]!;
     let q = this.head[set]!;
     while (q >= 0 && (stamps[q]! < st || (stamps[q] === st && q < i))) q = this.nextWay[q]!;
-    const p = q < 0 ? this.tail[set]! : this.prevWay[q]!;
-    this.prevWay[i] = p;
-    this.nextWay[i] = q;
-    if (p < 0) this.head[set] = i;
-    else this.nextWay[p] = i;
-    if (q < 0) this.tail[set] = i;
-    else this.prevWay[q] = i;
+    this.linkBetween(i, set, q < 0 ? this.tail[set]! : this.prevWay[q]!, q);
   }
 
   /** Way `i` was just stamped: put it back in order (the newest stamp goes last). */
@@ -185,11 +179,7 @@ export class Cache {
     if (!streaming) {
       if (this.tail[set] === i) return;
       this.unlink(i, set);
-      const t = this.tail[set]!;
-      this.prevWay[i] = t;
-      this.nextWay[i] = -1;
-      this.nextWay[t] = i;
-      this.tail[set] = i;
+      this.linkBetween(i, set, this.tail[set]!, -1);
       return;
     }
     this.unlink(i, set);
@@ -207,7 +197,11 @@ export class Cache {
     const st = stamps[i]!;
     let p = this.tail[set]!;
     while (p >= 0 && !(stamps[p]! < st || (stamps[p] === st && p < i))) p = this.prevWay[p]!;
-    const q = p < 0 ? this.head[set]! : this.nextWay[p]!;
+    this.linkBetween(i, set, p, p < 0 ? this.head[set]! : this.nextWay[p]!);
+  }
+
+  /** Link way `i` between ways `p` and `q` of its set (-1: the set's end). */
+  private linkBetween(i: number, set: number, p: number, q: number): void {
     this.prevWay[i] = p;
     this.nextWay[i] = q;
     if (p < 0) this.head[set] = i;
