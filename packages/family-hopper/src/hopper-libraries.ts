@@ -25,6 +25,7 @@ import {
   type TilePipeline,
 } from '@fleet/core';
 import { selectFlashDecode } from './flash-decoding.js';
+import { median } from './stats.js';
 import { FP8_CAL, KSWEEP, PIPELINE } from './reference/calibration.js';
 import { selectLowBitGemm, type DenseGemm, type LowBitKernelFamily } from './lowbit-gemm.js';
 import { h100Sm80Device } from './lowbit-h100.js';
@@ -80,12 +81,6 @@ const GEMV_CTA_BYTES = 64 * PIPELINE.gemvStream.k * 2;
 const GEMV_STREAM_NS = PIPELINE.gemvStream.us * 1000 - GRAPH_GAP_NS - HBM_NS - TILE_OVERHEAD_NS;
 export const GEMV_STREAM_DRAM_IN_FLIGHT = Math.round(ctaInFlight(GEMV_CTA_BYTES, GEMV_STREAM_NS, PIPELINE.gemvStream.ctas));
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const h = s.length >> 1;
-  return s.length % 2 ? s[h]! : (s[h - 1]! + s[h]!) / 2;
-}
-
 /**
  * The sweep's fits of the tiles priced from it: 8 batch rows, M = 1 and 8. Its fits at M = 16–64
  * (tiles of 16–64 rows) set nothing yet: the same in-flight gives their rates back within 8%
@@ -130,9 +125,6 @@ export const NVJET_TILE_FIXED_NS = Math.round(median(KSWEEP_GEMV_FITS.map((f) =>
 function selectionHbmNs(residentCtas: number, ctaInFlightBytes: number): number {
   return dramLatencyAtInFlight(topology.memory.hbm, residentCtas * ctaInFlightBytes);
 }
-
-/** wgmma's N (the batch rows, PyTorch's operands swapped) comes in multiples of 8. */
-export const WGMMA_ROW_GRANULARITY = 8;
 
 /**
  * CAL `nvjetTileMenu`: the tiles (output columns × batch rows) of every nvjet kernel cuBLASLt

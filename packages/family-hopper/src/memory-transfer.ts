@@ -13,6 +13,7 @@
  */
 import { loadedDramLatencyNs, type GemmKernel, type HbmSpec, type KernelLibrary, type TilePipeline } from '@fleet/core';
 import { KSWEEP } from './reference/calibration.js';
+import { median } from './stats.js';
 import { H100_SXM5 } from './reference/topology.js';
 
 /** The memory the library's kernels were measured on. */
@@ -23,12 +24,6 @@ function inFlightAtUtilisation(hbm: HbmSpec, utilisation: number): number {
   const saturation = hbm.loadedLatency?.saturationBytesPerNs ?? hbm.achievableBandwidthBytesPerNs;
   const x = utilisation * saturation;
   return x * loadedDramLatencyNs(hbm, x);
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const h = s.length >> 1;
-  return s.length % 2 ? s[h]! : (s[h - 1]! + s[h]!) / 2;
 }
 
 /**
