@@ -1,6 +1,6 @@
 """What a kernel boundary costs inside a CUDA graph, read off the profiler's timeline of a replay.
 
-Usage: python3 gaps.py OUT_DIR
+Usage: python3 gaps.py OUT_DIR [--only=touch,layer,sdpa,e2e]
 
 Each chain is captured in one CUDA graph and replayed under the profiler; for every pair of
 consecutive activities the gap is the next one's start less this one's end (the GPU idle
@@ -12,9 +12,12 @@ between them). Chains:
   sdpa    20 decode attention calls (batch 1, 32 query / 8 KV heads, head dim 128, KV 1024 and
           8192): 'rows' (cuDNN) and 'gqa' (q [B, Hq, 1, D], enable_gqa, FLASH backend:
           FlashAttention-2 split-KV); every GPU activity is listed (kernels, memsets, memcpys)
+  e2e     whole decode steps of sweep.py's dense stack (Llama-3.2-1B and Llama-3-8B shapes, both
+          attention layouts): VALIDATION data, for finding where the idle goes, not calibration
 Also: each chain's replay time (CUDA events, median of 10) beside its profiled busy time, so the
 idle share is known without the profiler's own effect on it.
 """
+import contextlib
 import json
 import os
 import statistics
@@ -95,6 +98,10 @@ def summarise(name, g, per_call_kernels=None):
     by_next = {}
     for i, gap in enumerate(gaps):
         by_next.setdefault(acts[i + 1]["name"], []).append(gap)
+    pairs = {}
+    for i, gap in enumerate(gaps):
+        pairs.setdefault((acts[i]["name"][:60], acts[i + 1]["name"][:60]), []).append(gap)
+    transitions = sorted(({"from": a, "to": b, "count": len(v), "gapMedianUs": round(med(v), 3)} for (a, b), v in pairs.items()), key=lambda t: -t["gapMedianUs"] * t["count"])
     kinds = {}
     for a in acts:
         k = kinds.setdefault(a["name"], {"name": a["name"], "cat": a["cat"], "grid": a["grid"], "count": 0, "us": []})
@@ -112,6 +119,7 @@ def summarise(name, g, per_call_kernels=None):
         "gapP90Us": round(sorted(gaps)[(9 * len(gaps)) // 10], 3) if gaps else None,
         "idlePerActivityUs": round((period - busy) / len(acts), 3) if acts else None,
         "gapBeforeMedianUs": {n: round(med(v), 3) for n, v in by_next.items()},
+        "transitions": transitions[:16],
         "kinds": [{**k, "us": round(med(k["us"]), 3)} for k in kinds.values()],
     }
     print(f"[gaps] {name}: {len(acts)} acts, replay {period:.1f} us, busy {busy:.1f}, gap median {row['gapMedianUs']} mean {row['gapMeanUs']}, idle/act {row['idlePerActivityUs']}", flush=True)
@@ -182,10 +190,37 @@ def sdpa_chains():
     return rows
 
 
+def e2e_chains():
+    """Whole decode steps of bench/device/sweep.py's dense stack, one graph each: where the idle goes."""
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import sweep
+    rows = []
+    for cfg in (sweep.E2E_FAMILIES[0][0], sweep.E2E_FAMILIES[2][0]):
+        model = sweep.Dense(cfg)
+        for layout, b, kv in (("gqa", 1, 1024), ("rows", 1, 1024), ("gqa", 32, 2048)):
+            model.alloc_kv(b, kv)
+            tokens = torch.randint(0, cfg["vocab"], (b,), device=DEV)
+            ctx = sdpa_kernel([SDPBackend.FLASH_ATTENTION]) if layout == "gqa" else contextlib.nullcontext()
+            with ctx:
+                g = capture(lambda: model.step(tokens, kv - 1, layout))
+                rows.append({"model": cfg["name"], "layout": layout, "batch": b, "kvLen": kv, **summarise(f"e2e-{cfg['name']}-{layout}-{b}-{kv}", g)})
+            del g
+            model.kc = model.vc = None
+            torch.cuda.empty_cache()
+        del model
+        torch.cuda.empty_cache()
+    return rows
+
+
 result = {"script": "bench/device/gaps.py", "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
           "gpu": torch.cuda.get_device_name(0), "torch": torch.__version__, "cuda": torch.version.cuda,
           "method": __doc__.strip().splitlines()[0]}
-for name, f in [("touch", touch_chains), ("layer", layer_chain), ("sdpa", sdpa_chains)]:
+SECTIONS = [("touch", touch_chains), ("layer", layer_chain), ("sdpa", sdpa_chains), ("e2e", e2e_chains)]
+ONLY = [a.split("=", 1)[1] for a in sys.argv if a.startswith("--only=")]
+for name, f in SECTIONS:
+    if ONLY and name not in ONLY[0].split(","):
+        continue
     try:
         result[name] = f()
     except Exception as e:  # record and go on: each chain stands alone
