@@ -17,7 +17,7 @@
 import type { Backend, ValidationRow } from '@fleet/core';
 import h200Sweep from '../h200/measured/h200-fp8-ours.json' with { type: 'json' };
 import h100Sweep from './measured/h100-fp8-ours.json' with { type: 'json' };
-import { GOAL_PCT, linearOpUs, row, type H100ValidationOptions } from './validation.js';
+import { gemmGraphCalls, GOAL_PCT, linearOpUs, row, type H100ValidationOptions } from './validation.js';
 
 type Fp8Sweep = typeof h100Sweep;
 
@@ -91,11 +91,11 @@ function fp8Validation(backend: Backend, data: Fp8Data, opts: H100ValidationOpti
     const weights = WEIGHTS[r.variant]!;
     tick(`fp8 ${weights} M=${r.m} N=${r.n} K=${r.k}`);
     const kind = data.calibrated && isCalibration(r) ? 'calibration' : 'measurement';
-    const fp8 = linearOpUs(backend, r.m, r.n, r.k, weights).us;
+    const fp8 = linearOpUs(backend, r.m, r.n, r.k, weights, backend.kernelLibrary, gemmGraphCalls(r.n * r.k)).us;
     const cublas = r.kernel.replace(/^nvjet_sm90_/, '').replace(/_[vh]_bz.*$/, '');
     out.push({ ...row(`GEMM ${weights} M=${r.m} N=${r.n} K=${r.k} (cuBLASLt ${cublas})`, kind, r.usPerCall, fp8, 'µs', GOAL_PCT, SRC), suite });
     if (r.variant === 'e4m3-tensor' && kind === 'measurement') {
-      const bf16 = linearOpUs(backend, r.m, r.n, r.k, 'bf16').us;
+      const bf16 = linearOpUs(backend, r.m, r.n, r.k, 'bf16', backend.kernelLibrary, gemmGraphCalls(r.n * r.k * 2)).us;
       out.push({
         ...row(`GEMM f8e4m3 speedup over bf16, M=${r.m} N=${r.n} K=${r.k}`, 'measurement', bf16Us(sweep, r) / r.usPerCall, bf16 / fp8, '×', GOAL_PCT, SRC),
         suite,

@@ -9,7 +9,7 @@
 import type { Backend, ValidationRow } from '@fleet/core';
 import h200Sweep from '../h200/measured/h200-ksweep-ours.json' with { type: 'json' };
 import h100Sweep from './measured/h100-ksweep-ours.json' with { type: 'json' };
-import { GOAL_PCT, linearOpUs, row, type H100ValidationOptions } from './validation.js';
+import { gemmGraphCalls, GOAL_PCT, linearOpUs, row, type H100ValidationOptions } from './validation.js';
 
 type KSweep = typeof h100Sweep;
 
@@ -52,7 +52,7 @@ function ksweepValidation(backend: Backend, data: typeof H100 | typeof H200, opt
         `GEMM bf16 M=${r.m} N=${r.n} K=${r.k}, ${r.run} (picked ${picked.replace(/^nvjet_sm90_tst_/, '')}; cuBLAS ${measured})`,
         data.calibrationRuns.includes(r.run) && r.m <= 8 ? 'calibration' : 'measurement',
         r.usPerCall,
-        linearOpUs(backend, r.m, r.n, r.k).us,
+        linearOpUs(backend, r.m, r.n, r.k, 'bf16', backend.kernelLibrary, gemmGraphCalls(r.n * r.k * 2)).us,
         'µs',
         GOAL_PCT,
         data.sweep.source,

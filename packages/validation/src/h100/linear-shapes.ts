@@ -9,7 +9,7 @@
 import type { Backend, ValidationRow } from '@fleet/core';
 import h200Sweep from '../h200/measured/h200-linear-shapes-ours.json' with { type: 'json' };
 import h100Sweep from './measured/h100-linear-shapes-ours.json' with { type: 'json' };
-import { GOAL_PCT, linearOpUs, row, type H100ValidationOptions } from './validation.js';
+import { gemmGraphCalls, GOAL_PCT, linearOpUs, row, type H100ValidationOptions } from './validation.js';
 
 type LinearSweep = typeof h100Sweep;
 
@@ -55,7 +55,7 @@ function linearShapesValidation(backend: Backend, data: typeof H100, opts: H100V
         `GEMM bf16 ${r.family} ${r.op} M=${r.m} N=${r.n} K=${r.k} (picked ${picked.replace(/^nvjet_sm90_tst_/, '')}; cuBLAS ${measured})`,
         'measurement',
         r.us,
-        linearOpUs(backend, r.m, r.n, r.k).us,
+        linearOpUs(backend, r.m, r.n, r.k, 'bf16', backend.kernelLibrary, gemmGraphCalls(r.n * r.k * 2)).us,
         'µs',
         GOAL_PCT,
         data.source,

@@ -131,6 +131,20 @@ export function graphDecodeRow(
 }
 
 /** One linear op under kernel-per-op-graph, µs; `library` replaces the backend's (another low-bit kernel choice). */
+/**
+ * Calls in the graph bench/device/sweep.py replays for one GEMM point (`linear_point`, and the
+ * FP8 section alike): the weights rotated over enough copies for 256 MB (2 to 64), the copies
+ * repeated up to 16 calls.
+ */
+export function gemmGraphCalls(weightBytes: number): number {
+  const copies = Math.max(2, Math.min(64, Math.ceil(256e6 / weightBytes)));
+  return Math.max(1, Math.floor(16 / copies)) * copies;
+}
+
+/**
+ * One GEMM alone as the kernel-per-op graph runs it, µs; with `calls`, per call of a graph of
+ * that many such calls, which holds a `calls`-th of the graph's own launch.
+ */
 export function linearOpUs(
   backend: Backend,
   m: number,
@@ -138,6 +152,7 @@ export function linearOpUs(
   k: number,
   weights = 'bf16',
   library: KernelLibrary | undefined = backend.kernelLibrary,
+  calls?: number,
 ): { us: number; l2HitRate: number } {
   const def = ops.KERNEL_PER_OP_GRAPH;
   const wt = ops.parseWeightType(weights);
@@ -150,7 +165,8 @@ export function linearOpUs(
   const r = simulateGraph(backend, graph, { launchMode: 'graph' });
   const c = zeroCounters();
   for (const b of r.counters) addCounters(c, b);
-  return { us: r.timeNs / 1000, l2HitRate: l2HitRate(c) };
+  const replayNs = calls ? (backend.costModel.launch.graphLaunchNs ?? 0) / calls : 0;
+  return { us: (r.timeNs + replayNs) / 1000, l2HitRate: l2HitRate(c) };
 }
 
 const SHAPES: Record<string, [number, number]> = {
