@@ -215,8 +215,12 @@ export const FP8_MATRIX_FLOPS_SCALE = topology.computeUnit.matrixFlopsPerNs.bf16
 /** The peak ratio alone (DS S33): what cuBLASLt's selection objective charges an FP8 tile, its heuristic knowing its kernels' peak, not our calibration. */
 const FP8_PEAK_FLOPS_SCALE = topology.computeUnit.matrixFlopsPerNs.bf16 / topology.computeUnit.matrixFlopsPerNs.fp8!;
 
-/** The library's estimate of one candidate's time, ns (its selection objective). */
-function estimateNs(s: GemmShape, cols: number, rows: number, splitK: number): number {
+/**
+ * The library's estimate of one candidate's time, ns (its selection objective): a menu tile of
+ * `cols` output columns × `rows` batch rows, K split `splitK` ways. Exported so a study can set
+ * it beside the simulated time of the same kernel (`nvjetKernel`).
+ */
+export function nvjetEstimateNs(s: GemmShape, cols: number, rows: number, splitK: number): number {
   const colTiles = Math.ceil(s.n / cols);
   const rowTiles = Math.ceil(s.m / rows);
   const ctas = colTiles * rowTiles * splitK;
@@ -320,7 +324,7 @@ const NVJET_DENSE: DenseGemm = {
   kernel: selectNvjet,
   estimateNs: (s) => {
     const k = selectNvjet(s);
-    return estimateNs(s, k.tileCols, k.tileRows, k.splitK);
+    return nvjetEstimateNs(s, k.tileCols, k.tileRows, k.splitK);
   },
 };
 
@@ -393,7 +397,7 @@ function selectNvjet(s: GemmShape): GemmKernel {
       const ctas = Math.ceil(s.n / cols) * Math.ceil(s.m / rows) * splitK;
       // Split-K fills idle SMs of a single wave; it never makes a grid longer than one wave.
       if (splitK > 1 && ctas > SMS) continue;
-      const ns = estimateNs(s, cols, rows, splitK);
+      const ns = nvjetEstimateNs(s, cols, rows, splitK);
       // Ties (within 1%) go to fewer CTAs, then to no split: less re-reading, no reduction.
       if (!best || ns < best.ns * 0.99 || (ns <= best.ns * 1.01 && (splitK < best.splitK || (splitK === best.splitK && ctas < best.ctas)))) {
         best = { cols, rows, splitK, ns, ctas };
@@ -401,15 +405,25 @@ function selectNvjet(s: GemmShape): GemmKernel {
     }
   }
   const b = best!;
-  const stages = nvjetStages(b.cols, b.rows);
-  const rowTiles = Math.ceil(s.m / b.rows);
+  return nvjetKernel(s, b.cols, b.rows, b.splitK);
+}
+
+/**
+ * The nvjet kernel of one menu tile and split-K for a shape, as the machine runs it: its stages,
+ * pipeline and fixed cost. `selectNvjet` returns this for the candidate its objective prefers; a
+ * study can price any other candidate (e.g. the one cuBLAS was measured running) the same way.
+ */
+export function nvjetKernel(s: GemmShape, cols: number, rows: number, splitK: number): GemmKernel {
+  const stages = nvjetStages(cols, rows);
+  const rowTiles = Math.ceil(s.m / rows);
+  const ctas = Math.ceil(s.n / cols) * rowTiles * splitK;
   return {
-    name: `nvjet_sm90_tst_${b.cols}x${b.rows}_${NVJET_K_TILE}x${stages}${b.splitK > 1 ? '_splitK' : ''}`,
-    tileRows: b.rows,
-    tileCols: b.cols,
-    splitK: b.splitK,
-    pipeline: nvjetPipeline(b.cols, b.rows, rowTiles),
-    ...(b.ctas <= SMS && skinnyTile(b.rows, rowTiles) ? { tileFixedNs: NVJET_TILE_FIXED_NS } : {}),
+    name: `nvjet_sm90_tst_${cols}x${rows}_${NVJET_K_TILE}x${stages}${splitK > 1 ? '_splitK' : ''}`,
+    tileRows: rows,
+    tileCols: cols,
+    splitK,
+    pipeline: nvjetPipeline(cols, rows, rowTiles),
+    ...(ctas <= SMS && skinnyTile(rows, rowTiles) ? { tileFixedNs: NVJET_TILE_FIXED_NS } : {}),
   };
 }
 
