@@ -73,9 +73,9 @@ const NVJET_K_TILE = 64;
  * and the per-tile overhead — and Little's law at the DRAM latency under that kernel's own load
  * (~2/3 of the H100's saturation) gives the bytes. One point cannot tell the kernel's fixed
  * cost from its stream, so this folds the fixed cost in (CAL `KSWEEP` separates them, below);
- * it stays the figure of the nvjet tiles the sweep did not measure (more than 8 batch rows or
- * several row tiles) and the one the row-wise FP8 and CUTLASS grouped kernels transfer, all
- * priced without a fixed cost of their own.
+ * it stays the figure of the nvjet CTAs of a multicast pair (several row tiles), which no sweep
+ * separated, and the one the row-wise FP8 and CUTLASS grouped kernels transfer, all priced
+ * without a fixed cost of their own.
  */
 const GEMV_CTA_BYTES = 64 * PIPELINE.gemvStream.k * 2;
 const GEMV_STREAM_NS = PIPELINE.gemvStream.us * 1000 - GRAPH_GAP_NS - HBM_NS - TILE_OVERHEAD_NS;
@@ -159,22 +159,23 @@ export function multicast(rowTiles: number): number {
 }
 
 /**
- * The tiles the sweeps over K measured (CAL `KSWEEP` at M = 1 and 8; its M = 16–64 runs, held
- * out, check them): up to 64 batch rows in one row tile. Their CTAs keep the sweep's DRAM
- * in-flight; wider tiles, which no sweep measured over K, keep the whole-call figure of CAL
- * `gemvStream`.
+ * The tiles whose fixed cost the sweeps over K measured (CAL `KSWEEP` at M = 1 and 8; its
+ * M = 16–64 runs, held out, check them): up to 64 batch rows in one row tile.
  */
 export function skinnyTile(tileRows: number, rowTiles: number): boolean {
   return tileRows <= KSWEEP_MAX_ROWS && rowTiles === 1;
 }
 
 /**
- * The DRAM in-flight cuBLASLt's selection objective charges a CTA: a multicast pair's CTA
- * issues half of each weight stage over the same producer, the same bytes outstanding per CTA
- * as without multicast, for half the bytes.
+ * The DRAM bytes an nvjet CTA keeps outstanding. A CTA alone on its weight tile (one row tile)
+ * keeps the sweep's figure whatever its batch rows: the stream is its producer's TMA issue,
+ * which the batch rows (read from the L2) do not change, and the sweep's rate held from 8 to
+ * 64 rows (its M = 16–64 fits, 2.7–3.0 TB/s). A multicast pair's CTA (several row tiles), which
+ * no sweep separated into a fixed cost and a stream, keeps the whole-call figure of CAL
+ * `gemvStream`, each CTA issuing half of every weight stage over the same producer.
  */
-function objectiveDramInFlight(tileRows: number, rowTiles: number): number {
-  return skinnyTile(tileRows, rowTiles) ? NVJET_DRAM_IN_FLIGHT : GEMV_STREAM_DRAM_IN_FLIGHT;
+function ctaDramInFlight(rowTiles: number): number {
+  return rowTiles === 1 ? NVJET_DRAM_IN_FLIGHT : GEMV_STREAM_DRAM_IN_FLIGHT;
 }
 
 export function nvjetPipeline(tileCols: number, tileRows: number, rowTiles = 1): TilePipeline {
@@ -183,7 +184,7 @@ export function nvjetPipeline(tileCols: number, tileRows: number, rowTiles = 1):
   const occ = occupancy(H100_SM, { threads: 384, registersPerThread: 168, sharedBytes: stages * (tileCols + tileRows) * NVJET_K_TILE * 2 });
   return {
     inFlightBytes: stages * (tileCols + tileRows) * NVJET_K_TILE * 2 * Math.max(1, occ.blocks),
-    dramInFlightBytes: (skinnyTile(tileRows, rowTiles) ? NVJET_DRAM_IN_FLIGHT : GEMV_STREAM_DRAM_IN_FLIGHT) * multicast(rowTiles),
+    dramInFlightBytes: ctaDramInFlight(rowTiles) * multicast(rowTiles),
     overlap: stages,
   };
 }
@@ -237,7 +238,9 @@ export function nvjetEstimateNs(s: GemmShape, cols: number, rows: number, splitK
   // A CTA bound by compute or on-chip reads keeps its DRAM bytes in flight only for the share
   // of its time its weight stream takes, so it loads the memory less (as the machine charges
   // it). Two fixed-point steps from the unloaded latency settle the load and the latency.
-  const w = objectiveDramInFlight(rows, rowTiles);
+  // The same bytes outstanding per CTA as the machine charges; a multicast pair's CTA keeps
+  // them for its half of the tile.
+  const w = ctaDramInFlight(rowTiles);
   const busyNs = Math.max(computeNs, onChipNs);
   let dramNs = (dram * topology.memory.hbm.latencyNs) / w;
   for (let i = 0; i < 2; i++) {
@@ -385,7 +388,7 @@ export function hopperFp8Refusal(fp8: GemmFp8): string | null {
 }
 
 function selectNvjet(s: GemmShape): GemmKernel {
-  let best: { cols: number; rows: number; splitK: number; ns: number; ctas: number } | null = null;
+  let best: { cols: number; rows: number; splitK: number; ns: number; ctas: number; rowTiles: number } | null = null;
   // Row tiles up to the menu's first width that holds all of M: cuBLASLt covers a batch of up
   // to 64 with one row tile (64x16 at M = 16, 64x64 at M = 64), not with two narrower ones.
   const maxRows = NVJET_ROWS.find((r) => r >= s.m) ?? NVJET_MAX_ROWS;
@@ -398,9 +401,16 @@ function selectNvjet(s: GemmShape): GemmKernel {
       // Split-K fills idle SMs of a single wave; it never makes a grid longer than one wave.
       if (splitK > 1 && ctas > SMS) continue;
       const ns = nvjetEstimateNs(s, cols, rows, splitK);
-      // Ties (within 1%) go to fewer CTAs, then to no split: less re-reading, no reduction.
-      if (!best || ns < best.ns * 0.99 || (ns <= best.ns * 1.01 && (splitK < best.splitK || (splitK === best.splitK && ctas < best.ctas)))) {
-        best = { cols, rows, splitK, ns, ctas };
+      // Ties (within 1%) go to fewer row tiles, then to no split, then to fewer CTAs: a second
+      // row tile couples the CTAs of a column in a multicast cluster, whose stages wait on both
+      // consumers; a split adds the reduction; more CTAs re-read more.
+      const rowTiles = Math.ceil(s.m / rows);
+      const tie =
+        best !== null &&
+        ns <= best.ns * 1.01 &&
+        (rowTiles < best.rowTiles || (rowTiles === best.rowTiles && (splitK < best.splitK || (splitK === best.splitK && ctas < best.ctas))));
+      if (!best || ns < best.ns * 0.99 || tie) {
+        best = { cols, rows, splitK, ns, ctas, rowTiles };
       }
     }
   }
