@@ -151,8 +151,13 @@ export function nvjetStages(tileCols: number, tileRows: number): number {
 }
 
 /**
- * CTAs that share a weight tile through TMA multicast: nvjet launches clusters of 2 along the
- * batch rows (the `2x1`/`1x2` in its names) when there are at least two batch tiles.
+ * CTAs that share a weight tile: with at least two batch tiles, two row tiles of a column
+ * tile run side by side and fetch its weights once. nvjet's cluster (the `AxB` in its names:
+ * A CTAs along the weight rows, B along the batch) multicasts the larger operand tile: the
+ * weights (`1x2`, `4x2`) for tiles wider than tall — 64x8 … 64x32, 96x64, 128x64, 144x128 …
+ * 320x128 in our sweeps — the batch rows (`2x1`) for 80x128 … 128x128, and mostly for 48x64
+ * and 64x64 (a third of their runs are `4x2`, both); with the batch rows multicast, the pair
+ * shares its weight tile through the L2 instead. Either way two.
  */
 export function multicast(rowTiles: number): number {
   return Math.min(2, rowTiles);
