@@ -3,13 +3,30 @@
  * H100 80GB HBM3 (SXM), /work/shared/reference/h100-microbench.json [CAL].
  */
 import { inFlightFromRate, type RooflineParams } from '@fleet/core';
-import { OURS, PIPELINE, PRIOR } from './reference/calibration.js';
+import { median } from './stats.js';
+import { GAPS, OURS, PIPELINE, PRIOR } from './reference/calibration.js';
 import { H100_CLOCK_GHZ, H100_LATENCY_CYCLES as LAT, H100_SXM5 as topology } from './reference/topology.js';
 
-/** CAL ours: launch.graphPerNodeUs 1.20 — the whole gap between dependent kernels in a CUDA graph, ns. */
-export const GRAPH_GAP_NS = 1200;
-/** UNC: the device-side part of that gap (see `endOfKernel.barrierNs`), ns. */
-export const BARRIER_NS = 800;
+/**
+ * CAL ours (`GAPS.layer`, bench/device/gaps.py): the GPU's idle time between dependent kernels
+ * in a CUDA graph, ns — on the profiler's timeline of a replayed decode layer's PyTorch and
+ * cuBLAS kernels (norm, GEMVs, split-K reduce, elementwise), the median of the 95 gaps from
+ * one kernel's end to the next one's start (10th–90th percentile 0.32–0.67 µs). Kernel times
+ * are the profiler's durations, so each calibration subtracts from them only what the
+ * simulation charges apart. (The earlier 1.2 µs was a tiny kernel's launch period, its own
+ * run of about 0.8 µs included.)
+ */
+export const GRAPH_GAP_NS = Math.round(GAPS.layer.gapMedianUs * 1000);
+/**
+ * CAL ours (`GAPS`): what a graph replay takes beyond its kernels and the gaps between them —
+ * the graph's launch and completion, ns: the replay's time (CUDA events) less the profiler's span
+ * from the first kernel's start to the last one's end, the median over the decode layer's chain
+ * and the chains of 8 to 1056 CTAs (16.7–25.1 µs). (The one-CTA chain runs slower under the
+ * profiler than without it, so its span says nothing.)
+ */
+export const GRAPH_LAUNCH_NS = Math.round(median([GAPS.layer, ...GAPS.touch.filter((t) => t.ctas > 1)].map((c) => c.replayUs - c.profiledSpanUs)) * 1000);
+/** UNC: the device-side part of that gap (see `endOfKernel.barrierNs`), ns: two thirds, as on CDNA. */
+export const BARRIER_NS = Math.round((2 * GRAPH_GAP_NS) / 3);
 
 const ns = (cycles: number) => Math.round((cycles / H100_CLOCK_GHZ) * 10) / 10;
 
@@ -58,13 +75,13 @@ export const params: RooflineParams = {
     // CAL ours: PyTorch eager, 6.33 µs per tiny kernel — the host's issue interval,
     // dispatcher overhead included (raw back-to-back launches on H200 ≈ 2.5 µs, MEAS* S7).
     eagerNs: 6330,
-    // DER from CAL ours: 1.20 µs per node in a CUDA graph (Hazy ≈ 1.3 µs, S45) minus the
-    // 0.8 µs `barrierNs`: 1200 − 800 = 400 ns.
+    // DER from CAL ours: the graph's gap between kernels less the `barrierNs` share.
     graphNodeNs: GRAPH_GAP_NS - BARRIER_NS,
+    graphLaunchNs: GRAPH_LAUNCH_NS,
   },
   endOfKernel: {
     // UNC: device-side grid completion before the next dependent grid starts, assumed
-    // ≈ 2/3 of our 1.20 µs graph gap (the same split as on CDNA); no separate measurement.
+    // ≈ 2/3 of our graph gap (the same split as on CDNA); no separate measurement.
     barrierNs: BARRIER_NS,
     // DS: the L2 is the device's point of coherence; nothing is written back at kernel end.
     writeBackL2: false,

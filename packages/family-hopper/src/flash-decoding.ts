@@ -65,25 +65,37 @@ export function numSplitsHeuristic(units: number, slots: number, kvBlocks: numbe
   return 1;
 }
 
-/** FlashAttention-2's split count for one decode query token per head, `sms` SMs. */
-export function flashDecodeSplits(s: DecodeAttentionShape, sms = SMS): number {
+/** FlashAttention-2's work units for one decode query token per head: (request, head, 64-row query block). */
+function flashDecodeUnits(s: DecodeAttentionShape): number {
   const group = s.heads / s.kvHeads;
   // seqlenq_ngroups_swapped: a GQA group's queries become query rows of its KV head.
   const [rows, heads] = group > 1 ? [group, s.kvHeads] : [1, s.heads];
-  const units = s.batch * heads * Math.ceil(rows / FLASH_SPLIT_QUERY_ROWS);
-  return numSplitsHeuristic(units, FLASH_SPLIT_CTAS_PER_SM * sms, Math.ceil(s.kvLen / flashKvBlock(s.headDim)));
+  return s.batch * heads * Math.ceil(rows / FLASH_SPLIT_QUERY_ROWS);
+}
+
+/** FlashAttention-2's split count for one decode query token per head, `sms` SMs. */
+export function flashDecodeSplits(s: DecodeAttentionShape, sms = SMS): number {
+  return numSplitsHeuristic(flashDecodeUnits(s), FLASH_SPLIT_CTAS_PER_SM * sms, Math.ceil(s.kvLen / flashKvBlock(s.headDim)));
 }
 
 /**
- * CAL ours (bench/results/h100/sweep.json, section attn, gqa/flash 32/8 heads, batch 1): the
- * split kernel's time outside its KV loop per CTA (loading Q, the first K/V block before the
- * pipeline fills, writing the fp32 partial output and its log-sum-exp), and the combine's per
- * (request, head) time outside its reads, set together so the simulated call matches the
- * measured one at KV 1024 (8 splits, 11.0 µs) and KV 4096 (32 splits, 22.4 µs). Every other
- * point of the sweep is a prediction.
+ * CAL ours (`GAPS.sdpa`, bench/device/gaps.py: gqa/flash, 32/8 heads, head dim 128, batch 1,
+ * kernels profiled in a replayed graph): the split kernel's time outside its KV loop per CTA
+ * (loading Q, the first K/V block before the pipeline fills, writing the fp32 partial output
+ * and its log-sum-exp), set so the simulated kernel takes the measured 5.76 µs at KV 1024
+ * (8 splits of one 128-token block, 64 CTAs). KV 8192 (32 splits, 256 CTAs, two an SM) is
+ * predicted: 15.5 µs against 15.7.
  */
-export const FLASH_SPLIT_TILE_FIXED_NS = 3500;
-export const FLASH_COMBINE_FIXED_NS = 3000;
+export const FLASH_SPLIT_TILE_FIXED_NS = 3725;
+/**
+ * CAL ours (the same runs): the combine kernel (`flash_fwd_splitkv_combine_kernel`, 4 query
+ * rows per CTA) takes 4.54 µs at 8 splits and 9.34 µs at 32. It walks a row's splits one after
+ * another (each partial output is rescaled by the running log-sum-exp), so each split adds a
+ * dependent step beside its read. Its time per split outside the reads the simulation charges,
+ * and per CTA outside them, set so the simulated combine takes the measured time at both.
+ */
+export const FLASH_COMBINE_NS_PER_SPLIT = 159;
+export const FLASH_COMBINE_FIXED_NS = 2301;
 
 /**
  * DER from CAL ours (same sweep, gqa/flash 32/8 heads, batch 32, KV 32768: one split, 256
@@ -100,21 +112,15 @@ export const FLASH_FWD_DRAM_BYTES_PER_NS = Math.round((2 * 32768 * 128 * 2 * 2) 
 const FLASH_FWD_CALIBRATION_BLOCK_BYTES = 64 * 128 * 2;
 
 /**
- * DER from CAL ours (same sweep, batch 1 at 32/8 heads): the combine kernel
- * (`flash_fwd_splitkv_combine_kernel`, 4 query rows per CTA) takes 4.70 µs at 8 splits and
- * 9.47 µs at 32: (9.47 − 4.70) / 24 ≈ 0.2 µs per split. It walks a row's splits one after
- * another (each partial output is rescaled by the running log-sum-exp), so each split adds a
- * dependent L2 round trip.
- */
-export const FLASH_COMBINE_NS_PER_SPLIT = Math.round(((9.472 - 4.704) / (32 - 8)) * 1000);
-
-/**
  * The kernel FlashAttention-2 runs: `flash_fwd_splitkv_kernel` + combine when it splits, else
  * `flash_fwd_kernel`; both stream 128-token K and V blocks through cp.async (sm80 code: no TMA,
  * no wgmma), 4 warps, two CTAs per SM.
  */
 export function selectFlashDecode(s: DecodeAttentionShape): DecodeAttentionKernel {
   const splits = flashDecodeSplits(s);
+  // Two CTAs share an SM only when the grid has more than one per SM: a small grid's CTAs each
+  // have an SM to themselves and hide none of each other's latency or fixed time.
+  const resident = Math.max(1, Math.min(FLASH_SPLIT_CTAS_PER_SM, Math.ceil((flashDecodeUnits(s) * splits) / SMS)));
   const fwd = flashFwdBlocks(s.headDim);
   const block = splits > 1 ? flashKvBlock(s.headDim) : fwd.kvBlock;
   const blockBytes = block * s.headDim * 2;
@@ -125,7 +131,7 @@ export function selectFlashDecode(s: DecodeAttentionShape): DecodeAttentionKerne
     pipeline: {
       inFlightBytes: 2 * blockBytes,
       overlap: 2,
-      residentTiles: FLASH_SPLIT_CTAS_PER_SM,
+      residentTiles: resident,
       ...(splits === 1 ? { dramBytesPerNs: (FLASH_FWD_DRAM_BYTES_PER_NS * blockBytes) / FLASH_FWD_CALIBRATION_BLOCK_BYTES } : {}),
     },
     tileFixedNs: FLASH_SPLIT_TILE_FIXED_NS,
@@ -135,5 +141,6 @@ export function selectFlashDecode(s: DecodeAttentionShape): DecodeAttentionKerne
     // 8 for 32 query heads at batch 1, whatever the KV heads).
     combineRows: s.headDim % 128 === 0 ? 4 : s.headDim % 64 === 0 ? 8 : 16,
     combineFixedNs: FLASH_COMBINE_FIXED_NS,
+    kvBlock: block,
   };
 }

@@ -26,10 +26,10 @@ import {
 } from '@fleet/core';
 import { selectFlashDecode } from './flash-decoding.js';
 import { median } from './stats.js';
-import { FP8_CAL, KSWEEP, PIPELINE } from './reference/calibration.js';
+import { FP8_CAL, GAPS, KSWEEP, PIPELINE } from './reference/calibration.js';
 import { selectLowBitGemm, type DenseGemm, type LowBitKernelFamily } from './lowbit-gemm.js';
 import { h100Sm80Device } from './lowbit-h100.js';
-import { BARRIER_NS, GRAPH_GAP_NS, TILE_OVERHEAD_NS, VECTOR_EFFICIENCY, WGMMA_EFFICIENCY } from './cost-params.js';
+import { GRAPH_GAP_NS, TILE_OVERHEAD_NS, VECTOR_EFFICIENCY, WGMMA_EFFICIENCY } from './cost-params.js';
 import { H100_CLOCK_GHZ, H100_LATENCY_CYCLES as LAT, H100_SXM5 as topology } from './reference/topology.js';
 
 /** DS (CUDA C programming guide, compute capability 9.0): per-SM limits. */
@@ -69,8 +69,9 @@ const NVJET_K_TILE = 64;
 /**
  * DER from CAL `gemvStream`: the bytes of DRAM reads an nvjet CTA would keep outstanding if its
  * whole call were streaming. At M = 1 each of 96 CTAs streams 64 × 4096 × 2 B of weights in
- * the measured time less what the simulation charges apart — the graph gap, the first access
- * and the per-tile overhead — and Little's law at the DRAM latency under that kernel's own load
+ * the kernel's profiled time in a graph (`GAPS.layer`, the same kernel and shape; the per-call
+ * time of a graph of six calls also holds the graph's own launch) less what the simulation
+ * charges apart — the first access and the per-tile overhead — and Little's law at the DRAM latency under that kernel's own load
  * (~2/3 of the H100's saturation) gives the bytes. One point cannot tell the kernel's fixed
  * cost from its stream, so this folds the fixed cost in (CAL `KSWEEP` separates them, below);
  * it stays the figure of the nvjet CTAs of a multicast pair (several row tiles), which no sweep
@@ -78,7 +79,8 @@ const NVJET_K_TILE = 64;
  * without a fixed cost of their own.
  */
 const GEMV_CTA_BYTES = 64 * PIPELINE.gemvStream.k * 2;
-const GEMV_STREAM_NS = PIPELINE.gemvStream.us * 1000 - GRAPH_GAP_NS - HBM_NS - TILE_OVERHEAD_NS;
+const GEMV_PROFILED = GAPS.layer.kinds.find((k) => k.name === PIPELINE.gemvStream.kernel && k.grid[0]! * k.grid[1]! === PIPELINE.gemvStream.ctas)!;
+const GEMV_STREAM_NS = GEMV_PROFILED.us * 1000 - HBM_NS - TILE_OVERHEAD_NS;
 export const GEMV_STREAM_DRAM_IN_FLIGHT = Math.round(ctaInFlight(GEMV_CTA_BYTES, GEMV_STREAM_NS, PIPELINE.gemvStream.ctas));
 
 /**
@@ -106,13 +108,19 @@ export const NVJET_DRAM_IN_FLIGHT = Math.round(
 /**
  * DER from CAL `KSWEEP`: the time an nvjet CTA of a single-wave grid spends outside its
  * stream, ns — the fits' intercept (1.98–4.20 µs of profiled kernel time, median 2.82) less
- * what the simulation charges apart: the graph node's launch, which the kernel's slot holds
- * and the profiler's duration does not, the first access and the per-tile overhead. It covers starting
+ * what the simulation charges apart: the first access and the per-tile overhead. It covers starting
  * the producer and consumer warps, the first stages' fill, the epilogue and the grid's tail.
  * The sweep's grids are single waves (≤ 128 CTAs); larger grids keep no such charge, their
  * next wave's fill running under the last one's epilogue.
  */
-export const NVJET_TILE_FIXED_NS = Math.round(median(KSWEEP_GEMV_FITS.map((f) => f.fixedUs)) * 1000 - (GRAPH_GAP_NS - BARRIER_NS) - HBM_NS - TILE_OVERHEAD_NS);
+export const NVJET_TILE_FIXED_NS = Math.round(median(KSWEEP_GEMV_FITS.map((f) => f.fixedUs)) * 1000 - HBM_NS - TILE_OVERHEAD_NS);
+
+/**
+ * CAL ours (`GAPS.layer`): cuBLASLt's split-K reduction kernel at M = 1 (`splitKreduce_kernel`,
+ * 4096 columns), its profiled run in a graph. With the gap before it, what splitting K costs
+ * the selection objective beside the partial sums' traffic.
+ */
+const SPLITK_REDUCE_NS = GAPS.layer.kinds.find((k) => k.name.includes('splitKreduce'))!.us * 1000;
 
 /**
  * The DRAM latency nvjet's selection objective charges a grid: the latency its CTAs' weight
@@ -254,7 +262,7 @@ export function nvjetEstimateNs(s: GemmShape, cols: number, rows: number, splitK
   }
   const memNs = Math.max(dramNs, onChipNs);
   const waves = Math.ceil(ctas / SMS);
-  const reduceNs = splitK > 1 ? 2 * GRAPH_GAP_NS + (s.m * s.n * 4 * splitK) / topology.memory.hbm.achievableBandwidthBytesPerNs : 0;
+  const reduceNs = splitK > 1 ? GRAPH_GAP_NS + SPLITK_REDUCE_NS + (s.m * s.n * 4 * splitK) / topology.memory.hbm.achievableBandwidthBytesPerNs : 0;
   // The L2, which all SMs share, serves every re-read of an operand: each CTA's activation
   // rows, and the weight tile again for every further cluster of row tiles. Small tiles over
   // a large problem re-read so often that the L2's bandwidth, not the SMs, sets the time.
@@ -443,6 +451,20 @@ export function nvjetKernel(s: GemmShape, cols: number, rows: number, splitK: nu
 }
 
 /**
+ * CAL ours (`GAPS.sdpa`, rows layout): each cuDNN SDPA call runs a memset node before its
+ * kernel (0.77 µs), and the GPU idles longer around it than between two kernels (0.93 µs
+ * before the memset, 2.0 µs from it to the kernel). What the call costs beyond one kernel
+ * gap, ns, charged to the kernel's start.
+ */
+export const CUDNN_SDPA_MEMSET_NODE_NS = (() => {
+  const call = GAPS.sdpa.find((r) => r.layout === 'rows' && r.kvLen === 1024)!;
+  const memset = call.kinds.find((k) => k.cat === 'gpu_memset')!;
+  const kernel = call.kinds.find((k) => k.cat === 'kernel')!;
+  const before = (name: string) => Object.entries(call.gapBeforeMedianUs).find(([n]) => n === name)![1]!;
+  return Math.round((memset.us + before(memset.name) + before(kernel.name)) * 1000 - GRAPH_GAP_NS);
+})();
+
+/**
  * cuDNN's SDPA decode, as our sweep shows it (PyTorch 2.11, cuDNN 9.19): GQA with the
  * group's queries as rows runs `sm90_flash_fprop`, one CTA per (request, KV head), no split
  * (grid min(B × H_kv, 132), a persistent kernel); one query per head (MHA) runs the sm80
@@ -464,7 +486,8 @@ export function selectDecodeAttention(s: DecodeAttentionShape): DecodeAttentionK
       name: 'cudnn_sm90_flash_fprop',
       splits: 1,
       pipeline: { inFlightBytes: pipeline.inFlightBytes, overlap: Infinity },
-      tileFixedNs: CUDNN_FLASH_TILE_FIXED_NS,
+      // Every CTA waits for the memset node before it starts.
+      tileFixedNs: CUDNN_FLASH_TILE_FIXED_NS + CUDNN_SDPA_MEMSET_NODE_NS,
       persistentWorkgroups: Math.min(s.batch * s.kvHeads, SMS),
       queryRowTile: 64,
       // Three stages of K and V fit its shared memory with 128-token blocks up to head dim 128,
@@ -540,8 +563,8 @@ export const CUDNN_FLASH_TILE_FIXED_NS = (() => {
 
 /**
  * DER from CAL `sdpaDecodeStream`: one cuDNN flash CTA's DRAM rate, bytes/ns. Each of the 8
- * CTAs streams 2 × 32768 × 128 × 2 B of K/V in the per-call time less the graph gap, the
- * first access, the per-tile overhead and the tile's fixed time. The stream is issue-limited
+ * CTAs streams 2 × 32768 × 128 × 2 B of K/V in the kernel's profiled time less the first
+ * access, the per-tile overhead and the tile's fixed time. The stream is issue-limited
  * (its producer warp's TMA), not latency-limited: in our sweep the per-CTA rate is the same
  * with 64 CTAs loading the HBM to 0.87 of saturation as with these 8 (0.11), where Little's
  * law at the loaded latency would give the 64 a third less. Prefill's tiles stream at it; the
@@ -551,7 +574,7 @@ export const CUDNN_FLASH_TILE_FIXED_NS = (() => {
  */
 export const CUDNN_FLASH_DRAM_BYTES_PER_NS = (() => {
   const a = PIPELINE.sdpaDecodeStream;
-  return (2 * a.kvLen * 128 * 2) / (a.us * 1000 - GRAPH_GAP_NS - HBM_NS - TILE_OVERHEAD_NS - CUDNN_FLASH_TILE_FIXED_NS);
+  return (2 * a.kvLen * 128 * 2) / (a.kernelUs * 1000 - HBM_NS - TILE_OVERHEAD_NS - CUDNN_FLASH_TILE_FIXED_NS);
 })();
 
 /**

@@ -1,7 +1,7 @@
 /** How H100 runs the policies' runtimes: MPK's layout, PyTorch's kernels, ClusterFusion's clusters. */
 import { occupancy, type BackendTuning, type KernelGranularity, type RowKernel } from '@fleet/core';
 import { CLUSTER_DOMAINS, CLUSTERFUSION_CTAS_PER_SM, maxActiveClusters } from './clusters.js';
-import { BARRIER_NS, GRAPH_GAP_NS, TILE_OVERHEAD_NS } from './cost-params.js';
+import { TILE_OVERHEAD_NS } from './cost-params.js';
 import { H100_SM } from './hopper-libraries.js';
 import { PIPELINE } from './reference/calibration.js';
 import { H100_CLOCK_GHZ, H100_LATENCY_CYCLES as LAT } from './reference/topology.js';
@@ -13,8 +13,6 @@ export const MIRAGE_SCHEDULERS = 16;
 export const CLUSTERFUSION_DEFAULT_CLUSTER = 4;
 
 const L2_NS = LAT.l2 / H100_CLOCK_GHZ;
-/** What a kernel's slice holds before its tile starts in graph mode: the node's launch (`launch.graphNodeNs`). */
-const GRAPH_NODE_NS = GRAPH_GAP_NS - BARRIER_NS;
 
 /**
  * DS (PyTorch 2.11 aten/src/ATen/native/cuda/layer_norm_kernel.cu, `vectorized_layer_norm_kernel`,
@@ -29,12 +27,12 @@ export const NORM_CTA_IN_FLIGHT = 128 * 4 * 2;
  * DER from CAL `rowOps.qkNorm` (a 128-wide row: one iteration per pass): the norm kernel's time
  * outside its loads — the warp-shuffle and shared-memory reductions between the passes, rsqrt,
  * the grid's start and end — its kernel time less what the simulation charges its tile: the
- * graph node's launch, the first access (an L2 hit, hot), the per-tile overhead and the row and
+ * first access (an L2 hit, hot), the per-tile overhead and the row and
  * γ (2 × 256 B) at the L2 latency through NORM_CTA_IN_FLIGHT. CAL `rowOps.rmsNorm` (4096 wide,
  * 8 iterations a pass) is predicted, not fitted: 4.21 µs against 4.13 measured.
  */
 export const NORM_FIXED_NS = Math.round(
-  PIPELINE.rowOps.qkNorm.kernelUs * 1000 - GRAPH_NODE_NS - L2_NS - TILE_OVERHEAD_NS - (2 * PIPELINE.rowOps.qkNorm.cols * 2 * L2_NS) / NORM_CTA_IN_FLIGHT,
+  PIPELINE.rowOps.qkNorm.kernelUs * 1000 - L2_NS - TILE_OVERHEAD_NS - (2 * PIPELINE.rowOps.qkNorm.cols * 2 * L2_NS) / NORM_CTA_IN_FLIGHT,
 );
 
 /** PyTorch's norm kernel: 128 threads, 27 registers, 24 B of shared memory (our profile) — 16 CTAs an SM. */
@@ -55,12 +53,11 @@ export const NORM_KERNEL: RowKernel = {
  * address goes through TensorIterator's offset calculator (an integer division and modulo per
  * dimension) and the loads are 2-byte scalars. Their time outside the stream: the mean kernel
  * time of the RoPE call's five kernels (one CTA each at batch 1) less what the simulation
- * charges one of its tiles (the graph node's launch, a first access that hits the L2, the
- * per-tile overhead). UNC transfer to the K/V copies (`direct_copy_kernel_cuda`, the same
+ * charges one of its tiles (a first access that hits the L2, the per-tile overhead). UNC transfer to the K/V copies (`direct_copy_kernel_cuda`, the same
  * kernel template), which the microbenchmark did not run alone.
  */
 export const STRIDED_ELEMENTWISE_FIXED_NS = Math.round(
-  (PIPELINE.rowOps.rope.kernelsUs.reduce((a, b) => a + b, 0) / PIPELINE.rowOps.rope.kernelsUs.length) * 1000 - GRAPH_NODE_NS - L2_NS - TILE_OVERHEAD_NS,
+  (PIPELINE.rowOps.rope.kernelsUs.reduce((a, b) => a + b, 0) / PIPELINE.rowOps.rope.kernelsUs.length) * 1000 - L2_NS - TILE_OVERHEAD_NS,
 );
 
 /**

@@ -10,7 +10,16 @@
  */
 export { H100_SXM5, H100_CLOCK_GHZ, H100_LATENCY_CYCLES } from './reference/topology.js';
 export { OURS, PRIOR, PIPELINE, KSWEEP, LOADED_LATENCY, dsmemLatencyCycles, clusterBarrierCycles } from './reference/calibration.js';
-export { params, BYTES_IN_FLIGHT_PER_SM, WGMMA_EFFICIENCY, GRAPH_GAP_NS, BARRIER_NS, TILE_OVERHEAD_NS, VECTOR_EFFICIENCY } from './cost-params.js';
+export {
+  params,
+  BYTES_IN_FLIGHT_PER_SM,
+  WGMMA_EFFICIENCY,
+  GRAPH_GAP_NS,
+  GRAPH_LAUNCH_NS,
+  BARRIER_NS,
+  TILE_OVERHEAD_NS,
+  VECTOR_EFFICIENCY,
+} from './cost-params.js';
 export {
   tuning,
   MIRAGE_WORKERS_PER_GPC,

@@ -69,6 +69,12 @@ export interface DecodeAttentionKernel {
   /** Split kernels: the combine's time per workgroup outside its reads, ns. Default 0. */
   combineFixedNs?: number;
   /**
+   * Split kernels: KV tokens per block of the split kernel's loop. Each split takes
+   * ⌈blocks / splits⌉ whole blocks (FlashAttention-2's `n_blocks_per_split`), in order.
+   * Default: the decomposition's own chunk (256 tokens).
+   */
+  kvBlock?: number;
+  /**
    * Split kernels: query rows each combine workgroup merges (FlashAttention-2: 4 at head dim
    * 128), so a GQA group of 8 takes two workgroups. Default: the group, one per (request, KV head).
    */

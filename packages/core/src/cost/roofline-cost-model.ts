@@ -27,7 +27,7 @@ export interface RooflineParams extends Pick<CostModel, 'dispatchNs' | 'fetchNs'
 export class RooflineCostModel implements CostModel {
   readonly dispatchNs: number;
   readonly fetchNs: number;
-  readonly launch: { eagerNs: number; graphNodeNs: number };
+  readonly launch: { eagerNs: number; graphNodeNs: number; graphLaunchNs?: number };
   readonly endOfKernel: { barrierNs: number; writeBackL2: boolean };
   readonly hardwareDispatch: HardwareDispatch;
   readonly pipelines?: { persistent: TilePipeline; kernel: TilePipeline };

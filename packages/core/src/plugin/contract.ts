@@ -45,8 +45,13 @@ export interface CostModel {
   dispatchNs: number;
   /** Worker time to notice and fetch a queued task (poll + descriptor copy), ns. */
   fetchNs: number;
-  /** Kernel launch costs, ns. */
-  launch: { eagerNs: number; graphNodeNs: number };
+  /**
+   * Kernel launch costs, ns: `eagerNs` between dependent kernels launched from the host,
+   * `graphNodeNs` before each kernel of a replayed CUDA/HIP graph (with the end-of-kernel
+   * barrier, the gap between two), `graphLaunchNs` once per replay of a whole step's graph (the
+   * graph's own launch and completion; default 0).
+   */
+  launch: { eagerNs: number; graphNodeNs: number; graphLaunchNs?: number };
   /** Between two kernels: device-wide barrier cost and the cache effect at kernel end. */
   endOfKernel: { barrierNs: number; writeBackL2: boolean };
   hardwareDispatch: HardwareDispatch;

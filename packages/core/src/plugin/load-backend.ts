@@ -109,7 +109,7 @@ const validateCostData = ajv.compile({
   properties: {
     dispatchNs: overheadNs,
     fetchNs: overheadNs,
-    launch: { type: 'object', required: ['eagerNs', 'graphNodeNs'], properties: { eagerNs: overheadNs, graphNodeNs: overheadNs } },
+    launch: { type: 'object', required: ['eagerNs', 'graphNodeNs'], properties: { eagerNs: overheadNs, graphNodeNs: overheadNs, graphLaunchNs: overheadNs } },
     endOfKernel: { type: 'object', required: ['barrierNs', 'writeBackL2'], properties: { barrierNs: overheadNs, writeBackL2: { type: 'boolean' } } },
     hardwareDispatch: { enum: ['round-robin-partition', 'greedy'] },
     pipelines: {

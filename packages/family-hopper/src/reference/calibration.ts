@@ -14,6 +14,7 @@ import pipeline from './h100-pipeline-ours.json' with { type: 'json' };
 import loadedLatency from './h100-loaded-latency-ours.json' with { type: 'json' };
 import fp8 from './h100-fp8-ours.json' with { type: 'json' };
 import ksweep from './h100-ksweep-ours.json' with { type: 'json' };
+import gaps from './h100-gaps-ours.json' with { type: 'json' };
 
 /** Our 2026-11-21 microbenchmarks: clusters, DSMEM, L2 halves, atomics, fences, launches, GEMV at M = 1. */
 export const OURS = cal;
@@ -35,6 +36,12 @@ export const FP8_CAL = fp8;
  * kernel time) — its fixed cost and stream rate.
  */
 export const KSWEEP = ksweep;
+/**
+ * Our 2026-11-27 kernel-boundary timeline (bench/device/gaps.py): chains of kernels in one CUDA
+ * graph, each replay's gaps between them read off the profiler; the decode layer's mix, cuDNN's
+ * and FlashAttention-2's decode attention calls.
+ */
+export const GAPS = gaps;
 /** The earlier reference set (/work/shared/reference/h100-microbench.json): HBM, launch, latencies, GEMV at M = 1. */
 export const PRIOR = prior;
 

@@ -522,10 +522,14 @@ class StageLowering {
     const combine: Draft[] = [];
     for (let r = 0; r < op.batch; r++) {
       for (let h = 0; h < op.kvHeads; h++) {
-        const tiles = attentionTiles(op, b, r, h);
+        const tiles = attentionTiles(op, b, r, h, kernel.kvBlock);
         const unit = (r * op.kvHeads + h) * splits;
+        // A library that names its block assigns ⌈blocks / splits⌉ whole blocks a split (the last
+        // may get fewer or none); otherwise the chunks are spread evenly.
+        const perSplit = Math.ceil(tiles.length / splits);
+        const bounds = (s: number) => (kernel.kvBlock ? Math.min(tiles.length, s * perSplit) : Math.floor((tiles.length * s) / splits));
         for (let s = 0; s < splits; s++) {
-          const part = tiles.slice(Math.floor((tiles.length * s) / splits), Math.floor((tiles.length * (s + 1)) / splits));
+          const part = tiles.slice(bounds(s), bounds(s + 1));
           if (part.length === 0) continue;
           const stream = withFixed(streamChunks(part, pipeline), kernel.tileFixedNs);
           stream.writes = [{ buffer: ws, offset: (unit + s) * partialBytes, bytes: partialBytes, policy: 'default' as const }];

@@ -12,12 +12,12 @@ export interface AttentionBuffers {
 }
 
 /**
- * Split-KV flash-decoding for one request and one KV head: every chunk of KV_CHUNK cached
- * tokens is a tile reading the chunk's K and V (layout [batch, kvHeads, kvLen, headDim]) and
+ * Split-KV flash-decoding for one request and one KV head: every chunk of `chunk` cached
+ * tokens (default KV_CHUNK) is a tile reading the chunk's K and V (layout [batch, kvHeads, kvLen, headDim]) and
  * the group's queries, and updating the online-softmax partials; the last tile writes the
  * group's output rows.
  */
-export function attentionTiles(op: AttentionOp, buf: AttentionBuffers, b: number, h: number): Tile[] {
+export function attentionTiles(op: AttentionOp, buf: AttentionBuffers, b: number, h: number, chunk = KV_CHUNK): Tile[] {
   const el = 2;
   const group = op.heads / op.kvHeads;
   const qkvCols = (op.heads + 2 * op.kvHeads) * op.headDim;
@@ -25,10 +25,10 @@ export function attentionTiles(op: AttentionOp, buf: AttentionBuffers, b: number
   const tiles: Tile[] = [];
   // Every chunk reads the group's queries: one region object for all of them (tiles never change their regions).
   const queries: Region = { buffer: buf.qkv, offset: (row * qkvCols + h * group * op.headDim) * el, bytes: group * op.headDim * el, policy: 'default' };
-  for (let t0 = 0; t0 < op.kvLen; t0 += KV_CHUNK) {
-    const len = Math.min(KV_CHUNK, op.kvLen - t0);
+  for (let t0 = 0; t0 < op.kvLen; t0 += chunk) {
+    const len = Math.min(chunk, op.kvLen - t0);
     const base = ((b * op.kvHeads + h) * op.kvLen + t0) * op.headDim * el;
-    const last = t0 + KV_CHUNK >= op.kvLen;
+    const last = t0 + chunk >= op.kvLen;
     tiles.push({
       reads: [
         queries,

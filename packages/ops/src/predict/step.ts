@@ -243,8 +243,10 @@ export function simulateStep(backend: Backend, { policy, schedule }: ResolvedPol
       ...(multi ? { collective: multi.collective } : {}),
     }),
   );
+  // One replay of the step's graph: its own launch and completion beside the kernels.
+  const replayNs = runtime.launchMode === 'graph' ? (backend.costModel.launch.graphLaunchNs ?? 0) : 0;
   return {
-    timeNs: r.timeNs + restNs,
+    timeNs: r.timeNs + restNs + replayNs,
     extrapolation: rest.length === 0 ? 'none' : proven ? 'proven' : 'assumed',
     counters,
     fences: counts.fences,

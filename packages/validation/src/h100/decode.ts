@@ -68,14 +68,28 @@ export function qwen3Dense(name: string): ModelSpec {
   return loadModel(name);
 }
 
-/** Decode-attention time of one layer alone (its kernels and their graph gaps), µs. */
-export function decodeAttentionUs(backend: Backend, heads: number, kvHeads: number, batch: number, kvLen: number, headDim = 128): number {
+/**
+ * Calls of one attention point in the graph bench/device/sweep.py replays (`attn_point`): its
+ * K/V rotated over enough copies for 256 MB (2 to 32; one above 256 MB), the copies repeated up
+ * to 8 calls.
+ */
+export function attentionGraphCalls(batch: number, kvHeads: number, kvLen: number, headDim = 128): number {
+  const kvBytes = 2 * batch * kvHeads * kvLen * headDim * 2;
+  const copies = kvBytes < 256e6 ? Math.max(2, Math.min(32, Math.ceil(256e6 / kvBytes))) : 1;
+  return copies < 8 ? copies * Math.max(1, Math.floor(8 / copies)) : copies;
+}
+
+/**
+ * Decode-attention time of one layer alone as a graph of `calls` such calls measures it per
+ * call: its kernels and their graph gaps, and a `calls`-th of the graph's own launch, µs.
+ */
+export function decodeAttentionUs(backend: Backend, heads: number, kvHeads: number, batch: number, kvLen: number, headDim = 128, calls = 1): number {
   const model = { ...loadModel('qwen3-8b'), numHeads: heads, numKvHeads: kvHeads, headDim };
   const def = ops.KERNEL_PER_OP_GRAPH;
   const g = buildDecodeGraph(model, { batch, contextLen: kvLen - 1 });
   const att = g.ops.filter((o) => o.layer === 0 && o.kind === 'attention');
   const tg = def.compile({ ...g, ops: att }, backend, def.schedule, { layers: [0], library: backend.kernelLibrary, kernels: backend.tuning.kernels });
-  return simulateGraph(backend, tg, { launchMode: 'graph' }).timeNs / 1000;
+  return (simulateGraph(backend, tg, { launchMode: 'graph' }).timeNs + (backend.costModel.launch.graphLaunchNs ?? 0) / calls) / 1000;
 }
 
 function attnRows(sweep: DecodeSweep, quick: boolean) {
@@ -126,7 +140,7 @@ function decodeValidation(backend: Backend, data: DecodeData, opts: H100Validati
         `FlashAttention-2 decode ${a.heads}/${a.kvHeads} heads, batch ${a.batch}, KV ${a.kvLen}: ${splits} splits (measured grid: ${a.splits}) (kernels + graph gaps)`,
         calibration.has(key) ? 'calibration' : 'measurement',
         a.usPerCall,
-        decodeAttentionUs(backend, a.heads, a.kvHeads, a.batch, a.kvLen),
+        decodeAttentionUs(backend, a.heads, a.kvHeads, a.batch, a.kvLen, 128, attentionGraphCalls(a.batch, a.kvHeads, a.kvLen)),
         'µs',
         GOAL_PCT,
         source,
@@ -142,7 +156,15 @@ function decodeValidation(backend: Backend, data: DecodeData, opts: H100Validati
         `decode attention, head dim ${a.headDim}, 32/8 heads, ${how}, batch ${a.batch}, KV ${a.kvLen} (kernels + graph gaps)`,
         'measurement',
         a.usPerCall,
-        decodeAttentionUs(asRows ? grouped : backend, a.heads, a.kvHeads, a.batch, a.kvLen, a.headDim),
+        decodeAttentionUs(
+          asRows ? grouped : backend,
+          a.heads,
+          a.kvHeads,
+          a.batch,
+          a.kvLen,
+          a.headDim,
+          attentionGraphCalls(a.batch, a.kvHeads, a.kvLen, a.headDim),
+        ),
         'µs',
         GOAL_PCT,
         data.headDim.source,
