@@ -74,9 +74,9 @@ const NVJET_K_TILE = 64;
  * charges apart — the first access and the per-tile overhead — and Little's law at the DRAM latency under that kernel's own load
  * (~2/3 of the H100's saturation) gives the bytes. One point cannot tell the kernel's fixed
  * cost from its stream, so this folds the fixed cost in (CAL `KSWEEP` separates them, below);
- * it stays the figure of the nvjet tiles the sweep did not measure (more than 8 batch rows or
- * several row tiles) and the one the row-wise FP8 and CUTLASS grouped kernels transfer, all
- * priced without a fixed cost of their own.
+ * it stays the figure of the nvjet CTAs of a multicast pair (several row tiles), which no sweep
+ * separated, and the one the row-wise FP8 and CUTLASS grouped kernels transfer, all priced
+ * without a fixed cost of their own.
  */
 const GEMV_CTA_BYTES = 64 * PIPELINE.gemvStream.k * 2;
 const GEMV_PROFILED = GAPS.layer.kinds.find((k) => k.name === PIPELINE.gemvStream.kernel && k.grid[0]! * k.grid[1]! === PIPELINE.gemvStream.ctas)!;
@@ -159,30 +159,36 @@ export function nvjetStages(tileCols: number, tileRows: number): number {
 }
 
 /**
- * CTAs that share a weight tile through TMA multicast: nvjet launches clusters of 2 along the
- * batch rows (the `2x1`/`1x2` in its names) when there are at least two batch tiles.
+ * CTAs that share a weight tile: with at least two batch tiles, two row tiles of a column
+ * tile run side by side and fetch its weights once. nvjet's cluster (the `AxB` in its names:
+ * A CTAs along the weight rows, B along the batch) multicasts the larger operand tile: the
+ * weights (`1x2`, `4x2`) for tiles wider than tall — 64x8 … 64x32, 96x64, 128x64, 144x128 …
+ * 320x128 in our sweeps — the batch rows (`2x1`) for 80x128 … 128x128, and mostly for 48x64
+ * and 64x64 (a third of their runs are `4x2`, both); with the batch rows multicast, the pair
+ * shares its weight tile through the L2 instead. Either way two.
  */
 export function multicast(rowTiles: number): number {
   return Math.min(2, rowTiles);
 }
 
 /**
- * The tiles the sweeps over K measured (CAL `KSWEEP` at M = 1 and 8; its M = 16–64 runs, held
- * out, check them): up to 64 batch rows in one row tile. Their CTAs keep the sweep's DRAM
- * in-flight; wider tiles, which no sweep measured over K, keep the whole-call figure of CAL
- * `gemvStream`.
+ * The tiles whose fixed cost the sweeps over K measured (CAL `KSWEEP` at M = 1 and 8; its
+ * M = 16–64 runs, held out, check them): up to 64 batch rows in one row tile.
  */
 export function skinnyTile(tileRows: number, rowTiles: number): boolean {
   return tileRows <= KSWEEP_MAX_ROWS && rowTiles === 1;
 }
 
 /**
- * The DRAM in-flight cuBLASLt's selection objective charges a CTA: a multicast pair's CTA
- * issues half of each weight stage over the same producer, the same bytes outstanding per CTA
- * as without multicast, for half the bytes.
+ * The DRAM bytes an nvjet CTA keeps outstanding. A CTA alone on its weight tile (one row tile)
+ * keeps the sweep's figure whatever its batch rows: the stream is its producer's TMA issue,
+ * which the batch rows (read from the L2) do not change, and the sweep's rate held from 8 to
+ * 64 rows (its M = 16–64 fits, 2.7–3.0 TB/s). A multicast pair's CTA (several row tiles), which
+ * no sweep separated into a fixed cost and a stream, keeps the whole-call figure of CAL
+ * `gemvStream`, each CTA issuing half of every weight stage over the same producer.
  */
-function objectiveDramInFlight(tileRows: number, rowTiles: number): number {
-  return skinnyTile(tileRows, rowTiles) ? NVJET_DRAM_IN_FLIGHT : GEMV_STREAM_DRAM_IN_FLIGHT;
+function ctaDramInFlight(rowTiles: number): number {
+  return rowTiles === 1 ? NVJET_DRAM_IN_FLIGHT : GEMV_STREAM_DRAM_IN_FLIGHT;
 }
 
 export function nvjetPipeline(tileCols: number, tileRows: number, rowTiles = 1): TilePipeline {
@@ -191,7 +197,7 @@ export function nvjetPipeline(tileCols: number, tileRows: number, rowTiles = 1):
   const occ = occupancy(H100_SM, { threads: 384, registersPerThread: 168, sharedBytes: stages * (tileCols + tileRows) * NVJET_K_TILE * 2 });
   return {
     inFlightBytes: stages * (tileCols + tileRows) * NVJET_K_TILE * 2 * Math.max(1, occ.blocks),
-    dramInFlightBytes: (skinnyTile(tileRows, rowTiles) ? NVJET_DRAM_IN_FLIGHT : GEMV_STREAM_DRAM_IN_FLIGHT) * multicast(rowTiles),
+    dramInFlightBytes: ctaDramInFlight(rowTiles) * multicast(rowTiles),
     overlap: stages,
   };
 }
@@ -223,8 +229,12 @@ export const FP8_MATRIX_FLOPS_SCALE = topology.computeUnit.matrixFlopsPerNs.bf16
 /** The peak ratio alone (DS S33): what cuBLASLt's selection objective charges an FP8 tile, its heuristic knowing its kernels' peak, not our calibration. */
 const FP8_PEAK_FLOPS_SCALE = topology.computeUnit.matrixFlopsPerNs.bf16 / topology.computeUnit.matrixFlopsPerNs.fp8!;
 
-/** The library's estimate of one candidate's time, ns (its selection objective). */
-function estimateNs(s: GemmShape, cols: number, rows: number, splitK: number): number {
+/**
+ * The library's estimate of one candidate's time, ns (its selection objective): a menu tile of
+ * `cols` output columns × `rows` batch rows, K split `splitK` ways. Exported so a study can set
+ * it beside the simulated time of the same kernel (`nvjetKernel`).
+ */
+export function nvjetEstimateNs(s: GemmShape, cols: number, rows: number, splitK: number): number {
   const colTiles = Math.ceil(s.n / cols);
   const rowTiles = Math.ceil(s.m / rows);
   const ctas = colTiles * rowTiles * splitK;
@@ -241,7 +251,9 @@ function estimateNs(s: GemmShape, cols: number, rows: number, splitK: number): n
   // A CTA bound by compute or on-chip reads keeps its DRAM bytes in flight only for the share
   // of its time its weight stream takes, so it loads the memory less (as the machine charges
   // it). Two fixed-point steps from the unloaded latency settle the load and the latency.
-  const w = objectiveDramInFlight(rows, rowTiles);
+  // The same bytes outstanding per CTA as the machine charges; a multicast pair's CTA keeps
+  // them for its half of the tile.
+  const w = ctaDramInFlight(rowTiles);
   const busyNs = Math.max(computeNs, onChipNs);
   let dramNs = (dram * topology.memory.hbm.latencyNs) / w;
   for (let i = 0; i < 2; i++) {
@@ -328,7 +340,7 @@ const NVJET_DENSE: DenseGemm = {
   kernel: selectNvjet,
   estimateNs: (s) => {
     const k = selectNvjet(s);
-    return estimateNs(s, k.tileCols, k.tileRows, k.splitK);
+    return nvjetEstimateNs(s, k.tileCols, k.tileRows, k.splitK);
   },
 };
 
@@ -389,7 +401,7 @@ export function hopperFp8Refusal(fp8: GemmFp8): string | null {
 }
 
 function selectNvjet(s: GemmShape): GemmKernel {
-  let best: { cols: number; rows: number; splitK: number; ns: number; ctas: number } | null = null;
+  let best: { cols: number; rows: number; splitK: number; ns: number; ctas: number; rowTiles: number } | null = null;
   // Row tiles up to the menu's first width that holds all of M: cuBLASLt covers a batch of up
   // to 64 with one row tile (64x16 at M = 16, 64x64 at M = 64), not with two narrower ones.
   const maxRows = NVJET_ROWS.find((r) => r >= s.m) ?? NVJET_MAX_ROWS;
@@ -401,23 +413,40 @@ function selectNvjet(s: GemmShape): GemmKernel {
       const ctas = Math.ceil(s.n / cols) * Math.ceil(s.m / rows) * splitK;
       // Split-K fills idle SMs of a single wave; it never makes a grid longer than one wave.
       if (splitK > 1 && ctas > SMS) continue;
-      const ns = estimateNs(s, cols, rows, splitK);
-      // Ties (within 1%) go to fewer CTAs, then to no split: less re-reading, no reduction.
-      if (!best || ns < best.ns * 0.99 || (ns <= best.ns * 1.01 && (splitK < best.splitK || (splitK === best.splitK && ctas < best.ctas)))) {
-        best = { cols, rows, splitK, ns, ctas };
+      const ns = nvjetEstimateNs(s, cols, rows, splitK);
+      // Ties (within 1%) go to fewer row tiles, then to no split, then to fewer CTAs: a second
+      // row tile couples the CTAs of a column in a multicast cluster, whose stages wait on both
+      // consumers; a split adds the reduction; more CTAs re-read more.
+      const rowTiles = Math.ceil(s.m / rows);
+      const tie =
+        best !== null &&
+        ns <= best.ns * 1.01 &&
+        (rowTiles < best.rowTiles || (rowTiles === best.rowTiles && (splitK < best.splitK || (splitK === best.splitK && ctas < best.ctas))));
+      if (!best || ns < best.ns * 0.99 || tie) {
+        best = { cols, rows, splitK, ns, ctas, rowTiles };
       }
     }
   }
   const b = best!;
-  const stages = nvjetStages(b.cols, b.rows);
-  const rowTiles = Math.ceil(s.m / b.rows);
+  return nvjetKernel(s, b.cols, b.rows, b.splitK);
+}
+
+/**
+ * The nvjet kernel of one menu tile and split-K for a shape, as the machine runs it: its stages,
+ * pipeline and fixed cost. `selectNvjet` returns this for the candidate its objective prefers; a
+ * study can price any other candidate (e.g. the one cuBLAS was measured running) the same way.
+ */
+export function nvjetKernel(s: GemmShape, cols: number, rows: number, splitK: number): GemmKernel {
+  const stages = nvjetStages(cols, rows);
+  const rowTiles = Math.ceil(s.m / rows);
+  const ctas = Math.ceil(s.n / cols) * rowTiles * splitK;
   return {
-    name: `nvjet_sm90_tst_${b.cols}x${b.rows}_${NVJET_K_TILE}x${stages}${b.splitK > 1 ? '_splitK' : ''}`,
-    tileRows: b.rows,
-    tileCols: b.cols,
-    splitK: b.splitK,
-    pipeline: nvjetPipeline(b.cols, b.rows, rowTiles),
-    ...(b.ctas <= SMS && skinnyTile(b.rows, rowTiles) ? { tileFixedNs: NVJET_TILE_FIXED_NS } : {}),
+    name: `nvjet_sm90_tst_${cols}x${rows}_${NVJET_K_TILE}x${stages}${splitK > 1 ? '_splitK' : ''}`,
+    tileRows: rows,
+    tileCols: cols,
+    splitK,
+    pipeline: nvjetPipeline(cols, rows, rowTiles),
+    ...(ctas <= SMS && skinnyTile(rows, rowTiles) ? { tileFixedNs: NVJET_TILE_FIXED_NS } : {}),
   };
 }
 

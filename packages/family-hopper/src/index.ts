@@ -65,6 +65,8 @@ export {
   CUTLASS_GROUPED,
   CUTLASS_GROUPED_DRAM_IN_FLIGHT,
   nvjetPipeline,
+  nvjetKernel,
+  nvjetEstimateNs,
   nvjetStages,
   H100_SM,
   NVJET_DRAM_IN_FLIGHT,

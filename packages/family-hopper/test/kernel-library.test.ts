@@ -12,6 +12,8 @@ import {
   ROWWISE_DRAM_IN_FLIGHT,
   KSWEEP,
   PIPELINE,
+  nvjetEstimateNs,
+  nvjetKernel,
   nvjetStages,
   selectDecodeAttention,
   selectFlashDecode,
@@ -23,6 +25,20 @@ import { CUDNN_SDPA_MEMSET_NODE_NS } from '../src/hopper-libraries.js';
 import { GAPS } from '../src/reference/calibration.js';
 
 describe('H100 kernel library', () => {
+  it('nvjetKernel builds any candidate as the selection builds its pick', () => {
+    for (const [m, n, k] of [
+      [1, 4096, 4096],
+      [64, 4096, 4096],
+      [256, 4096, 4096],
+      [256, 24576, 8192],
+    ] as const) {
+      const s = { m, n, k, weightBytes: 2 };
+      const pick = selectGemm(s);
+      expect(nvjetKernel(s, pick.tileCols, pick.tileRows, pick.splitK)).toEqual(pick);
+      expect(nvjetEstimateNs(s, pick.tileCols, pick.tileRows, pick.splitK)).toBeGreaterThan(0);
+    }
+  });
+
   it('the GEMM tile follows M: batch rows grow with the batch, split-K only where the grid would leave SMs idle', () => {
     const rows = [1, 16, 64, 128, 256].map((m) => selectGemm({ m, n: 4096, k: 4096, weightBytes: 2 }).tileRows);
     for (let i = 1; i < rows.length; i++) expect(rows[i]).toBeGreaterThanOrEqual(rows[i - 1]!);
