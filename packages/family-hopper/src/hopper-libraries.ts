@@ -105,15 +105,27 @@ export const NVJET_DRAM_IN_FLIGHT = Math.round(
   median(KSWEEP_GEMV_FITS.map((f) => inFlightFromRate(topology.memory.hbm, (f.TBps * 1000) / f.ctas, f.TBps * 1000))),
 );
 
+/** The median intercept (profiled kernel µs) of the sweep's fits of tiles `cols` wide. */
+function ksweepFixedUs(cols: number): number {
+  return median(KSWEEP_GEMV_FITS.filter((f) => f.kernel.startsWith(`nvjet_sm90_tst_${cols}x`)).map((f) => f.fixedUs));
+}
+const KSWEEP_NARROW = { cols: 64, us: ksweepFixedUs(64) };
+const KSWEEP_WIDE = { cols: 192, us: ksweepFixedUs(192) };
+
 /**
  * DER from CAL `KSWEEP`: the time an nvjet CTA of a single-wave grid spends outside its
- * stream, ns — the fits' intercept (1.98–4.20 µs of profiled kernel time, median 2.82) less
- * what the simulation charges apart: the first access and the per-tile overhead. It covers starting
- * the producer and consumer warps, the first stages' fill, the epilogue and the grid's tail.
- * The sweep's grids are single waves (≤ 128 CTAs); larger grids keep no such charge, their
- * next wave's fill running under the last one's epilogue.
+ * stream, ns — starting the producer and consumer warps, filling the first stages, the
+ * epilogue and the grid's tail — by the tile's width. The fits' intercepts (profiled kernel
+ * time) grow with it: median 2.62 µs over the twelve 64x8 fits, 3.67 over the eight 192x8
+ * ones (each stage carries a wider weight tile, and the epilogue stores more columns). A line
+ * through the two, less what the simulation charges apart (the first access and the per-tile
+ * overhead). The sweep's grids are single waves (≤ 128 CTAs); larger grids keep no such
+ * charge, their next wave's fill running under the last one's epilogue.
  */
-export const NVJET_TILE_FIXED_NS = Math.round(median(KSWEEP_GEMV_FITS.map((f) => f.fixedUs)) * 1000 - HBM_NS - TILE_OVERHEAD_NS);
+export function nvjetTileFixedNs(tileCols: number): number {
+  const us = KSWEEP_NARROW.us + ((KSWEEP_WIDE.us - KSWEEP_NARROW.us) * (tileCols - KSWEEP_NARROW.cols)) / (KSWEEP_WIDE.cols - KSWEEP_NARROW.cols);
+  return Math.max(0, Math.round(us * 1000 - HBM_NS - TILE_OVERHEAD_NS));
+}
 
 /**
  * CAL ours (`GAPS.layer`): cuBLASLt's split-K reduction kernel at M = 1 (`splitKreduce_kernel`,
@@ -446,7 +458,7 @@ export function nvjetKernel(s: GemmShape, cols: number, rows: number, splitK: nu
     tileCols: cols,
     splitK,
     pipeline: nvjetPipeline(cols, rows, rowTiles),
-    ...(ctas <= SMS && skinnyTile(rows, rowTiles) ? { tileFixedNs: NVJET_TILE_FIXED_NS } : {}),
+    ...(ctas <= SMS && skinnyTile(rows, rowTiles) ? { tileFixedNs: nvjetTileFixedNs(cols) } : {}),
   };
 }
 

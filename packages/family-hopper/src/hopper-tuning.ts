@@ -3,7 +3,7 @@ import { occupancy, type BackendTuning, type KernelGranularity, type RowKernel }
 import { CLUSTER_DOMAINS, CLUSTERFUSION_CTAS_PER_SM, maxActiveClusters } from './clusters.js';
 import { TILE_OVERHEAD_NS } from './cost-params.js';
 import { H100_SM } from './hopper-libraries.js';
-import { PIPELINE } from './reference/calibration.js';
+import { GAPS, PIPELINE } from './reference/calibration.js';
 import { H100_CLOCK_GHZ, H100_LATENCY_CYCLES as LAT } from './reference/topology.js';
 
 /** Mirage MPK on H100: 128 workers (one per SM) + 16 schedulers (seeds §5, seedcode §6 mirage utils.py). */
@@ -34,6 +34,19 @@ export const NORM_CTA_IN_FLIGHT = 128 * 4 * 2;
 export const NORM_FIXED_NS = Math.round(
   PIPELINE.rowOps.qkNorm.kernelUs * 1000 - L2_NS - TILE_OVERHEAD_NS - (2 * PIPELINE.rowOps.qkNorm.cols * 2 * L2_NS) / NORM_CTA_IN_FLIGHT,
 );
+
+/**
+ * DER from CAL `GAPS.layer` (cuBLASLt's `splitKreduce_kernel` at M = 1 over 4096 columns, its
+ * profiled run in a replayed graph: 1.79 µs for a grid of 128 CTAs of 32 columns): a CTA's
+ * time outside its few hundred bytes — starting the grid and the store — less what the
+ * simulation charges apart: the first access (an L2 hit), the partial sums' read behind it (one
+ * more round trip: each thread's loads of its column's partials are all in flight) and the
+ * per-tile overhead.
+ */
+export const SPLITK_REDUCE_FIXED_NS = Math.round(GAPS.layer.kinds.find((k) => k.name.includes('splitKreduce'))!.us * 1000 - 2 * L2_NS - TILE_OVERHEAD_NS);
+
+/** cuBLASLt's split-K reduction: 512 threads a CTA (MEAS ours: block [32, 16]), four resident an SM. */
+const SPLITK_REDUCE_KERNEL: RowKernel = { residentTiles: 4, fixedNs: SPLITK_REDUCE_FIXED_NS };
 
 /** PyTorch's norm kernel: 128 threads, 27 registers, 24 B of shared memory (our profile) — 16 CTAs an SM. */
 export const NORM_KERNEL: RowKernel = {
@@ -105,6 +118,7 @@ export const PYTORCH_KERNELS: KernelGranularity = {
   // combine 4 (index, weight mul, zero fill, index_add).
   perOp: { 'qk-norm': 2, rope: 10, 'kv-append': 2, 'act-mul': 2, 'moe-topk': 7, 'moe-dispatch': 13, 'grouped-linear': 2, 'moe-combine': 4 },
   splitKReduce: true,
+  splitKReduceKernel: SPLITK_REDUCE_KERNEL,
   rowKernels: {
     rmsnorm: NORM_KERNEL,
     'qk-norm': NORM_KERNEL,

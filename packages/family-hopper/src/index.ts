@@ -70,7 +70,7 @@ export {
   nvjetStages,
   H100_SM,
   NVJET_DRAM_IN_FLIGHT,
-  NVJET_TILE_FIXED_NS,
+  nvjetTileFixedNs,
   skinnyTile,
   GEMV_STREAM_DRAM_IN_FLIGHT,
   FP8_RELATIVE_EFFICIENCY,

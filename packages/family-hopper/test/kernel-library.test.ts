@@ -8,7 +8,7 @@ import {
   GEMV_STREAM_DRAM_IN_FLIGHT,
   hopperFp8Refusal,
   NVJET_DRAM_IN_FLIGHT,
-  NVJET_TILE_FIXED_NS,
+  nvjetTileFixedNs,
   ROWWISE_DRAM_IN_FLIGHT,
   KSWEEP,
   PIPELINE,
@@ -99,19 +99,20 @@ describe('H100 kernel library', () => {
       const x = (f.ctas * NVJET_DRAM_IN_FLIGHT) / dramLatencyAtInFlight(hbm, f.ctas * NVJET_DRAM_IN_FLIGHT);
       expect(Math.abs(x / (f.TBps * 1000) - 1)).toBeLessThan(0.08);
     }
-    // the intercept less the first access and the per-tile overhead the simulation charges apart
-    const fixed = fits
-      .filter((f) => f.m <= 8)
-      .map((f) => f.fixedUs)
-      .sort((a, b) => a - b);
-    const med = (fixed[fixed.length / 2 - 1]! + fixed[fixed.length / 2]!) / 2;
-    // (and the graph node's launch, which the kernel's slot holds and the profiler's duration does not)
-    // the profiler's kernel time holds neither the graph's gap nor its node
-    expect(NVJET_TILE_FIXED_NS).toBe(Math.round(med * 1000 - hbm.latencyNs - TILE_OVERHEAD_NS));
+    // the intercept less the first access and the per-tile overhead the simulation charges apart,
+    // by the tile's width: the 64- and 192-column fits' medians, a line between them (the
+    // profiler's kernel time holds neither the graph's gap nor its node)
+    const medianOf = (cols: number) => {
+      const xs = fits.filter((f) => f.m <= 8 && f.kernel.startsWith(`nvjet_sm90_tst_${cols}x8_`)).map((f) => f.fixedUs).sort((a, b) => a - b);
+      return xs.length % 2 ? xs[xs.length >> 1]! : (xs[xs.length / 2 - 1]! + xs[xs.length / 2]!) / 2;
+    };
+    expect(nvjetTileFixedNs(64)).toBe(Math.round(medianOf(64) * 1000 - hbm.latencyNs - TILE_OVERHEAD_NS));
+    expect(nvjetTileFixedNs(192)).toBe(Math.round(medianOf(192) * 1000 - hbm.latencyNs - TILE_OVERHEAD_NS));
+    expect(nvjetTileFixedNs(128)).toBeCloseTo((nvjetTileFixedNs(64) + nvjetTileFixedNs(192)) / 2, -1);
     // the tiles the sweeps measured pay it: up to 64 batch rows in one row tile, a single wave
     for (const m of [1, 16, 64]) {
       const g = selectGemm({ m, n: 6144, k: 4096, weightBytes: 2 });
-      expect(g.tileFixedNs).toBe(NVJET_TILE_FIXED_NS);
+      expect(g.tileFixedNs).toBe(nvjetTileFixedNs(g.tileCols));
       expect(g.pipeline.dramInFlightBytes).toBe(NVJET_DRAM_IN_FLIGHT);
     }
     const wide = selectGemm({ m: 256, n: 6144, k: 4096, weightBytes: 2 });

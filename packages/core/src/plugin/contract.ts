@@ -73,6 +73,8 @@ export interface KernelGranularity {
   unfused?: boolean;
   perOp?: Partial<Record<OpKind, number>>;
   splitKReduce?: boolean;
+  /** The split-K reduction kernel's workgroups, where they differ from the backend's kernel pipeline. */
+  splitKReduceKernel?: RowKernel;
   /** The framework's own kernels for ops of a kind (norms, elementwise), where they differ from the backend's kernel pipeline. */
   rowKernels?: Partial<Record<OpKind, RowKernel>>;
 }

@@ -34,6 +34,17 @@ const validateDescriptor = ajv.compile(descriptorSchema);
 
 /** Overheads a backend states, ns: up to a millisecond, as the topology's latencies. */
 const overheadNs = { type: 'number', minimum: 0, maximum: 1e6 } as const;
+/** A framework kernel's workgroups (`RowKernel`). */
+const rowKernel = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    inFlightBytes: { type: 'number', exclusiveMinimum: 0 },
+    residentTiles: { type: 'integer', minimum: 1, maximum: 64 },
+    fixedNs: { type: 'number', minimum: 0 },
+    elementsPerTile: { type: 'integer', minimum: 1, maximum: 1 << 20 },
+  },
+} as const;
 const count = (max: number) => ({ type: 'integer', minimum: 1, maximum: max }) as const;
 
 /**
@@ -56,20 +67,9 @@ const validateTuning = ajv.compile({
       properties: {
         unfused: { type: 'boolean' },
         splitKReduce: { type: 'boolean' },
+        splitKReduceKernel: rowKernel,
         perOp: { type: 'object', additionalProperties: count(64) },
-        rowKernels: {
-          type: 'object',
-          additionalProperties: {
-            type: 'object',
-            additionalProperties: false,
-            properties: {
-              inFlightBytes: { type: 'number', exclusiveMinimum: 0 },
-              residentTiles: count(64),
-              fixedNs: { type: 'number', minimum: 0 },
-              elementsPerTile: count(1 << 20),
-            },
-          },
-        },
+        rowKernels: { type: 'object', additionalProperties: rowKernel },
       },
     },
     cluster: {

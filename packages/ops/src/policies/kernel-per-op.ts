@@ -23,7 +23,6 @@ import {
 } from '@fleet/core';
 import type { BufferTable } from '../decompose/buffers.js';
 import { blasTileM, linearTile, mTiles, STEP_K, TILE_K, TILE_N, type LinearBuffers } from '../decompose/linear.js';
-import { rowTiles } from '../decompose/row-ops.js';
 import { bookkeepingTile, cuGroupedDrafts, libraryGroupedDrafts } from '../decompose/moe.js';
 import { mainKind, stageTask, type Draft, type Stage } from '../compile/drafts.js';
 import { colTiles, gemmShape, libraryPrelayout, lowerGraph, type CompileOptions, type Lowering } from '../compile/lowering.js';
@@ -279,15 +278,20 @@ function kernelGraph(policy: string, stages: Stage[], buffers: BufferTable, opts
     if (s.epilogue) addKernel(s, `${s.name}.combine`, s.epilogue);
     if (opts.kernels?.splitKReduce && kind === 'linear') {
       const reduce = splitKReduce(s, buffers);
-      if (reduce) addKernel(s, `${s.name}.reduce`, reduce);
+      if (reduce) addKernel(s, `${s.name}.reduce`, rowKernelDrafts(reduce, opts.kernels.splitKReduceKernel, computeUnits));
     }
   }
   return { policy, style: 'kernel-per-op', buffers: buffers.buffers, tasks, events: [], kernels, layers: [...opts.layers] };
 }
 
+/** cuBLASLt's `splitKreduce_kernel<32, 16, …>`: a CTA of 32 × 16 threads per 32 columns × 16 rows (MEAS ours: grid [N/32, M/16]). */
+const REDUCE_COLS = 32;
+const REDUCE_ROWS = 16;
+
 /**
  * cuBLAS's split-K epilogue kernel: when a GEMM's workgroups split K, partial sums (fp32)
- * are written to a workspace and a second kernel reduces them into the output.
+ * are written to a workspace and a second kernel reduces them into the output, a workgroup
+ * per block of columns and rows as cuBLASLt launches it.
  */
 function splitKReduce(s: Stage, buffers: BufferTable): Draft[] | null {
   const op = s.ops.find((o) => o.kind === 'linear') as LinearOp | undefined;
@@ -303,17 +307,31 @@ function splitKReduce(s: Stage, buffers: BufferTable): Draft[] | null {
   let splits = 0;
   for (const c of parts.values()) if (c > splits) splits = c;
   if (splits <= 1) return null;
+  // Workspace rows of `splits` partial rows of N fp32 each.
   const ws = buffers.add(`${op.id}.splitk_workspace`, splits * op.m * op.n * 4, 'activation');
   const y = buffers.id(op.outputs[0]!);
-  const rowBytes = op.n * 4;
-  return rowTiles(op.m, Math.min(op.m, 1024), [{ buffer: ws, bytesPerRow: rowBytes * splits }], [{ buffer: y, bytesPerRow: op.n * EL }], op.n * splits).map(
-    (tile, i) => ({
-      name: `${op.id}.reduce.t${i}`,
-      level: 'cu' as const,
-      partition: null,
-      tiles: [tile],
-    }),
-  );
+  const drafts: Draft[] = [];
+  for (let r0 = 0; r0 < op.m; r0 += REDUCE_ROWS) {
+    const rows = Math.min(REDUCE_ROWS, op.m - r0);
+    for (let c0 = 0; c0 < op.n; c0 += REDUCE_COLS) {
+      const cols = Math.min(REDUCE_COLS, op.n - c0);
+      const tile: Tile = {
+        reads: Array.from({ length: rows }, (_, i) => ({
+          buffer: ws,
+          offset: ((r0 + i) * splits * op.n + c0) * 4,
+          bytes: cols * 4,
+          rows: splits,
+          strideBytes: op.n * 4,
+          policy: 'default' as const,
+        })),
+        writes: Array.from({ length: rows }, (_, i) => ({ buffer: y, offset: ((r0 + i) * op.n + c0) * EL, bytes: cols * EL, policy: 'default' as const })),
+        flops: rows * cols * splits,
+        unit: 'vector',
+      };
+      drafts.push({ name: `${op.id}.reduce.r${r0}c${c0}`, level: 'cu', partition: null, tiles: [tile] });
+    }
+  }
+  return drafts;
 }
 
 /** Op kinds whose framework kernels are one data kernel plus routing bookkeeping. */
