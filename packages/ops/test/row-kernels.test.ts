@@ -85,6 +85,36 @@ describe('framework row kernels', () => {
     }
   });
 
+  it("add a strided kernel's index arithmetic per element it writes, so an SM's share grows with the batch", () => {
+    const b = mi350Backend();
+    const withIndex = (vectorFlopsPerElement?: number): Backend => ({
+      ...b,
+      tuning: {
+        ...b.tuning,
+        kernels: {
+          unfused: true,
+          rowKernels: { rope: { residentTiles: 16, elementsPerTile: 512, ...(vectorFlopsPerElement ? { vectorFlopsPerElement } : {}) } },
+        },
+      },
+    });
+    const rope = (backend: Backend, batch: number) =>
+      compilePolicy(buildDecodeGraph(qwen, { batch, contextLen: 64 }), policy('kernel-per-op-graph'), backend, {
+        ...backendCompileOptions(backend),
+        layers: [0],
+      })
+        .tasks.filter((t) => t.kind === 'rope' && t.layer === 0)
+        .flatMap((t) => t.tiles);
+    for (const batch of [1, 64]) {
+      const plain = rope(withIndex(), batch);
+      const indexed = rope(withIndex(10), batch);
+      expect(indexed.length).toBe(plain.length);
+      for (const [i, t] of indexed.entries()) {
+        const elements = t.writes.reduce((a, w) => a + w.bytes, 0) / 2;
+        expect((t.vectorFlops ?? 0) - (plain[i]!.vectorFlops ?? 0)).toBe(10 * elements);
+      }
+    }
+  });
+
   it('leave persistent megakernels and backends without them alone', () => {
     for (const t of normTiles(withNormKernel(), 1, 'mirage')) expect(t.fixedNs ?? 0).toBe(0);
     for (const t of normTiles(mi350Backend(), 1, 'kernel-per-op-graph')) expect(t.pipeline).toBeUndefined();

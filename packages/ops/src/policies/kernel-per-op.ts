@@ -286,7 +286,13 @@ function rowKernelDrafts(drafts: readonly Draft[], rk: RowKernel | undefined, co
     tiles: d.tiles.map((t) => {
       if (t.pipeline) return t;
       const fixed = ((rk.fixedNs ?? 0) * perTask) / (pipeline ? 1 : resident);
-      return { ...t, ...(pipeline ? { pipeline } : {}), ...(fixed > 0 ? { fixedNs: (t.fixedNs ?? 0) + fixed } : {}) };
+      const index = (rk.vectorFlopsPerElement ?? 0) * elements(t);
+      return {
+        ...t,
+        ...(pipeline ? { pipeline } : {}),
+        ...(fixed > 0 ? { fixedNs: (t.fixedNs ?? 0) + fixed } : {}),
+        ...(index > 0 ? { vectorFlops: (t.vectorFlops ?? 0) + index } : {}),
+      };
     }),
   }));
 }
