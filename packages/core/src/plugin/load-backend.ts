@@ -67,6 +67,7 @@ const validateTuning = ajv.compile({
               residentTiles: count(64),
               fixedNs: { type: 'number', minimum: 0 },
               elementsPerTile: count(1 << 20),
+              vectorFlopsPerElement: { type: 'number', minimum: 0 },
             },
           },
         },
