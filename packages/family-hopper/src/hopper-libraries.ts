@@ -368,6 +368,38 @@ const FP8_K_TILE = 128;
 export const ROWWISE_DRAM_IN_FLIGHT = Math.round((GEMV_STREAM_DRAM_IN_FLIGHT / (64 * NVJET_K_TILE * 2)) * (128 * FP8_K_TILE));
 
 /**
+ * CAL ours (bench/results/h100/sweep.json, section fp8, the row-wise kernel on the calibration
+ * shapes (N, K) = (6144, 4096), (24576, 4096), (7168, 8192) at M = 1, 16, 64): the time a
+ * row-wise CTA's weight stage waits, per K-stage, for each out-of-bounds activation row that
+ * each CTA resident beside it loads, ns. Its 128-row activation box crosses the tensor's edge
+ * at M < 128 and TMA's boundary check fills the rows past it: DeepGEMM's maintainers find TMA
+ * loads slower for a partial tile than for a full one, "due to boundary check", and faster
+ * once the input is padded (deepseek-ai/DeepGEMM, GitHub issue 35, on an H800). In our sweep the kernel is slowest at
+ * M = 1 (1.1–1.3× its time at M = 64, which fills half as many rows), more so the more CTAs
+ * run it (N/128 of them: per-CTA weight rate 36.6 B/ns at 32 CTAs, 28 at 48–56, 23 at 64, the
+ * DRAM at 35–48% of its bandwidth), not at M = 256 (two full row tiles, twice the CTAs), and
+ * the same on the H200's faster memory: a cost on the die, shared by the grid. UNC: that
+ * mechanism (the boundary check's work, shared by the resident CTAs). 0.03 of 0.025, 0.03 and
+ * 0.035 gives the least mean error over the nine calibration rows; the sweep's other shapes
+ * (32 and 64 CTAs) and the H200 check it.
+ */
+export const ROWWISE_OOB_ROW_NS = 0.03;
+
+/**
+ * The row-wise kernel's DRAM bytes in flight per CTA: ROWWISE_DRAM_IN_FLIGHT over the DRAM
+ * latency, less the share of each stage's round trip its activation box's boundary check adds
+ * (ROWWISE_OOB_ROW_NS per out-of-bounds row of each CTA loading at once). The CTAs at once are
+ * the grid's over its waves; a batch of whole row tiles crosses no edge.
+ */
+export function rowwiseDramInFlight(m: number, n: number, cols: number, rows: number): number {
+  const rowTiles = Math.ceil(m / rows);
+  const tiles = Math.ceil(n / cols) * rowTiles;
+  const resident = tiles / Math.ceil(tiles / SMS);
+  const outOfBounds = (rowTiles * rows - m) / rowTiles;
+  return Math.round((ROWWISE_DRAM_IN_FLIGHT * HBM_NS) / (HBM_NS + ROWWISE_OOB_ROW_NS * resident * outOfBounds));
+}
+
+/**
  * cuBLASLt's FP8 GEMM (`torch._scaled_mm`), as our sweep profiled it (bench/results/h100/
  * sweep.json, section fp8: 144 kernels over six shapes × M = 1–4096). Per-tensor scales run
  * the bf16 GEMM's nvjet family (`nvjet_sm90_qqtst_…`, `qr` for e5m2 activations) on FP8
@@ -375,8 +407,10 @@ export const ROWWISE_DRAM_IN_FLIGHT = Math.round((GEMV_STREAM_DRAM_IN_FLIGHT / (
  * counts), the same tile menu, split-K and clusters, chosen by the same objective. Row-wise
  * (per-channel × per-token) scales run one kernel at every shape and M in the sweep,
  * `nvjet_sm90_qqtst_128x128_128x6_1x1_h_bz_coopA_algo2_ovscale`: 128 × 128 tiles, 6 stages,
- * no cluster (no multicast), no split-K. Both apply their scales to the fp32 accumulators in
- * the epilogue; the tile FLOPs count at the FP8 rate.
+ * no cluster (no multicast), no split-K, a grid of one CTA per tile up to the 132 SMs
+ * (persistent beyond); its weight stream slows with the activation rows its boxes fill past
+ * the tensor's edge (`rowwiseDramInFlight`). Both apply their scales to the fp32 accumulators
+ * in the epilogue; the tile FLOPs count at the FP8 rate.
  */
 function selectNvjetFp8(s: GemmShape): GemmKernel {
   const qr = s.fp8!.activations.startsWith('f8e5m2') ? 'qr' : 'qq';
@@ -388,7 +422,7 @@ function selectNvjetFp8(s: GemmShape): GemmKernel {
       tileCols: cols,
       splitK: 1,
       matrixFlopsScale: FP8_MATRIX_FLOPS_SCALE,
-      pipeline: { ...nvjetPipeline(cols, rows, 1), dramInFlightBytes: ROWWISE_DRAM_IN_FLIGHT },
+      pipeline: { ...nvjetPipeline(cols, rows, 1), dramInFlightBytes: rowwiseDramInFlight(s.m, s.n, cols, rows) },
     };
   }
   const k = selectNvjet(s);

@@ -1,10 +1,10 @@
 /** How H100 runs the policies' runtimes: MPK's layout, PyTorch's kernels, ClusterFusion's clusters. */
 import { occupancy, type BackendTuning, type KernelGranularity, type RowKernel } from '@fleet/core';
 import { CLUSTER_DOMAINS, CLUSTERFUSION_CTAS_PER_SM, maxActiveClusters } from './clusters.js';
-import { TILE_OVERHEAD_NS } from './cost-params.js';
+import { TILE_OVERHEAD_NS, VECTOR_EFFICIENCY } from './cost-params.js';
 import { H100_SM } from './hopper-libraries.js';
 import { GAPS, PIPELINE } from './reference/calibration.js';
-import { H100_CLOCK_GHZ, H100_LATENCY_CYCLES as LAT } from './reference/topology.js';
+import { H100_CLOCK_GHZ, H100_LATENCY_CYCLES as LAT, H100_SXM5 as topology } from './reference/topology.js';
 
 /** Mirage MPK on H100: 128 workers (one per SM) + 16 schedulers (seeds §5, seedcode §6 mirage utils.py). */
 export const MIRAGE_WORKERS_PER_GPC = 16;
@@ -60,17 +60,38 @@ export const NORM_KERNEL: RowKernel = {
 };
 
 /**
+ * DS (PyTorch 2.11 aten/src/ATen/native/cuda/OffsetCalculator.cuh, IntegerDivider.cuh; CUDA C
+ * programming guide, arithmetic instruction throughput, compute capability 9.0): a strided
+ * elementwise kernel computes each element's offsets through TensorIterator's offset
+ * calculator — per dimension one `IntDivider::divmod` (a multiply-high, a shift, a
+ * multiply-add) and one multiply-add per operand. RoPE's passes and the K/V copies index
+ * three dimensions (head dim, heads, tokens: a slice of q or k, a broadcast cos/sin table) over
+ * three operands: 3 × (3 + 3) = 18 integer instructions an element. An SM issues 64 of them a
+ * clock against 128 FP32 FMAs (256 FLOP), so each costs 4 FLOP-equivalents at the vector rate.
+ * UNC: the dimension count (shapes coalesce differently) and the issue at the vector
+ * efficiency. It adds up over the workgroups an SM runs, so it grows with the batch.
+ */
+export const STRIDED_INDEX_FLOPS_PER_ELEMENT = 3 * (3 + 3) * ((128 * 2) / 64);
+
+/** The calibration's tile: one row of q (a head, 128 elements) at batch 1 (CAL `rowOps.rope`). */
+const ROPE_CAL_TILE_ELEMENTS = 128;
+
+/**
  * DER from CAL `rowOps.rope`: PyTorch's strided elementwise kernels (`elementwise_kernel<128, 4>`,
  * `CatArrayBatchedCopy`: RoPE's mul, neg and cat on slices of q and k, and the K/V cache
  * copies into their slots) cost more than the one round trip of their loads: each element's
- * address goes through TensorIterator's offset calculator (an integer division and modulo per
- * dimension) and the loads are 2-byte scalars. Their time outside the stream: the mean kernel
- * time of the RoPE call's five kernels (one CTA each at batch 1) less what the simulation
- * charges one of its tiles (a first access that hits the L2, the per-tile overhead). UNC transfer to the K/V copies (`direct_copy_kernel_cuda`, the same
- * kernel template), which the microbenchmark did not run alone.
+ * address goes through TensorIterator's offset calculator and the loads are 2-byte scalars.
+ * Their time outside the stream: the mean kernel time of the RoPE call's five kernels (a few
+ * CTAs each at batch 1) less what the simulation charges one of its tiles (a first access
+ * that hits the L2, the per-tile overhead, the index arithmetic of its elements,
+ * STRIDED_INDEX_FLOPS_PER_ELEMENT). UNC transfer to the K/V copies
+ * (`direct_copy_kernel_cuda`, the same kernel template), which the microbenchmark did not run alone.
  */
 export const STRIDED_ELEMENTWISE_FIXED_NS = Math.round(
-  (PIPELINE.rowOps.rope.kernelsUs.reduce((a, b) => a + b, 0) / PIPELINE.rowOps.rope.kernelsUs.length) * 1000 - L2_NS - TILE_OVERHEAD_NS,
+  (PIPELINE.rowOps.rope.kernelsUs.reduce((a, b) => a + b, 0) / PIPELINE.rowOps.rope.kernelsUs.length) * 1000 -
+    L2_NS -
+    TILE_OVERHEAD_NS -
+    (ROPE_CAL_TILE_ELEMENTS * STRIDED_INDEX_FLOPS_PER_ELEMENT) / (topology.computeUnit.vectorFlopsPerNs * VECTOR_EFFICIENCY),
 );
 
 /**
@@ -92,6 +113,7 @@ const STRIDED_ELEMENTWISE: RowKernel = {
   fixedNs: STRIDED_ELEMENTWISE_FIXED_NS,
   elementsPerTile: 128 * 4,
   inFlightBytes: elementwiseInFlight(128 * 4),
+  vectorFlopsPerElement: STRIDED_INDEX_FLOPS_PER_ELEMENT,
 };
 
 /**

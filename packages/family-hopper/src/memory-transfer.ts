@@ -50,10 +50,13 @@ function scaled<K extends { pipeline: TilePipeline }>(kernel: K, scale: number):
  * CUTLASS's grouped GEMM keeps its calibrated bytes: our H200 MoE sweep runs it at the H100's
  * in-flight (`fleet validate --suite h200-moe`, 31 of 39 within 10% untransferred, 11 with
  * the transfer), so its stream is the kernel's own limit — one producer warp's four stages
- * against nvjet's ring of up to sixteen.
+ * against nvjet's ring of up to sixteen. So does the row-wise FP8 kernel (per-channel scales):
+ * its stream is held back on the die, by its activation box's boundary check
+ * (`rowwiseDramInFlight`), and our H200 sweep times it as the H100's at M = 1 and 16 (within
+ * 8% at every shape) where a memory-side limit would have run faster.
  */
 export function kernelLibraryOn(library: KernelLibrary, hbm: HbmSpec): KernelLibrary {
   const scale = dramInFlightScale(hbm);
   if (scale === 1) return library;
-  return { ...library, gemm: (s): GemmKernel => scaled(library.gemm(s), scale) };
+  return { ...library, gemm: (s): GemmKernel => (s.fp8?.scales === 'channel' ? library.gemm(s) : scaled(library.gemm(s), scale)) };
 }

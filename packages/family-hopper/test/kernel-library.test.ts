@@ -10,6 +10,8 @@ import {
   NVJET_DRAM_IN_FLIGHT,
   nvjetTileFixedNs,
   ROWWISE_DRAM_IN_FLIGHT,
+  ROWWISE_OOB_ROW_NS,
+  rowwiseDramInFlight,
   KSWEEP,
   PIPELINE,
   nvjetEstimateNs,
@@ -189,10 +191,25 @@ describe('H100 W8A8 FP8 GEMMs', () => {
     for (const m of [1, 64, 4096]) {
       const k = selectGemm(fp8(m, 'channel'));
       expect(k).toMatchObject({ tileRows: 128, tileCols: 128, splitK: 1, name: 'nvjet_sm90_qqtst_128x128_128x6_1x1_ovscale' });
-      expect(k.pipeline.dramInFlightBytes).toBe(ROWWISE_DRAM_IN_FLIGHT);
+      expect(k.pipeline.dramInFlightBytes).toBe(rowwiseDramInFlight(m, 6144, 128, 128));
     }
     // Its producer keeps twice the calibrated GEMV's outstanding bytes: a weight stage twice as large.
     expect(ROWWISE_DRAM_IN_FLIGHT).toBe(2 * GEMV_STREAM_DRAM_IN_FLIGHT);
+  });
+
+  it('row-wise scales: the activation box filled past the tensor edge holds the weight stream back, more with more CTAs', () => {
+    // Whole row tiles cross no edge: the full in-flight.
+    for (const m of [128, 256, 4096]) expect(rowwiseDramInFlight(m, 6144, 128, 128)).toBe(ROWWISE_DRAM_IN_FLIGHT);
+    // Fewer batch rows, more rows filled: less in flight.
+    const at = (m: number, n: number) => rowwiseDramInFlight(m, n, 128, 128);
+    expect(at(1, 6144)).toBeLessThan(at(16, 6144));
+    expect(at(16, 6144)).toBeLessThan(at(64, 6144));
+    expect(at(64, 6144)).toBeLessThan(ROWWISE_DRAM_IN_FLIGHT);
+    // More CTAs (N / 128 of them) loading such boxes at once: less in flight each.
+    expect(at(1, 8192)).toBeLessThan(at(1, 4096));
+    // A grid beyond the SMs runs in waves: 192 tiles on 132 SMs load 96 at a time on average.
+    expect(at(1, 24576)).toBe(at(1, 96 * 128));
+    expect(ROWWISE_OOB_ROW_NS).toBeGreaterThan(0);
   });
 
   it('refuses FNUZ types and e5m2 × e5m2', () => {

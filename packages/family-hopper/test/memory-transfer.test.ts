@@ -34,4 +34,12 @@ describe('the kernel library on another memory', () => {
     expect(b.pipeline.dramInFlightBytes).toBe(Math.round(a.pipeline.dramInFlightBytes! * dramInFlightScale(hbm3e)));
     expect(on.groupedGemm).toBe(kernelLibrary.groupedGemm);
   });
+
+  it('leaves the row-wise FP8 kernel its calibrated bytes: its stream is held back on the die', () => {
+    const on = kernelLibraryOn(kernelLibrary, hbm3e);
+    const s = { m: 1, n: 6144, k: 4096, weightBytes: 1, fp8: { weights: 'f8e4m3', activations: 'f8e4m3', scales: 'channel' } } as const;
+    expect(on.gemm(s)).toEqual(kernelLibrary.gemm(s));
+    const t = { ...s, fp8: { ...s.fp8, scales: 'tensor' } } as const;
+    expect(on.gemm(t).pipeline.dramInFlightBytes).toBe(Math.round(kernelLibrary.gemm(t).pipeline.dramInFlightBytes! * dramInFlightScale(hbm3e)));
+  });
 });

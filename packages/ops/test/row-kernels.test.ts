@@ -58,6 +58,63 @@ describe('framework row kernels', () => {
     }
   });
 
+  it("split RoPE run once per tensor: five kernels move q's elements, five k's, each with its own grid", () => {
+    const b = mi350Backend();
+    const backend: Backend = {
+      ...b,
+      tuning: {
+        ...b.tuning,
+        kernels: { unfused: true, perOp: { rope: 10 }, rowKernels: { rope: { residentTiles: 16, elementsPerTile: 512 } } },
+      },
+    };
+    for (const batch of [1, 64]) {
+      const g = compilePolicy(buildDecodeGraph(qwen, { batch, contextLen: 64 }), policy('kernel-per-op-graph'), backend, {
+        ...backendCompileOptions(backend),
+        layers: [0],
+      });
+      const rope = g.kernels.filter((k) => k.layer === 0 && k.name.startsWith('L0.rope#'));
+      expect(rope.map((k) => k.name)).toEqual(Array.from({ length: 10 }, (_, i) => `L0.rope#${i + 1}`));
+      const written = rope.map(
+        (k) => k.tasks.reduce((a, t) => a + g.tasks[t]!.tiles.reduce((x, tile) => x + tile.writes.reduce((y, w) => y + w.bytes, 0), 0), 0) / 2,
+      );
+      const q = batch * qwen.numHeads * qwen.headDim;
+      const k = batch * qwen.numKvHeads * qwen.headDim;
+      expect(written).toEqual([q, q, q, q, q, k, k, k, k, k]);
+      // Each kernel's grid is its own tensor's elements over a workgroup's (or its rows, where fewer).
+      expect(rope[0]!.tasks.length).toBeGreaterThan(rope[9]!.tasks.length);
+    }
+  });
+
+  it("add a strided kernel's index arithmetic per element it writes, so an SM's share grows with the batch", () => {
+    const b = mi350Backend();
+    const withIndex = (vectorFlopsPerElement?: number): Backend => ({
+      ...b,
+      tuning: {
+        ...b.tuning,
+        kernels: {
+          unfused: true,
+          rowKernels: { rope: { residentTiles: 16, elementsPerTile: 512, ...(vectorFlopsPerElement ? { vectorFlopsPerElement } : {}) } },
+        },
+      },
+    });
+    const rope = (backend: Backend, batch: number) =>
+      compilePolicy(buildDecodeGraph(qwen, { batch, contextLen: 64 }), policy('kernel-per-op-graph'), backend, {
+        ...backendCompileOptions(backend),
+        layers: [0],
+      })
+        .tasks.filter((t) => t.kind === 'rope' && t.layer === 0)
+        .flatMap((t) => t.tiles);
+    for (const batch of [1, 64]) {
+      const plain = rope(withIndex(), batch);
+      const indexed = rope(withIndex(10), batch);
+      expect(indexed.length).toBe(plain.length);
+      for (const [i, t] of indexed.entries()) {
+        const elements = t.writes.reduce((a, w) => a + w.bytes, 0) / 2;
+        expect((t.vectorFlops ?? 0) - (plain[i]!.vectorFlops ?? 0)).toBe(10 * elements);
+      }
+    }
+  });
+
   it('leave persistent megakernels and backends without them alone', () => {
     for (const t of normTiles(withNormKernel(), 1, 'mirage')) expect(t.fixedNs ?? 0).toBe(0);
     for (const t of normTiles(mi350Backend(), 1, 'kernel-per-op-graph')) expect(t.pipeline).toBeUndefined();

@@ -99,6 +99,12 @@ export interface RowKernel {
    * the op's own row split.
    */
   elementsPerTile?: number;
+  /**
+   * Vector work per element beyond the op's own arithmetic (a strided kernel's per-element
+   * index computation), FLOP-equivalents at the device's vector rate; it adds up over the
+   * workgroups an SM runs. Omitted: none.
+   */
+  vectorFlopsPerElement?: number;
 }
 
 /** How a persistent megakernel's workers and schedulers sit on the device. */

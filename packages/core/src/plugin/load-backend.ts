@@ -43,6 +43,7 @@ const rowKernel = {
     residentTiles: { type: 'integer', minimum: 1, maximum: 64 },
     fixedNs: { type: 'number', minimum: 0 },
     elementsPerTile: { type: 'integer', minimum: 1, maximum: 1 << 20 },
+    vectorFlopsPerElement: { type: 'number', minimum: 0 },
   },
 } as const;
 const count = (max: number) => ({ type: 'integer', minimum: 1, maximum: max }) as const;

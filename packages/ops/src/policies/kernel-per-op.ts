@@ -173,25 +173,81 @@ function dequantDrafts(op: LinearOp, b: LinearBuffers, wt: QuantizedWeights, pol
   return drafts;
 }
 
+/** Whether a tile's regions are all contiguous byte ranges (an elementwise pass): only those are cut. */
+function contiguous(t: Tile): boolean {
+  return [...t.reads, ...t.writes].every((r) => (r.rows ?? 1) <= 1);
+}
+
 /**
- * An elementwise tile cut into `parts` workgroups of consecutive elements: each takes its
- * slice of every operand (the ops an elementwise kernel runs read and write rows alike, so the
- * slices line up). Tiles with strided regions are left whole.
+ * The part of an elementwise tile from `from`/`den` to `to`/`den` of its elements: that slice
+ * of every operand (the ops an elementwise kernel runs read and write rows alike, so the
+ * slices line up), cut at whole elements, and its share of the FLOPs.
  */
-function sliceElementwise(t: Tile, parts: number): Tile[] {
-  if (parts <= 1 || [...t.reads, ...t.writes].some((r) => (r.rows ?? 1) > 1)) return [t];
-  const slice = (r: Region, i: number): Region => {
+function sliceTile(t: Tile, from: number, to: number, den: number): Tile {
+  const slice = (r: Region): Region => {
     const units = r.bytes / EL;
-    const a = Math.floor((i * units) / parts) * EL;
-    const b = Math.floor(((i + 1) * units) / parts) * EL;
+    const a = Math.floor((from * units) / den) * EL;
+    const b = Math.floor((to * units) / den) * EL;
     return { ...r, offset: r.offset + a, bytes: b - a };
   };
-  return Array.from({ length: parts }, (_, i) => ({
-    ...t,
-    reads: t.reads.map((r) => slice(r, i)),
-    writes: t.writes.map((r) => slice(r, i)),
-    flops: t.flops / parts,
-  }));
+  return { ...t, reads: t.reads.map(slice), writes: t.writes.map(slice), flops: (t.flops * (to - from)) / den };
+}
+
+/**
+ * An elementwise tile cut into `parts` workgroups of consecutive elements. Tiles with strided
+ * regions are left whole.
+ */
+function sliceElementwise(t: Tile, parts: number): Tile[] {
+  if (parts <= 1 || !contiguous(t)) return [t];
+  return Array.from({ length: parts }, (_, i) => sliceTile(t, i, i + 1, parts));
+}
+
+/**
+ * A row op's drafts cut where its rows change tensor (`bounds`: the first row of each tensor
+ * after the first, in the op's rows of `cols` elements, contiguous from the first tile's
+ * start). A draft whose contiguous tile straddles a boundary is cut there.
+ */
+function draftsByTensor(drafts: readonly Draft[], bounds: readonly number[], cols: number): Draft[][] {
+  const first = drafts[0]?.tiles[0]?.writes[0];
+  if (!first) return [[...drafts]];
+  const out: Draft[][] = [...bounds, 0].map(() => []);
+  const edges = bounds.map((r) => first.offset + r * cols * EL);
+  const tensorOf = (offset: number) => edges.filter((e) => offset >= e).length;
+  for (const d of drafts) {
+    const t = d.tiles[0]!;
+    const w = t.writes[0]!;
+    const lo = tensorOf(w.offset);
+    const hi = tensorOf(w.offset + w.bytes - EL);
+    if (d.tiles.length !== 1 || lo === hi || !contiguous(t)) {
+      out[lo]!.push(d);
+      continue;
+    }
+    // Element counts of the tile: its cuts at each boundary it straddles.
+    const den = w.bytes / EL;
+    let from = 0;
+    for (let i = lo; i <= hi; i++) {
+      const to = i < hi ? (edges[i]! - w.offset) / EL : den;
+      if (to > from) out[i]!.push({ ...d, name: `${d.name}.x${i}`, tiles: [sliceTile(t, from, to, den)] });
+      from = to;
+    }
+  }
+  return out.filter((x) => x.length > 0);
+}
+
+/**
+ * Where a row op's rows change tensor, for the ops a framework runs once per tensor: PyTorch
+ * applies rotary embedding to q and to k in separate calls (x·cos, the negated half, cat, ·sin,
+ * add: five kernels each), so each kernel moves one tensor's elements, not both. The op's rows
+ * are every token's q heads, then its k heads (core's decode graph); the layer's attention op
+ * gives the heads. Null where the op is not split so (MLA's latent RoPE, no attention op).
+ */
+function tensorRowBounds(op: OpNode, graph: OpGraph): number[] | null {
+  if (op.kind !== 'rope' || op.inputs.length > 1) return null;
+  const attn = graph.ops.find((o) => o.kind === 'attention' && o.layer === op.layer);
+  if (attn?.kind !== 'attention' || attn.latent) return null;
+  const tokens = op.rows / (attn.heads + attn.kvHeads);
+  if (!Number.isInteger(tokens)) return null;
+  return [tokens * attn.heads];
 }
 
 /**
@@ -229,7 +285,13 @@ function rowKernelDrafts(drafts: readonly Draft[], rk: RowKernel | undefined, co
     tiles: d.tiles.map((t) => {
       if (t.pipeline) return t;
       const fixed = ((rk.fixedNs ?? 0) * perTask) / (pipeline ? 1 : resident);
-      return { ...t, ...(pipeline ? { pipeline } : {}), ...(fixed > 0 ? { fixedNs: (t.fixedNs ?? 0) + fixed } : {}) };
+      const index = (rk.vectorFlopsPerElement ?? 0) * elements(t);
+      return {
+        ...t,
+        ...(pipeline ? { pipeline } : {}),
+        ...(fixed > 0 ? { fixedNs: (t.fixedNs ?? 0) + fixed } : {}),
+        ...(index > 0 ? { vectorFlops: (t.vectorFlops ?? 0) + index } : {}),
+      };
     }),
   }));
 }
@@ -273,8 +335,20 @@ function kernelGraph(policy: string, stages: Stage[], buffers: BufferTable, opts
       continue;
     }
     if (s.prologue) addKernel(s, `${s.name}.dequant`, s.prologue);
-    const drafts = s.ops.length === 1 ? rowKernelDrafts(s.drafts, opts.kernels?.rowKernels?.[kind], computeUnits) : s.drafts;
-    for (let i = 0; i < passes; i++) addKernel(s, passes > 1 ? `${s.name}#${i + 1}` : s.name, drafts);
+    const rk = opts.kernels?.rowKernels?.[kind];
+    const bounds = passes > 1 ? tensorRowBounds(s.ops[0]!, graph) : null;
+    const tensors = bounds ? draftsByTensor(s.drafts, bounds, (s.ops[0] as RowOp).cols) : null;
+    if (tensors && tensors.length > 1 && passes % tensors.length === 0) {
+      // One tensor's kernels after the other's, each with its own grid.
+      const per = passes / tensors.length;
+      tensors.forEach((t, j) => {
+        const drafts = rowKernelDrafts(t, rk, computeUnits);
+        for (let i = 0; i < per; i++) addKernel(s, `${s.name}#${j * per + i + 1}`, drafts);
+      });
+    } else {
+      const drafts = s.ops.length === 1 ? rowKernelDrafts(s.drafts, rk, computeUnits) : s.drafts;
+      for (let i = 0; i < passes; i++) addKernel(s, passes > 1 ? `${s.name}#${i + 1}` : s.name, drafts);
+    }
     if (s.epilogue) addKernel(s, `${s.name}.combine`, s.epilogue);
     if (opts.kernels?.splitKReduce && kind === 'linear') {
       const reduce = splitKReduce(s, buffers);

@@ -4,10 +4,11 @@
  * and e5m2 activations × e4m3 weights (`f8e4m3ae5m2`) — at six shapes × M = 1–4096, beside
  * bf16 `F.linear` on the same shapes (measured/h100-fp8-ours.json, our 2026-11-25 sweep).
  *
- * One parameter comes from this sweep: the FP8 main loop's efficiency relative to bf16's
- * (family-hopper `FP8_RELATIVE_EFFICIENCY`), set by the M = 4096 points of the three
- * calibration shapes (N, K) = (6144, 4096), (24576, 4096), (7168, 8192). Every row of those
- * shapes is labelled `calibration`; the other three shapes, (4096, 4096), (4096, 12288) and
+ * Two parameters come from this sweep, both from the three calibration shapes (N, K) =
+ * (6144, 4096), (24576, 4096), (7168, 8192): the FP8 main loop's efficiency relative to bf16's
+ * (family-hopper `FP8_RELATIVE_EFFICIENCY`), set by their M = 4096 points, and the row-wise
+ * kernel's cost per activation row its boxes fill past the tensor's edge (`ROWWISE_OOB_ROW_NS`),
+ * set by their row-wise points at M = 1–64. Every row of those shapes is labelled `calibration`; the other three shapes, (4096, 4096), (4096, 12288) and
  * (8192, 3584), set nothing and are judged as measurements at 10%, with the FP8 speedup over
  * bf16 at each of their points.
  *
