@@ -45,8 +45,12 @@ export const NORM_FIXED_NS = Math.round(
  */
 export const SPLITK_REDUCE_FIXED_NS = Math.round(GAPS.layer.kinds.find((k) => k.name.includes('splitKreduce'))!.us * 1000 - 2 * L2_NS - TILE_OVERHEAD_NS);
 
-/** cuBLASLt's split-K reduction: 512 threads a CTA (MEAS ours: block [32, 16]), four resident an SM. */
-const SPLITK_REDUCE_KERNEL: RowKernel = { residentTiles: 4, fixedNs: SPLITK_REDUCE_FIXED_NS };
+/**
+ * cuBLASLt's split-K reduction: 512 threads a CTA (MEAS ours: block [32, 16]), four resident an
+ * SM; UNC: each thread issues the loads of its element's partial sums (4 B each, up to 4
+ * splits) before it adds them.
+ */
+const SPLITK_REDUCE_KERNEL: RowKernel = { residentTiles: 4, fixedNs: SPLITK_REDUCE_FIXED_NS, inFlightBytes: 512 * 4 * 4 };
 
 /** PyTorch's norm kernel: 128 threads, 27 registers, 24 B of shared memory (our profile) — 16 CTAs an SM. */
 export const NORM_KERNEL: RowKernel = {

@@ -351,8 +351,9 @@ function kernelGraph(policy: string, stages: Stage[], buffers: BufferTable, opts
     }
     if (s.epilogue) addKernel(s, `${s.name}.combine`, s.epilogue);
     if (opts.kernels?.splitKReduce && kind === 'linear') {
-      const reduce = splitKReduce(s, buffers);
-      if (reduce) addKernel(s, `${s.name}.reduce`, rowKernelDrafts(reduce, opts.kernels.splitKReduceKernel, computeUnits));
+      const rk = opts.kernels.splitKReduceKernel;
+      const reduce = splitKReduce(s, buffers, computeUnits * (rk?.residentTiles ?? 1), (rk?.fixedNs ?? 0) / (rk?.residentTiles ?? 1));
+      if (reduce) addKernel(s, `${s.name}.reduce`, rowKernelDrafts(reduce, rk, computeUnits));
     }
   }
   return { policy, style: 'kernel-per-op', buffers: buffers.buffers, tasks, events: [], kernels, layers: [...opts.layers] };
@@ -365,9 +366,10 @@ const REDUCE_ROWS = 16;
 /**
  * cuBLAS's split-K epilogue kernel: when a GEMM's workgroups split K, partial sums (fp32)
  * are written to a workspace and a second kernel reduces them into the output, a workgroup
- * per block of columns and rows as cuBLASLt launches it.
+ * per block of columns and rows as cuBLASLt launches it. The simulation runs at most `wave`
+ * workgroups: a larger grid's tasks each take several row blocks of their columns.
  */
-function splitKReduce(s: Stage, buffers: BufferTable): Draft[] | null {
+function splitKReduce(s: Stage, buffers: BufferTable, wave: number, fixedNs: number): Draft[] | null {
   const op = s.ops.find((o) => o.kind === 'linear') as LinearOp | undefined;
   if (!op) return null;
   const parts = new Map<number, number>();
@@ -385,8 +387,13 @@ function splitKReduce(s: Stage, buffers: BufferTable): Draft[] | null {
   const ws = buffers.add(`${op.id}.splitk_workspace`, splits * op.m * op.n * 4, 'activation');
   const y = buffers.id(op.outputs[0]!);
   const drafts: Draft[] = [];
-  for (let r0 = 0; r0 < op.m; r0 += REDUCE_ROWS) {
-    const rows = Math.min(REDUCE_ROWS, op.m - r0);
+  const colBlocks = Math.ceil(op.n / REDUCE_COLS);
+  const rowBlocks = Math.ceil(op.m / REDUCE_ROWS);
+  // Workgroups each task stands for, one after another on its unit (their fixed time with them).
+  const merged = Math.ceil((rowBlocks * colBlocks) / Math.max(wave, colBlocks));
+  const blockRows = REDUCE_ROWS * merged;
+  for (let r0 = 0; r0 < op.m; r0 += blockRows) {
+    const rows = Math.min(blockRows, op.m - r0);
     for (let c0 = 0; c0 < op.n; c0 += REDUCE_COLS) {
       const cols = Math.min(REDUCE_COLS, op.n - c0);
       const tile: Tile = {
@@ -401,6 +408,7 @@ function splitKReduce(s: Stage, buffers: BufferTable): Draft[] | null {
         writes: Array.from({ length: rows }, (_, i) => ({ buffer: y, offset: ((r0 + i) * op.n + c0) * EL, bytes: cols * EL, policy: 'default' as const })),
         flops: rows * cols * splits,
         unit: 'vector',
+        ...(merged > 1 ? { fixedNs: (Math.ceil(rows / REDUCE_ROWS) - 1) * fixedNs } : {}),
       };
       drafts.push({ name: `${op.id}.reduce.r${r0}c${c0}`, level: 'cu', partition: null, tiles: [tile] });
     }
