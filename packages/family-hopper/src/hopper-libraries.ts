@@ -659,15 +659,16 @@ export const CUTLASS_GROUPED_LARGE = { tileRows: 128, tileCols: 256, kTile: 64, 
 
 /**
  * CAL ours (bench/results/h100/sweep.json, section moe: torch._grouped_mm gate+up, 8 of 128
- * experts with one row each, 34.4 µs a call): CUTLASS's grouped persistent tile scheduler reads
- * the problem shape of every group in PyTorch's list — all 128 experts, empty ones too — one
- * dependent load after another as it advances to a CTA's tiles, so a call costs a time per
- * group beyond its tiles whatever the experts that got rows. Set so the simulated call
- * matches (with CUTLASS_GROUPED_DRAM_IN_FLIGHT); the sweep's other 47 points (8–128 active
- * experts × 1–64 rows, gate+up and down) are predictions. About 150 cycles per group, half an
- * L2 round trip: the 12-byte shapes come about ten to a line.
+ * experts with one row each, its CUTLASS kernel profiled at 27.8 µs): CUTLASS's grouped
+ * persistent tile scheduler reads the problem shape of every group in PyTorch's list — all 128
+ * experts, empty ones too — one dependent load after another as it advances to a CTA's tiles,
+ * so a call costs a time per group beyond its tiles whatever the experts that got rows. Set so
+ * the simulated kernel takes the profiled time (with CUTLASS_GROUPED_DRAM_IN_FLIGHT); the
+ * sweep's other 47 points (8–128 active experts × 1–64 rows, gate+up and down) are predictions.
+ * About 70 cycles per group: the 12-byte shapes come about ten to a line, their loads
+ * overlapping.
  */
-export const CUTLASS_GROUP_WALK_NS = 77;
+export const CUTLASS_GROUP_WALK_NS = 35;
 
 export function selectGroupedGemm(s: GroupedGemmShape): GroupedGemmKernel {
   const rows = s.groups.reduce((a, r) => a + r, 0) / Math.max(1, s.groups.length);

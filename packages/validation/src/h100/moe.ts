@@ -64,7 +64,9 @@ function groupedPoints(quick: boolean, data: typeof kernels = kernels) {
 
 /**
  * One `torch._grouped_mm` call (its pointer-setup kernel and the CUTLASS kernel, graph gaps
- * included) for `active` of the model's experts, spread over its list, with `rows` rows each, µs.
+ * included) for `active` of the model's experts, spread over its list, with `rows` rows each, µs,
+ * as bench/device/sweep.py's moe section times it: per call of a graph of four (four layers'
+ * weights), a fourth of the graph's launch with each.
  */
 export function groupedCallUs(backend: Backend, op: 'gate_up' | 'down', active: number, rows: number): number {
   const g = buildDecodeGraph(model(), { batch: 64, contextLen: 1023 });
@@ -74,8 +76,9 @@ export function groupedCallUs(backend: Backend, op: 'gate_up' | 'down', active: 
   const tg = KERNEL_PER_OP_GRAPH.compile({ ...g, ops: [{ ...base, groups }] }, backend, KERNEL_PER_OP_GRAPH.schedule, {
     layers: [0],
     library: backend.kernelLibrary,
+    kernels: backend.tuning.kernels,
   });
-  return simulateGraph(backend, tg, { launchMode: 'graph' }).timeNs / 1000;
+  return (simulateGraph(backend, tg, { launchMode: 'graph' }).timeNs + (backend.costModel.launch.graphLaunchNs ?? 0) / 4) / 1000;
 }
 
 function profiles(quick: boolean) {
