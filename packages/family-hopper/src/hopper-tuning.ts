@@ -3,7 +3,7 @@ import { occupancy, type BackendTuning, type KernelGranularity, type RowKernel }
 import { CLUSTER_DOMAINS, CLUSTERFUSION_CTAS_PER_SM, maxActiveClusters } from './clusters.js';
 import { TILE_OVERHEAD_NS, VECTOR_EFFICIENCY } from './cost-params.js';
 import { H100_SM } from './hopper-libraries.js';
-import { GAPS, PIPELINE } from './reference/calibration.js';
+import { GAPS, MOE_ROUTING, PIPELINE } from './reference/calibration.js';
 import { H100_CLOCK_GHZ, H100_LATENCY_CYCLES as LAT, H100_SXM5 as topology } from './reference/topology.js';
 
 /** Mirage MPK on H100: 128 workers (one per SM) + 16 schedulers (seeds §5, seedcode §6 mirage utils.py). */
@@ -129,6 +129,20 @@ const STRIDED_ELEMENTWISE: RowKernel = {
 const VECTORIZED_ELEMENTWISE: RowKernel = { residentTiles: 16, elementsPerTile: 128 * 8, inFlightBytes: elementwiseInFlight(128 * 8) };
 
 /**
+ * DER from CAL `MOE_ROUTING` (bench/device/sweep.py's moe section, batch 1: Qwen3-30B-A3B's
+ * router, softmax, top-8, renormalisation, argsort, histogram, scan, gather and weighted
+ * scatter-add in one graph, each kernel profiled): the routing kernels besides the router's
+ * GEMV take 2.0 µs each on average (0.96–5.47: the sorts and the scatter-add the longest) for a
+ * few hundred bytes. Less what the simulation charges such a kernel's tile (a first access and
+ * its write behind it, both L2 hits, and the per-tile overhead). Batches 4–256 are predictions.
+ */
+export const ROUTING_KERNEL_FIXED_NS = (() => {
+  const call = MOE_ROUTING.routing.find((r) => r.batch === 1)!;
+  const kernels = call.kernels.filter((k) => !k.name.startsWith('nvjet'));
+  return Math.round((kernels.reduce((a, k) => a + k.us, 0) / kernels.length) * 1000 - 2 * L2_NS - TILE_OVERHEAD_NS);
+})();
+
+/**
  * What `kernel-per-op(-graph)` stands for on H100: PyTorch ops (eager, or captured in one
  * CUDA graph). MEAS ours (bench/h100/e2e.py, nsys on the Qwen3-8B graph): 27 kernels per
  * layer — no fusion across ops, q- and k-norm 1 each, RoPE 5 per tensor (two `cat` copies),
@@ -145,6 +159,7 @@ export const PYTORCH_KERNELS: KernelGranularity = {
   perOp: { 'qk-norm': 2, rope: 10, 'kv-append': 2, 'act-mul': 2, 'moe-topk': 7, 'moe-dispatch': 13, 'grouped-linear': 2, 'moe-combine': 4 },
   splitKReduce: true,
   splitKReduceKernel: SPLITK_REDUCE_KERNEL,
+  routingKernelFixedNs: ROUTING_KERNEL_FIXED_NS,
   rowKernels: {
     rmsnorm: NORM_KERNEL,
     'qk-norm': NORM_KERNEL,

@@ -75,6 +75,11 @@ export interface KernelGranularity {
   splitKReduce?: boolean;
   /** The split-K reduction kernel's workgroups, where they differ from the backend's kernel pipeline. */
   splitKReduceKernel?: RowKernel;
+  /**
+   * Each MoE routing kernel's time outside its few bytes (top-k and its sort, histogram, scan,
+   * the grouped GEMM's pointer setup, the gather and scatter bookkeeping), ns. Default 0.
+   */
+  routingKernelFixedNs?: number;
   /** The framework's own kernels for ops of a kind (norms, elementwise), where they differ from the backend's kernel pipeline. */
   rowKernels?: Partial<Record<OpKind, RowKernel>>;
 }

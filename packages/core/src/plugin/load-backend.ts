@@ -69,6 +69,7 @@ const validateTuning = ajv.compile({
         unfused: { type: 'boolean' },
         splitKReduce: { type: 'boolean' },
         splitKReduceKernel: rowKernel,
+        routingKernelFixedNs: { type: 'number', minimum: 0, maximum: 1e6 },
         perOp: { type: 'object', additionalProperties: count(64) },
         rowKernels: { type: 'object', additionalProperties: rowKernel },
       },

@@ -323,10 +323,15 @@ function kernelGraph(policy: string, stages: Stage[], buffers: BufferTable, opts
             ? op.rows
             : graphRows(graph) * ((op as RowOp).topK ?? 1);
       const index = buffers.add('moe_index', graphRows(graph) * 64 * 8, 'activation');
+      const fixedNs = opts.kernels?.routingKernelFixedNs ?? 0;
+      const withFixed = (t: Tile): Tile => (fixedNs > 0 ? { ...t, fixedNs: (t.fixedNs ?? 0) + fixedNs } : t);
       for (let i = 1; i < passes; i++) {
-        addKernel(s, `${s.name}#${i}`, [{ name: `${s.name}.index${i}`, level: 'cu', partition: null, tiles: [bookkeepingTile(index, slots)] }]);
+        addKernel(s, `${s.name}#${i}`, [{ name: `${s.name}.index${i}`, level: 'cu', partition: null, tiles: [withFixed(bookkeepingTile(index, slots))] }]);
       }
-      addKernel(s, s.name, s.drafts);
+      // The routing ops' own data kernel (top-k, the gather, the scatter-add) is one of them;
+      // the grouped GEMM's is the GEMM.
+      const routing = kind !== 'grouped-linear' && fixedNs > 0;
+      addKernel(s, s.name, routing ? s.drafts.map((d) => ({ ...d, tiles: d.tiles.map(withFixed) })) : s.drafts);
       if (s.epilogue) addKernel(s, `${s.name}.combine`, s.epilogue);
       continue;
     }
