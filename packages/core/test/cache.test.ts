@@ -323,3 +323,18 @@ describe('Cache sector masks of several words', () => {
     expect(Array.from(r.evicted)).toEqual(Array.from(mask(3, 100)));
   });
 });
+
+describe('Cache.relabel', () => {
+  it('renames blocks by whole set periods in place: they stay present, with their dirt and order', () => {
+    const c = new Cache('c', 8 * 1024, 1024, 2, 32, 16);
+    c.access(3, 0, 'default');
+    c.access(20, 512, 'default');
+    c.relabel(16, 32);
+    expect(c.contains(3)).toBe(true);
+    expect(c.contains(20)).toBe(false);
+    expect(c.contains(52)).toBe(true);
+    expect(c.access(52, 0, 'default').hit).toBe(true);
+    expect(c.dirtyBytes).toBe(512);
+    expect(() => c.relabel(16, 8)).toThrow(RangeError);
+  });
+});

@@ -282,3 +282,19 @@ describe('Engine time grid', () => {
     expect(relative(123456789 + 2 ** -10)).toEqual(a);
   });
 });
+
+describe('Engine.jump', () => {
+  it('moves the clock only while nothing is queued', () => {
+    const e = new Engine();
+    const fired: number[] = [];
+    const k = e.register('x', () => fired.push(e.now));
+    e.at(10, k);
+    expect(e.jump(5)).toBe(false);
+    e.run();
+    expect(e.jump(100)).toBe(true);
+    expect(e.now).toBe(110);
+    e.after(1, k);
+    e.run();
+    expect(fired).toEqual([10, 111]);
+  });
+});

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildDecodeGraph, loadBackend, loadModel, repetitionProvable, type Backend } from '@fleet/core';
+import { buildDecodeGraph, loadBackend, loadModel, repetitionProvable, simulateGraph, type Backend } from '@fleet/core';
 import h100Descriptor from '@fleet/backend-h100';
 import mi300xDescriptor from '@fleet/backend-mi300x';
 import { backendCompileOptions, predictDecode, PROOF_LAYERS, resolvePolicy, sameLayerOps } from '../src/index.js';
@@ -86,6 +86,33 @@ describe('whole-model decode with a proven steady layer', () => {
     expect(whole.tpotMs).toBe(observed.tpotMs);
     expect(whole.hbmReadBytes).toBe(observed.hbmReadBytes);
   });
+
+  // Once a layer is proven to repeat, a kernel-per-op run moves the machine past the sampled
+  // layers that repeat it instead of simulating them: the result is the one simulating them
+  // gives (an observer sees every event, so nothing is skipped there), to the last bit.
+  for (const [policy, b] of [
+    ['kernel-per-op-graph', h100],
+    ['kernel-per-op', backend],
+    ['clusterfusion', h100],
+  ] as const) {
+    it(`${policy} on ${b.name}: skipping the layers that repeat a proven one changes nothing`, () => {
+      const g = buildDecodeGraph(model, { batch: 8, contextLen: 1023 });
+      const resolved = resolvePolicy(b, policy);
+      if ('reason' in resolved) throw new Error(resolved.reason);
+      const layers = Array.from({ length: PROOF_LAYERS }, (_, i) => i);
+      const tg = resolved.policy.compile(g, b, resolved.schedule, { ...backendCompileOptions(b), layers });
+      const opts = { ...resolved.policy.runtime(b, resolved.schedule), checkSteadyState: true };
+      const skipped = simulateGraph(b, tg, opts);
+      const full = simulateGraph(b, tg, { ...opts, observers: [() => {}] });
+      expect(skipped.steadyFrom).not.toBeNull();
+      expect(skipped.engineEvents).toBeLessThan(full.engineEvents);
+      expect(skipped.timeNs).toBe(full.timeNs);
+      expect(skipped.layerEndNs).toEqual(full.layerEndNs);
+      expect(skipped.counters).toEqual(full.counters);
+      expect(skipped.launches).toBe(full.launches);
+      expect(skipped.steadyFrom).toBe(full.steadyFrom);
+    });
+  }
 
   it('layers with different ops are not taken for repeats', () => {
     const g = buildDecodeGraph(model, { batch: 4, contextLen: 100 });

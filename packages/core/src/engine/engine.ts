@@ -84,6 +84,17 @@ export class Engine {
   }
 
   /**
+   * Move the clock forward by `dt` ns (a multiple of the time grid) with nothing queued: the
+   * state a runtime reaches after `dt` of activity it has proven repeats exactly (see
+   * `KernelRuntime`). Returns false, moving nothing, while any event is queued.
+   */
+  jump(dt: number): boolean {
+    if (this.queue.size > 0 || !(dt >= 0)) return false;
+    this.nowNs += dt;
+    return true;
+  }
+
+  /**
    * Run until the queue is empty (or `until` ns is reached). `watchdog`, if given, is called
    * every `every` events and may throw to stop a run that makes no progress.
    */

@@ -465,6 +465,18 @@ export class Cache {
     return order;
   }
 
+  /**
+   * Rename the blocks held: each block id `b` at or above `from` becomes `b + by` (a multiple
+   * of the set period, so every block stays in its set and way, with its stamp, sectors and
+   * dirt). The caches as they would stand after whole layers that repeat the last one: their
+   * blocks of per-layer buffers belong that many layers later.
+   */
+  relabel(from: number, by: number): void {
+    if (by % (this.keyMask + 1) !== 0) throw new RangeError(`cache ${this.name}: relabel by ${by} blocks, not a multiple of the set period`);
+    const tags = this.tags;
+    for (let i = 0; i < tags.length; i++) if (tags[i]! >= from) tags[i] = tags[i]! + by;
+  }
+
   /** Drop everything (an invalidate); dirty data is lost, so write back first. */
   invalidateAll(): void {
     this.tags.fill(-1);

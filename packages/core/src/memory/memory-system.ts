@@ -238,6 +238,36 @@ export class MemorySystem {
     };
   }
 
+  /** Address of a region's first byte in the layout (`layerPeriodicLayout`). */
+  regionAddress(r: Region): number {
+    return this.bases[r.buffer]! + r.offset;
+  }
+
+  /**
+   * Whether the memory system can stand for `layers` more layers that repeat the last one
+   * (`skipLayers`): a layer-periodic layout and no fill in flight.
+   */
+  canSkipLayers(): boolean {
+    if (this.periodBlocks === null) return false;
+    const now = this.engine.now;
+    return [...this.fillReady, this.llcFillReady].every((f) => f.inFlight(now).length === 0);
+  }
+
+  /**
+   * The memory system as it stands after `layers` more decoder layers that each repeat the
+   * last one exactly (a proven steady state, see `SteadyStateProbe`): every cached block of a
+   * per-layer buffer renamed to the same role that many layers later, the last layer's counters
+   * (bucket `from`) copied to buckets `from + 1 … from + layers`. Needs `canSkipLayers`.
+   */
+  skipLayers(layers: number, from: number): void {
+    const P = this.periodBlocks;
+    if (P === null) throw new Error('memory: skipping layers needs a layer-periodic layout');
+    for (const c of [...this.l2, ...(this.llc ? [this.llc] : [])]) c.relabel(P, layers * P);
+    const last = this.countersOf(from);
+    // The skipped buckets are untouched (zero): adding the last layer's copies it exactly.
+    for (let b = from + 1; b <= from + layers; b++) addCounters(this.countersOf(b), last);
+  }
+
   /** The L2 instance a compute unit of `partition` uses (a shared L2: its near half). */
   l2Index(partition: number): number {
     return this.shared ? Math.floor((partition * this.halves) / this.partitions) : partition;

@@ -1,4 +1,4 @@
-import type { TaskGraph } from '../graph/task-graph.js';
+import type { Region, TaskGraph, Tile } from '../graph/task-graph.js';
 import { TaskProgress } from './task-progress.js';
 import type { Machine } from './machine.js';
 import { SteadyStateProbe } from './steady-state.js';
@@ -79,7 +79,10 @@ export class KernelRuntime extends TaskProgress {
       this.finishedAt = this.m.engine.now;
       return;
     }
-    if (this.opts.checkSteadyState && this.probe.steadyFrom === null && this.kernel > 0) this.checkBoundary();
+    if (this.opts.checkSteadyState && this.probe.steadyFrom === null && this.kernel > 0) {
+      this.checkBoundary();
+      if (this.probe.steadyFrom !== null) this.skipRepeats();
+    }
     const { eagerNs, graphNodeNs } = this.m.cost.launch;
     const now = this.m.engine.now;
     const startAt = now + (this.opts.launchMode === 'eager' ? eagerNs : graphNodeNs);
@@ -95,7 +98,104 @@ export class KernelRuntime extends TaskProgress {
     const next = this.graph.kernels[this.kernel]!.layer;
     if (ended < 0 || ended === next) return;
     const memory = this.m.memory.layerRelativeState(ended + 1);
+    this.boundaryNs.set(ended + 1, this.m.engine.now);
     this.probe.offer(ended + 1, memory && { runtime: [], memory });
+  }
+
+  /** When each layer boundary offered to the probe was reached (the first kernel of the layer about to launch), ns. */
+  private readonly boundaryNs = new Map<number, number>();
+
+  /**
+   * The probe just proved that layer `s` began and ended in the same state: every following
+   * sampled layer whose kernels are layer `s`'s (`sameLayerKernels`) would repeat it exactly,
+   * so instead of running them the machine moves to where they would leave it — the clock
+   * on by their time, the caches' per-layer blocks renamed, their counters and completion
+   * times those of layer `s` shifted — and the run goes on with the next layer that differs
+   * (or the head). Only where nothing watches the run (no events to emit) and the machine is
+   * quiescent.
+   */
+  private skipRepeats(): void {
+    const s = this.probe.steadyFrom!;
+    const startS = this.boundaryNs.get(s);
+    const startNext = this.boundaryNs.get(s + 1);
+    if (this.m.bus.active || startS === undefined || startNext === undefined || !this.m.canSkipLayers()) return;
+    const layers = this.graph.layers;
+    let n = 0;
+    while (layers.includes(s + 1 + n) && this.sameLayerKernels(s, s + 1 + n)) n++;
+    if (n === 0) return;
+    const layerNs = startNext - startS;
+    const kernels = this.graph.kernels;
+    let k = this.kernel;
+    while (k < kernels.length && kernels[k]!.layer <= s + n) k++;
+    if (k >= kernels.length) return;
+    for (let i = this.kernel; i < k; i++) {
+      for (const id of kernels[i]!.tasks) {
+        this.completedFlags[id] = 1;
+        this.finished++;
+      }
+      this.launches++;
+    }
+    for (let j = 1; j <= n; j++) this.layerEnd[s + 1 + j] = this.layerEnd[s + 1]! + j * layerNs;
+    this.m.skipLayers(n, layerNs, s + 1);
+    this.kernel = k;
+  }
+
+  /**
+   * Whether layer `b`'s kernels are layer `a`'s: the same workgroups with the same tiles, every
+   * region at the same address but for per-layer buffers, which sit whole layer slots later.
+   */
+  private sameLayerKernels(a: number, b: number): boolean {
+    const of = (l: number) => this.graph.kernels.filter((k) => k.layer === l);
+    const ka = of(a);
+    const kb = of(b);
+    if (ka.length !== kb.length) return false;
+    const mem = this.m.memory;
+    const slot = mem.periodBlocks! * mem.blockBytes;
+    const shift = (b - a) * slot;
+    const sameRegions = (x: readonly Region[], y: readonly Region[]) => {
+      if (x.length !== y.length) return false;
+      for (let i = 0; i < x.length; i++) {
+        const r = x[i]!;
+        const q = y[i]!;
+        const at = mem.regionAddress(r);
+        if (
+          mem.regionAddress(q) !== (at >= slot ? at + shift : at) ||
+          r.bytes !== q.bytes ||
+          (r.rows ?? 1) !== (q.rows ?? 1) ||
+          (r.strideBytes ?? r.bytes) !== (q.strideBytes ?? q.bytes) ||
+          r.policy !== q.policy
+        )
+          return false;
+      }
+      return true;
+    };
+    // Every other field of a tile alike: numbers and strings equal, objects (its pipeline) equal as data.
+    const sameTile = (x: Tile, y: Tile) => {
+      if (!sameRegions(x.reads, y.reads) || !sameRegions(x.writes, y.writes)) return false;
+      let n = 0;
+      for (const key in x) {
+        n++;
+        if (key === 'reads' || key === 'writes') continue;
+        const u = x[key as keyof Tile];
+        const v = y[key as keyof Tile];
+        if (u !== v && !sameData(u, v)) return false;
+      }
+      for (const _ in y) n--;
+      return n === 0;
+    };
+    const tasks = this.graph.tasks;
+    for (let i = 0; i < ka.length; i++) {
+      const x = ka[i]!;
+      const y = kb[i]!;
+      if (x.tasks.length !== y.tasks.length || x.workgroupsPerUnit !== y.workgroupsPerUnit) return false;
+      for (let t = 0; t < x.tasks.length; t++) {
+        const p = tasks[x.tasks[t]!]!;
+        const q = tasks[y.tasks[t]!]!;
+        if (p.kind !== q.kind || p.level !== q.level || p.partition !== q.partition || p.tiles.length !== q.tiles.length) return false;
+        for (let j = 0; j < p.tiles.length; j++) if (!sameTile(p.tiles[j]!, q.tiles[j]!)) return false;
+      }
+    }
+    return true;
   }
 
   private startKernel(): void {
@@ -205,4 +305,16 @@ export class KernelRuntime extends TaskProgress {
     // The device-wide barrier, then the next launch.
     this.m.engine.at(now + this.m.cost.endOfKernel.barrierNs, this.nextKind, 0);
   }
+}
+
+/** Equality of plain data: primitives, arrays and plain objects with equal members. */
+function sameData(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return false;
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  const keys = Object.keys(x);
+  if (keys.length !== Object.keys(y).length) return false;
+  for (const k of keys) if (!(k in y) || !sameData(x[k], y[k])) return false;
+  return true;
 }

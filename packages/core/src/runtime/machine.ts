@@ -198,6 +198,26 @@ export class Machine {
     return Array.from(this.writeBackFree, (t) => Math.max(0, t - now));
   }
 
+  /**
+   * Whether the machine is quiescent enough to stand for `layers` repeats of the last layer
+   * (`skipLayers`): nothing queued in the engine, nothing loading the DRAM, no fill in flight.
+   */
+  canSkipLayers(): boolean {
+    return this.engine.pending === 0 && this.dramHolders === 0 && this.memory.canSkipLayers();
+  }
+
+  /**
+   * The machine as it stands `layers` repeats of the last layer later, each `layerNs` long:
+   * the clock moved on, the caches' per-layer blocks renamed (`MemorySystem.skipLayers`), the
+   * write-back paths' backlog kept relative to the clock. `bucket` is the last layer's.
+   */
+  skipLayers(layers: number, layerNs: number, bucket: number): void {
+    const dt = layers * layerNs;
+    if (!this.engine.jump(dt)) throw new Error('machine: skipping layers with events queued');
+    for (let i = 0; i < this.writeBackFree.length; i++) this.writeBackFree[i] = this.writeBackFree[i]! + dt;
+    this.memory.skipLayers(layers, bucket);
+  }
+
   /** A fixed delay on `slot` (an atomic, a poll, a fetch). */
   runDelay(slot: number, ns: number): void {
     this.engine.after(ns, this.doneKind, slot);
