@@ -105,7 +105,10 @@ describe('H100 kernel library', () => {
     // by the tile's width: the 64- and 192-column fits' medians, a line between them (the
     // profiler's kernel time holds neither the graph's gap nor its node)
     const medianOf = (cols: number) => {
-      const xs = fits.filter((f) => f.m <= 8 && f.kernel.startsWith(`nvjet_sm90_tst_${cols}x8_`)).map((f) => f.fixedUs).sort((a, b) => a - b);
+      const xs = fits
+        .filter((f) => f.m <= 8 && f.kernel.startsWith(`nvjet_sm90_tst_${cols}x8_`))
+        .map((f) => f.fixedUs)
+        .sort((a, b) => a - b);
       return xs.length % 2 ? xs[xs.length >> 1]! : (xs[xs.length / 2 - 1]! + xs[xs.length / 2]!) / 2;
     };
     expect(nvjetTileFixedNs(64)).toBe(Math.round(medianOf(64) * 1000 - hbm.latencyNs - TILE_OVERHEAD_NS));

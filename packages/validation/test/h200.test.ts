@@ -50,7 +50,8 @@ describe('h200 grouped GEMMs against our sweep', () => {
     // model, and the calls are charged a fourth of the graph launch the H100's host took (19 µs);
     // the H200's host launched its graphs in about 8–11 µs (its times per call less the profiled
     // kernels and gaps), so the calls with 16 rows come out 10–11% slow.
-    for (const r of rows.filter((x) => !oneRow.includes(x))) expect(Math.abs(r.error), `${r.experiment}: ${r.predicted} vs ${JSON.stringify(r.published)}`).toBeLessThan(12);
+    for (const r of rows.filter((x) => !oneRow.includes(x)))
+      expect(Math.abs(r.error), `${r.experiment}: ${r.predicted} vs ${JSON.stringify(r.published)}`).toBeLessThan(12);
   });
 });
 

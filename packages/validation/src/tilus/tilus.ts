@@ -125,7 +125,9 @@ export function tilusMeasuredRows(backend: Backend, tick: (label: string) => voi
       // sweep.py's tilus section: one graph of a call per copy of the weights (enough copies for
       // 256 MB, 2 to 8), each call with its share of the graph's launch
       const calls = Math.max(2, Math.min(8, Math.ceil(256e6 / (isTriton ? (r.n * r.k) / 2 : r.n * r.k * 2))));
-      const p = isTriton ? linearOpUs(backend, r.m, r.n, r.k, 'u4g128', triton, calls) : linearOpUs(backend, r.m, r.n, r.k, 'bf16', backend.kernelLibrary, calls);
+      const p = isTriton
+        ? linearOpUs(backend, r.m, r.n, r.k, 'u4g128', triton, calls)
+        : linearOpUs(backend, r.m, r.n, r.k, 'bf16', backend.kernelLibrary, calls);
       const what = isTriton ? 'Triton W4A16 g128 GEMM (Triton split-K choice)' : 'cuBLAS fp16 GEMM';
       return { ...row(`h100 ${what} M=${r.m} N=${r.n} K=${r.k}`, 'measurement', r.usPerCall, p.us, 'µs', GOAL_PCT, OURS), suite: 'tilus' };
     });
