@@ -83,7 +83,14 @@ export function fleetMi350Validation(backend: Backend, tick: (label: string) => 
   // task graph and returns the calibrated value: not a prediction.
   for (const { batch, policy, value } of c.tpotMs) {
     const fitted = policy === 'fleet-msplit' && batch === 1;
-    judged(`TPOT ${policy}, batch ${batch}${fitted ? " (fleet-mtile's task graph)" : ''}`, fitted ? 'calibration' : 'claim', value, tpot(policy, batch), 'ms', '%');
+    judged(
+      `TPOT ${policy}, batch ${batch}${fitted ? " (fleet-mtile's task graph)" : ''}`,
+      fitted ? 'calibration' : 'claim',
+      value,
+      tpot(policy, batch),
+      'ms',
+      '%',
+    );
   }
   for (const b of c.kernelPerOpPlateauMs.batches)
     judged(`TPOT kernel-per-op plateau, batch ${b}`, 'claim', c.kernelPerOpPlateauMs.range, tpot('kernel-per-op', b), 'ms', '%');
