@@ -37,7 +37,16 @@ function solve(f, target, lo, hi, decreasing) {
 }
 
 const perWave = solve(
-  (v) => tpot(withCost({ pipelines: { ...base.costModel.pipelines, persistent: megakernelPipeline(CDNA4_CU, v) } }), 'fleet-mtile'),
+  (v) =>
+    tpot(
+      withCost({
+        pipelines: {
+          ...base.costModel.pipelines,
+          persistent: megakernelPipeline(CDNA4_CU, { outstandingBytesPerWave: v, ldsStaging: base.costModel.pipelines.persistent.ldsStaging }),
+        },
+      }),
+      'fleet-mtile',
+    ),
   ref.calibration.tpotMs['fleet-mtile'],
   256,
   16384,

@@ -7,7 +7,7 @@
  * L2 is also per-XCD and write-back (S20). Workgroups go round robin to the 8 XCDs (DS S32b).
  */
 import type { RooflineParams } from '@fleet/core';
-import { CDNA4_CU, cdnaRooflineParams, megakernelPipeline, vendorPipeline } from '@fleet/family-cdna';
+import { CDNA4_CU, CDNA4_LDS_BYTES_PER_CLK, cdnaRooflineParams, megakernelLdsStaging, megakernelPipeline, vendorPipeline } from '@fleet/family-cdna';
 import { MI350X_CLOCK_GHZ } from './topology.js';
 
 export const params: RooflineParams = cdnaRooflineParams({
@@ -15,7 +15,11 @@ export const params: RooflineParams = cdnaRooflineParams({
   // MEAS*/UNC seedcode §4: HipKittens' best 8192³ bf16 GEMM on an 8 × 32-CU part (MI350X or
   // MI355X, unnamed) reached 1114 TFLOP/s = 44–48% of peak; decode tiles are assumed no better.
   matrixEfficiency: 0.45,
-  // The megakernel at the union occupancy on a CDNA4 CU (its outstanding bytes per wave are
+  // The megakernel at the union occupancy on a CDNA4 CU, its GEMM tiles staged through the
+  // CU's LDS (256 B/clk, DS S1b/S20) at one wave per SIMD (its outstanding bytes per wave are
   // calibrated on this part's batch-1 fleet-mtile TPOT); vendor kernels at their occupancy.
-  pipelines: { persistent: megakernelPipeline(CDNA4_CU), kernel: vendorPipeline(CDNA4_CU) },
+  pipelines: {
+    persistent: megakernelPipeline(CDNA4_CU, { ldsStaging: megakernelLdsStaging(CDNA4_LDS_BYTES_PER_CLK, MI350X_CLOCK_GHZ) }),
+    kernel: vendorPipeline(CDNA4_CU),
+  },
 });

@@ -23,7 +23,18 @@ export {
   MEGAKERNEL_OUTSTANDING_BYTES_PER_WAVE,
   megakernelPipeline,
   vendorPipeline,
+  type MegakernelPipeline,
 } from './occupancy.js';
+export {
+  CDNA3_LDS_BYTES_PER_CLK,
+  CDNA4_LDS_BYTES_PER_CLK,
+  MEGAKERNEL_GEMM_TILE,
+  ldsBytesPerFlop,
+  ldsStagingNs,
+  megakernelLdsStaging,
+  type LdsStagedTile,
+  type LdsStaging,
+} from './lds-staging.js';
 export { CdnaCostModel } from './cost-model.js';
 export { rcclCdna, RCCL_GFX94_XGMI_GBPS, RCCL_MI300X_GRAPH_CHANNELS } from './rccl.js';
 export { cdnaBackend, cdnaModule, type CdnaDevice } from './backend.js';

@@ -5,6 +5,7 @@
  * miss stalls the MFMA pipe); vendor kernels run at their own.
  */
 import { occupancy, unionResources, type ComputeResources, type KernelResources, type TilePipeline } from '@fleet/core';
+import type { LdsStaging } from './lds-staging.js';
 
 /** CDNA3 CU (MI300X). */
 export const CDNA3_CU: ComputeResources = {
@@ -37,23 +38,37 @@ export const CDNA_MEGAKERNEL_TASKS: readonly KernelResources[] = [
 /**
  * CAL: bytes of loads one wave keeps outstanding in the megakernel, solved so that
  * `fleet-mtile` at batch 1 on MI350X reproduces the FLEET paper's 6.82 ms (the dataset's
- * calibration value; `calibration/derive.mjs` in @fleet/backend-mi350 re-derives it):
- * ≈ 3 global_load_dwordx4 of 1 KiB (64 lanes × 16 B) per wave (hits on lines still being
- * filled wait for the fill: see `MemorySystem`).
+ * calibration value; `calibration/derive.mjs` in @fleet/backend-mi350 re-derives it) with
+ * its GEMM tiles' LDS round trip charged (./lds-staging.ts): ≈ 4 global_load_dwordx4 of
+ * 1 KiB (64 lanes × 16 B) per wave (hits on lines still being filled wait for the fill: see
+ * `MemorySystem`).
  */
-export const MEGAKERNEL_OUTSTANDING_BYTES_PER_WAVE = 3381;
+export const MEGAKERNEL_OUTSTANDING_BYTES_PER_WAVE = 4120;
+
+/** The megakernel's pipeline: a core tile pipeline plus how its GEMM tiles stage through LDS. */
+export interface MegakernelPipeline extends TilePipeline {
+  /** Its GEMM tiles' LDS round trip (./lds-staging.ts), charged as compute; absent: not modelled. */
+  ldsStaging?: LdsStaging;
+}
 
 /**
  * The megakernel's pipeline: resident waves × outstanding bytes per wave in flight; one
  * context per SIMD and no prefetch across K-chunks (FLEET streams a chunk, then multiplies),
- * so compute and memory do not overlap.
+ * so compute and memory do not overlap. With `ldsStaging`, its GEMM tiles also pay their
+ * LDS round trip per K-chunk, serial like the MFMAs.
  */
-export function megakernelPipeline(cu: ComputeResources, outstandingBytesPerWave = MEGAKERNEL_OUTSTANDING_BYTES_PER_WAVE): TilePipeline {
+export function megakernelPipeline(cu: ComputeResources, opts: { outstandingBytesPerWave?: number; ldsStaging?: LdsStaging } = {}): MegakernelPipeline {
   const occ = occupancy(cu, unionResources(CDNA_MEGAKERNEL_TASKS));
   const stages = 1;
+  const outstanding = opts.outstandingBytesPerWave ?? MEGAKERNEL_OUTSTANDING_BYTES_PER_WAVE;
   // One wave per SIMD: a hit on a weight line another worker's miss is still filling stalls
   // the wave until the fill lands (seeds §FLEET: every L2 miss stalls the MFMA pipe).
-  return { inFlightBytes: occ.wavesPerSimd * cu.simds * outstandingBytesPerWave, overlap: occ.wavesPerSimd * stages, waitsOnFills: occ.wavesPerSimd <= 1 };
+  return {
+    inFlightBytes: occ.wavesPerSimd * cu.simds * outstanding,
+    overlap: occ.wavesPerSimd * stages,
+    waitsOnFills: occ.wavesPerSimd <= 1,
+    ...(opts.ldsStaging ? { ldsStaging: opts.ldsStaging } : {}),
+  };
 }
 
 /**

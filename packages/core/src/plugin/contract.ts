@@ -37,8 +37,13 @@ export type HardwareDispatch =
  * time is not here: it comes out of the simulated caches and shared bandwidth resources.
  */
 export interface CostModel {
-  /** Compute time of one tile on one compute unit, ns (matrix or vector roofline with efficiency). */
-  tileComputeNs(tile: Tile, op: OpKind, level: TaskLevel): number;
+  /**
+   * Compute time of one tile on one compute unit, ns (matrix or vector roofline with
+   * efficiency). `pipeline` is the one the tile runs on (its own, else the runtime's), for a
+   * backend whose compute depends on how the kernel streams (CDNA's megakernel stages its
+   * GEMM through LDS at one wave per SIMD).
+   */
+  tileComputeNs(tile: Tile, op: OpKind, level: TaskLevel, pipeline?: TilePipeline): number;
   /** Fixed per-tile overhead on a worker (pipeline fill, epilogue), ns. */
   tileOverheadNs(op: OpKind): number;
   /** Scheduler time to place one task into one worker queue (store + release atomic), ns. */

@@ -132,7 +132,7 @@ export class Machine {
     const pipe = tile.pipeline ?? this.pipeline;
     this.memory.resolveTile(tile, this.partitionOf[slot]!, bucketOf(task.layer), t, step, pipe.waitsOnFills === true, pipe.inFlightBytes);
     const share = this.unitOf ? this.unitBusy[this.unitOf[slot]!]! : 1;
-    const compute = (this.cost.tileComputeNs(tile, task.kind, task.level) * share) / steps;
+    const compute = (this.cost.tileComputeNs(tile, task.kind, task.level, pipe) * share) / steps;
     // Steps are software-pipelined: only the first pays the memory latency; the fixed
     // per-tile overhead (fill, epilogue) is paid once, with the last step. Tiles resident
     // together hide each other's latency and overhead.

@@ -3,8 +3,9 @@
  * against them: Table 4 (L2 hit rate, HBM reads and writes per policy and batch), Figure 6
  * and §6.2 (TPOT), Figure 4 (tasks per layer) and §4.1 (fused SiLU). Only values that set a
  * parameter are `calibration` (two do: see `MEGAKERNEL_OUTSTANDING_BYTES_PER_WAVE` and
- * `VLLM_EAGER_LAUNCH_NS` in @fleet/family-cdna, both fitted on a batch-1 TPOT); everything
- * else must come out of the model.
+ * `VLLM_EAGER_LAUNCH_NS` in @fleet/family-cdna, both fitted on a batch-1 TPOT), and the one
+ * row that returns a fitted value by construction (M-split's batch-1 TPOT: fleet-mtile's task
+ * graph); everything else must come out of the model.
  */
 export const FLEET_PAPER_SOURCE =
   'FLEET (AMD Research, 2026, arXiv 2604.15379): Qwen3-8B bf16 decode on one AMD Instinct MI350X; 64 prompt + 1024 decode tokens; decode-only TPOT from on-GPU timestamps; L2/HBM from rocprofiler-sdk device counters';
