@@ -81,13 +81,33 @@ export function groupedCallUs(backend: Backend, op: 'gate_up' | 'down', active: 
   return (simulateGraph(backend, tg, { launchMode: 'graph' }).timeNs + (backend.costModel.launch.graphLaunchNs ?? 0) / 4) / 1000;
 }
 
+/**
+ * One MoE routing call as bench/device/sweep.py's moe section times it (one graph of one call):
+ * layer 0's router GEMV, top-k, dispatch and combine kernels without the experts' GEMMs, their
+ * graph gaps and the graph's launch, µs.
+ */
+export function routingCallUs(backend: Backend, batch: number): number {
+  const g = buildDecodeGraph(model(), { batch, contextLen: 1023 });
+  const ops = g.ops.filter((o) => o.layer === 0 && (o.id === 'L0.router' || o.kind === 'moe-topk' || o.kind === 'moe-dispatch' || o.kind === 'moe-combine'));
+  const tg = KERNEL_PER_OP_GRAPH.compile({ ...g, ops }, backend, KERNEL_PER_OP_GRAPH.schedule, {
+    layers: [0],
+    library: backend.kernelLibrary,
+    kernels: backend.tuning.kernels,
+  });
+  return (simulateGraph(backend, tg, { launchMode: 'graph' }).timeNs + (backend.costModel.launch.graphLaunchNs ?? 0)) / 1000;
+}
+
+function routingPoints(quick: boolean) {
+  return kernels.routing.filter((r) => !quick || r.batch === 1);
+}
+
 function profiles(quick: boolean) {
   return moe.profiles.filter((p) => !quick || p.batch === 1);
 }
 
 /** Points the suite runs (progress bars). */
 export function moeValidationPoints(quick = false): number {
-  return rows(quick).length + longRows(h100Long, quick).length + 2 * profiles(quick).length + groupedPoints(quick).length;
+  return rows(quick).length + longRows(h100Long, quick).length + 2 * profiles(quick).length + groupedPoints(quick).length + routingPoints(quick).length;
 }
 
 /** Points of the H200's grouped-GEMM suite. */
@@ -163,6 +183,21 @@ export function h100MoeValidation(device: Backend, opts: H100ValidationOptions =
   }
   out.push(...tpotRows(backend, longRows(h100Long, quick), SRC_LONG, tick));
   out.push(...groupedKernelRows(backend, groupedPoints(quick), SRC_KERNELS, tick, true));
+  // The routing call: batch 1 sets the routing kernels' fixed time (family-hopper), the rest predict.
+  for (const r of routingPoints(quick)) {
+    tick(`routing b${r.batch}`);
+    out.push(
+      row(
+        `MoE routing call (router GEMV, top-8, argsort, histogram, scan, gather, scatter-add; ${r.kernels} kernels), batch ${r.batch}, one CUDA graph`,
+        r.batch === 1 ? 'calibration' : 'measurement',
+        r.usPerCall,
+        routingCallUs(backend, r.batch),
+        'µs',
+        GOAL_PCT,
+        SRC_KERNELS,
+      ),
+    );
+  }
   return out.map((r) => ({ ...r, suite: 'h100-moe' }));
 }
 
