@@ -15,15 +15,13 @@ describe('model families no calibration used', () => {
     expect(count('mistral-nemo-12b')).toBeCloseTo(12.25, 1);
   });
 
-  it('quick suite: batch-1 decode of every family on the H100 within 10%, Llama-3.2-1B as grouped rows the known miss', { timeout: 120_000 }, () => {
+  it('quick suite: batch-1 decode of every family on the H100 within 10%', { timeout: 120_000 }, () => {
     const rows = familiesValidation(loadBackend(h100, 'h100'), 'h100', { quick: true });
     expect(rows.length).toBe(10); // five models, both attention layouts
-    // Llama-3.2-1B at batch 1 is 388 kernels of 5 µs: its kernels are priced within 1% of their
-    // profiled durations (bench/results/h100-families), but the graph gap between them costs
-    // 1.2 µs in the model against 0.5 measured, which puts the step 10–15% over.
-    const known = rows.filter((r) => r.experiment.startsWith('llama3.2-1b') && r.experiment.includes('grouped query rows'));
-    expect(known.length).toBe(1);
-    for (const r of known) expect((r.predicted as number) / (r.published as number)).toBeGreaterThan(1);
-    for (const r of rows.filter((x) => !known.includes(x))) expect(r.ok, `${r.experiment}: ${r.predicted} vs ${JSON.stringify(r.published)}`).toBe(true);
+    // Llama-3.2-1B at batch 1 is 388 kernels of 5 µs: with the graph's measured 0.448 µs between
+    // them (not a tiny kernel's 1.2 µs launch period) the step is within 10%, still over.
+    const small = rows.find((r) => r.experiment.startsWith('llama3.2-1b') && r.experiment.includes('grouped query rows'))!;
+    expect((small.predicted as number) / (small.published as number)).toBeGreaterThan(1);
+    for (const r of rows) expect(r.ok, `${r.experiment}: ${r.predicted} vs ${JSON.stringify(r.published)}`).toBe(true);
   });
 });

@@ -24,16 +24,16 @@ describe('h200 against its own sweep', () => {
 });
 
 describe('h200 tensor parallel against our four-GPU run', () => {
-  it('quick: Qwen3-8B at batch 1 over 2 and 4 H200s, faster over more devices, NCCL alone; over-predicted, the known misses', { timeout: 120_000 }, () => {
+  it('quick: Qwen3-8B at batch 1 over 2 and 4 H200s, faster over more devices, NCCL alone, within 10%', { timeout: 120_000 }, () => {
     const b = loadBackend(h200, 'test');
     expect(withLibraryCollectivesOnly(b).node?.library.custom).toBeUndefined();
     const rows = h200TpValidation(b, { quick: true });
     expect(rows.map((r) => r.experiment.match(/over (\d) H200s/)?.[1])).toEqual(['2', '4']);
     expect(rows[1]!.predicted).toBeLessThan(rows[0]!.predicted as number);
-    // A rank at batch 1 is ~1000 kernels of a few µs. One rank alone on one GPU (bench/results/
-    // h100-shards) shows its kernels priced near their profiled durations but the graph gap
-    // charged at 1.2 µs against 0.36 measured: the step is over-predicted, more so over 4 GPUs.
-    for (const r of rows) expect((r.predicted as number) / (r.published as number)).toBeGreaterThan(1);
+    // A rank at batch 1 is ~1000 kernels of a few µs, each followed by the graph's measured
+    // 0.448 µs gap (bench/device/gaps.py); with the 1.2 µs of a tiny kernel's launch period it
+    // was 13–18% over.
+    for (const r of rows) expect(r.ok, `${r.experiment}: ${r.predicted} vs ${JSON.stringify(r.published)}`).toBe(true);
   });
 });
 
