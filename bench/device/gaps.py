@@ -29,6 +29,10 @@ import torch.nn.functional as F
 import triton
 import triton.language as tl
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sweep  # noqa: E402
+from sweep import capture, time_ms  # noqa: E402
+
 OUT = sys.argv[1] if len(sys.argv) > 1 else "."
 os.makedirs(OUT, exist_ok=True)
 DEV = "cuda"
@@ -39,35 +43,8 @@ def med(xs):
     return statistics.median(xs) if xs else None
 
 
-def capture(fn):
-    s = torch.cuda.Stream()
-    s.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(s):
-        for _ in range(2):
-            fn()
-    torch.cuda.current_stream().wait_stream(s)
-    torch.cuda.synchronize()
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
-        fn()
-    torch.cuda.synchronize()
-    return g
-
-
 def replay_us(g, reps=10):
-    for _ in range(3):
-        g.replay()
-    torch.cuda.synchronize()
-    ts = []
-    for _ in range(reps):
-        a = torch.cuda.Event(enable_timing=True)
-        b = torch.cuda.Event(enable_timing=True)
-        a.record()
-        g.replay()
-        b.record()
-        b.synchronize()
-        ts.append(a.elapsed_time(b) * 1e3)
-    return med(ts)
+    return time_ms(lambda: g.replay(), reps=reps, warm=3) * 1e3
 
 
 def timeline(g):
@@ -90,7 +67,7 @@ def timeline(g):
     return acts
 
 
-def summarise(name, g, per_call_kernels=None):
+def summarise(name, g):
     period = replay_us(g)
     acts = timeline(g)
     gaps = [acts[i + 1]["ts"] - (acts[i]["ts"] + acts[i]["us"]) for i in range(len(acts) - 1)]
@@ -193,8 +170,6 @@ def sdpa_chains():
 def e2e_chains():
     """Whole decode steps of bench/device/sweep.py's dense stack, one graph each: where the idle goes."""
     from torch.nn.attention import SDPBackend, sdpa_kernel
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import sweep
     rows = []
     for cfg in (sweep.E2E_FAMILIES[0][0], sweep.E2E_FAMILIES[2][0]):
         model = sweep.Dense(cfg)
