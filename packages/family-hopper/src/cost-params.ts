@@ -22,7 +22,10 @@ export const GRAPH_GAP_NS = Math.round(GAPS.layer.gapMedianUs * 1000);
  * the graph's launch and completion, ns: the replay's time (CUDA events) less the profiler's span
  * from the first kernel's start to the last one's end, the median over the decode layer's chain
  * and the chains of 8 to 1056 CTAs (16.7–25.1 µs). (The one-CTA chain runs slower under the
- * profiler than without it, so its span says nothing.)
+ * profiler than without it, so its span says nothing.) It is the host's more than the GPU's: a
+ * second H100 host took 66–83 µs (bench/results/h100-gaps-repeat), an H200 host 62–70; the
+ * hosts that measured our per-call sweeps took 17–19 (their time per call less the profiled
+ * kernels and gaps, e.g. the MoE routing call's 18.8 µs).
  */
 export const GRAPH_LAUNCH_NS = Math.round(median([GAPS.layer, ...GAPS.touch.filter((t) => t.ctas > 1)].map((c) => c.replayUs - c.profiledSpanUs)) * 1000);
 /** UNC: the device-side part of that gap (see `endOfKernel.barrierNs`), ns: two thirds, as on CDNA. */
