@@ -132,7 +132,7 @@ export function nvjetTileFixedNs(tileCols: number): number {
  * 4096 columns), its profiled run in a graph. With the gap before it, what splitting K costs
  * the selection objective beside the partial sums' traffic.
  */
-const SPLITK_REDUCE_NS = GAPS.layer.kinds.find((k) => k.name.includes('splitKreduce'))!.us * 1000;
+export const SPLITK_REDUCE_NS = GAPS.layer.kinds.find((k) => k.name.includes('splitKreduce'))!.us * 1000;
 
 /**
  * The DRAM latency nvjet's selection objective charges a grid: the latency its CTAs' weight

@@ -2,8 +2,8 @@
 import { occupancy, type BackendTuning, type KernelGranularity, type RowKernel } from '@fleet/core';
 import { CLUSTER_DOMAINS, CLUSTERFUSION_CTAS_PER_SM, maxActiveClusters } from './clusters.js';
 import { TILE_OVERHEAD_NS, VECTOR_EFFICIENCY } from './cost-params.js';
-import { H100_SM } from './hopper-libraries.js';
-import { GAPS, MOE_ROUTING, PIPELINE } from './reference/calibration.js';
+import { H100_SM, SPLITK_REDUCE_NS } from './hopper-libraries.js';
+import { MOE_ROUTING, PIPELINE } from './reference/calibration.js';
 import { H100_CLOCK_GHZ, H100_LATENCY_CYCLES as LAT, H100_SXM5 as topology } from './reference/topology.js';
 
 /** Mirage MPK on H100: 128 workers (one per SM) + 16 schedulers (seeds §5, seedcode §6 mirage utils.py). */
@@ -43,7 +43,7 @@ export const NORM_FIXED_NS = Math.round(
  * more round trip: each thread's loads of its column's partials are all in flight) and the
  * per-tile overhead.
  */
-export const SPLITK_REDUCE_FIXED_NS = Math.round(GAPS.layer.kinds.find((k) => k.name.includes('splitKreduce'))!.us * 1000 - 2 * L2_NS - TILE_OVERHEAD_NS);
+export const SPLITK_REDUCE_FIXED_NS = Math.round(SPLITK_REDUCE_NS - 2 * L2_NS - TILE_OVERHEAD_NS);
 
 /**
  * cuBLASLt's split-K reduction: 512 threads a CTA (MEAS ours: block [32, 16]), four resident an

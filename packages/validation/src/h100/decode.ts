@@ -19,7 +19,7 @@ import h200Sweep from '../h200/measured/h200-decode-ours.json' with { type: 'jso
 import h100Sweep from './measured/h100-decode-ours.json' with { type: 'json' };
 import h200HeadDim from '../h200/measured/h200-headdim-ours.json' with { type: 'json' };
 import h100HeadDim from './measured/h100-headdim-ours.json' with { type: 'json' };
-import { GOAL_PCT, groupedRows, row, type H100ValidationOptions } from './validation.js';
+import { GOAL_PCT, graphLaunchShareNs, groupedRows, rotatedCopies, row, type H100ValidationOptions } from './validation.js';
 
 type DecodeSweep = typeof h100Sweep;
 
@@ -75,7 +75,7 @@ export function qwen3Dense(name: string): ModelSpec {
  */
 export function attentionGraphCalls(batch: number, kvHeads: number, kvLen: number, headDim = 128): number {
   const kvBytes = 2 * batch * kvHeads * kvLen * headDim * 2;
-  const copies = kvBytes < 256e6 ? Math.max(2, Math.min(32, Math.ceil(256e6 / kvBytes))) : 1;
+  const copies = kvBytes < 256e6 ? rotatedCopies(kvBytes, 32) : 1;
   return copies < 8 ? copies * Math.max(1, Math.floor(8 / copies)) : copies;
 }
 
@@ -89,7 +89,7 @@ export function decodeAttentionUs(backend: Backend, heads: number, kvHeads: numb
   const g = buildDecodeGraph(model, { batch, contextLen: kvLen - 1 });
   const att = g.ops.filter((o) => o.layer === 0 && o.kind === 'attention');
   const tg = def.compile({ ...g, ops: att }, backend, def.schedule, { layers: [0], library: backend.kernelLibrary, kernels: backend.tuning.kernels });
-  return (simulateGraph(backend, tg, { launchMode: 'graph' }).timeNs + (backend.costModel.launch.graphLaunchNs ?? 0) / calls) / 1000;
+  return (simulateGraph(backend, tg, { launchMode: 'graph' }).timeNs + graphLaunchShareNs(backend, calls)) / 1000;
 }
 
 function attnRows(sweep: DecodeSweep, quick: boolean) {

@@ -15,7 +15,7 @@ import kernels from './measured/h100-moe-kernels-ours.json' with { type: 'json' 
 import h100Long from './measured/h100-moe-long-ours.json' with { type: 'json' };
 import moe from './measured/h100-moe-ours.json' with { type: 'json' };
 import h200Long from '../h200/measured/h200-moe-long-ours.json' with { type: 'json' };
-import { GOAL_PCT, row, type H100ValidationOptions, groupedRows } from './validation.js';
+import { GOAL_PCT, graphLaunchShareNs, row, type H100ValidationOptions, groupedRows } from './validation.js';
 
 const SRC = 'ours: bench/h100/phases.py MoeModel on an H100 80GB HBM3 (packages/validation/src/h100/measured/h100-moe-ours.json)';
 const SRC_LONG = 'ours: bench/h100/phases.py --moe-plan on an H100 80GB HBM3, 2026-11-27 (packages/validation/src/h100/measured/h100-moe-long-ours.json)';
@@ -78,7 +78,7 @@ export function groupedCallUs(backend: Backend, op: 'gate_up' | 'down', active: 
     library: backend.kernelLibrary,
     kernels: backend.tuning.kernels,
   });
-  return (simulateGraph(backend, tg, { launchMode: 'graph' }).timeNs + (backend.costModel.launch.graphLaunchNs ?? 0) / 4) / 1000;
+  return (simulateGraph(backend, tg, { launchMode: 'graph' }).timeNs + graphLaunchShareNs(backend, 4)) / 1000;
 }
 
 /**
@@ -94,7 +94,7 @@ export function routingCallUs(backend: Backend, batch: number): number {
     library: backend.kernelLibrary,
     kernels: backend.tuning.kernels,
   });
-  return (simulateGraph(backend, tg, { launchMode: 'graph' }).timeNs + (backend.costModel.launch.graphLaunchNs ?? 0)) / 1000;
+  return (simulateGraph(backend, tg, { launchMode: 'graph' }).timeNs + graphLaunchShareNs(backend, 1)) / 1000;
 }
 
 function routingPoints(quick: boolean) {

@@ -9,23 +9,20 @@ import { buildDecodeGraph, loadModel, simulateGraph, type Backend, type Validati
 import * as ops from '@fleet/ops';
 import { hopperKernelLibrary } from '@fleet/family-hopper';
 import sweep from './measured/h100-pipeline-ours.json' with { type: 'json' };
-import { GOAL_PCT, gemmRow, graphDecodeRow, linearOpUs, row, type H100ValidationOptions, groupedRows } from './validation.js';
+import {
+  GOAL_PCT,
+  gemmRow,
+  graphDecodeRow,
+  graphLaunchShareNs,
+  linearOpUs,
+  rotatedCopies,
+  row,
+  type H100ValidationOptions,
+  groupedRows,
+} from './validation.js';
 
 const SRC = 'ours: bench/h100/pipeline.py on an H100 80GB HBM3, 2026-11-24 (packages/validation/src/h100/measured/h100-pipeline-ours.json)';
 const QWEN3_SHAPES = new Set(['qkv_proj', 'o_proj', 'gate_up_proj', 'down_proj']);
-
-/**
- * Calls in one graph of bench/h100/pipeline.py: its inputs rotated over enough copies for
- * `target` bytes (`rotating`: 2 to `cap` copies), one call a copy.
- */
-function rotatingCalls(bytesEach: number, target = 256e6, cap = 64): number {
-  return Math.max(2, Math.min(cap, Math.ceil(target / bytesEach)));
-}
-
-/** The graph launch's share of one call in a graph of `calls`, µs. */
-function replayShareUs(backend: Backend, calls: number): number {
-  return (backend.costModel.launch.graphLaunchNs ?? 0) / calls / 1000;
-}
 
 /** Decode-attention kernel time alone (layer 0's attention kernels), µs. */
 function attentionUs(backend: Backend, heads: number, kvHeads: number, batch: number, kvLen: number): number {
@@ -83,7 +80,7 @@ export function h100PipelineValidation(device: Backend, opts: H100ValidationOpti
     tick(`int4 ${q.op} m${q.m}`);
     // The measured kernel is PyTorch's tinygemm: priced as that choice, not the library's default low-bit GEMM.
     // packed int4 codes and the group's scales and zeros, rotated over 256 MB, one call each
-    const calls = rotatingCalls((q.n * q.k) / 2 + (q.k / 128) * q.n * 4);
+    const calls = rotatedCopies((q.n * q.k) / 2 + (q.k / 128) * q.n * 4);
     const p = linearOpUs(backend, q.m, q.n, q.k, 'u4g128', hopperKernelLibrary('tinygemm'), calls);
     const cal = q.op === 'o_proj' && q.m === 1;
     rows.push(
@@ -101,8 +98,8 @@ export function h100PipelineValidation(device: Backend, opts: H100ValidationOpti
   for (const a of sdpaRows(quick)) {
     tick(`sdpa b${a.batch} kv${a.kvLen}`);
     // K/V rotated over 200 MB of copies, at most 16, one call each
-    const calls = rotatingCalls(2 * a.batch * a.kvHeads * a.kvLen * 128 * 2, 200e6, 16);
-    const p = attentionUs(backend, a.heads, a.kvHeads, a.batch, a.kvLen) + replayShareUs(backend, calls);
+    const calls = rotatedCopies(2 * a.batch * a.kvHeads * a.kvLen * 128 * 2, 16, 200e6);
+    const p = attentionUs(backend, a.heads, a.kvHeads, a.batch, a.kvLen) + graphLaunchShareNs(backend, calls) / 1000;
     const cal = a.heads !== a.kvHeads && a.batch === 1 && a.kvLen === 32768;
     rows.push(
       row(

@@ -119,7 +119,7 @@ export function gemmRow(
   // bench/h100/pipeline.py's graph: the weights rotated over 256 MB (2 to 64 copies), one call
   // each, fewer where that many would pass 4 TFLOP
   const flop = 2 * m.m * m.n * m.k;
-  const copies = Math.max(2, Math.min(64, Math.ceil(256e6 / (m.n * m.k * 2))));
+  const copies = rotatedCopies(m.n * m.k * 2);
   const calls = flop * copies < 4e12 ? copies : Math.max(2, Math.floor(4e12 / flop));
   const p = linearOpUs(backend, m.m, m.n, m.k, 'bf16', backend.kernelLibrary, withGraphLaunch ? calls : undefined);
   const cublas = `cuBLAS ${m.kernels[0]!.name.replace(/_v_bz|_h_bz|_TN[TN]$/g, '')}`;
@@ -140,12 +140,25 @@ export function graphDecodeRow(
 
 /** One linear op under kernel-per-op-graph, µs; `library` replaces the backend's (another low-bit kernel choice). */
 /**
+ * Copies the bench scripts rotate an input over so a graph of calls reads cold data
+ * (`copies_for` in bench/device/sweep.py, `rotating` in bench/h100/pipeline.py): enough for
+ * `target` bytes, 2 to `cap`.
+ */
+export function rotatedCopies(bytesEach: number, cap = 64, target = 256e6): number {
+  return Math.max(2, Math.min(cap, Math.ceil(target / bytesEach)));
+}
+
+/** The share of a graph's own launch (the backend's `launch.graphLaunchNs`) each of its `calls` calls holds, ns. */
+export function graphLaunchShareNs(backend: Backend, calls: number): number {
+  return (backend.costModel.launch.graphLaunchNs ?? 0) / calls;
+}
+
+/**
  * Calls in the graph bench/device/sweep.py replays for one GEMM point (`linear_point`, and the
- * FP8 section alike): the weights rotated over enough copies for 256 MB (2 to 64), the copies
- * repeated up to 16 calls.
+ * FP8 section alike): the weights' copies repeated up to 16 calls.
  */
 export function gemmGraphCalls(weightBytes: number): number {
-  const copies = Math.max(2, Math.min(64, Math.ceil(256e6 / weightBytes)));
+  const copies = rotatedCopies(weightBytes);
   return Math.max(1, Math.floor(16 / copies)) * copies;
 }
 
@@ -173,7 +186,7 @@ export function linearOpUs(
   const r = simulateGraph(backend, graph, { launchMode: 'graph' });
   const c = zeroCounters();
   for (const b of r.counters) addCounters(c, b);
-  const replayNs = calls ? (backend.costModel.launch.graphLaunchNs ?? 0) / calls : 0;
+  const replayNs = calls ? graphLaunchShareNs(backend, calls) : 0;
   return { us: (r.timeNs + replayNs) / 1000, l2HitRate: l2HitRate(c) };
 }
 

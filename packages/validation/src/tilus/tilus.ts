@@ -14,7 +14,7 @@ import { A100_SXM4_80GB } from '@fleet/backend-a100';
 import { L40S } from '@fleet/backend-l40s';
 import measured from './measured/h100-tilus-comparators-ours.json' with { type: 'json' };
 import paper from './tilus-paper.json' with { type: 'json' };
-import { GOAL_PCT, linearOpUs, row } from '../h100/validation.js';
+import { GOAL_PCT, linearOpUs, rotatedCopies, row } from '../h100/validation.js';
 
 const PAPER = 'Tilus (Ding et al.), /work/shared/seeds/003_a68d352eee2a8524.txt; packages/validation/src/tilus/tilus-paper.json';
 const OURS = 'ours: bench/device/sweep.py on an H100 80GB HBM3, 2026-11-25 (packages/validation/src/tilus/measured/h100-tilus-comparators-ours.json)';
@@ -124,7 +124,7 @@ export function tilusMeasuredRows(backend: Backend, tick: (label: string) => voi
       const isTriton = r.impl === 'triton-w4a16';
       // sweep.py's tilus section: one graph of a call per copy of the weights (enough copies for
       // 256 MB, 2 to 8), each call with its share of the graph's launch
-      const calls = Math.max(2, Math.min(8, Math.ceil(256e6 / (isTriton ? (r.n * r.k) / 2 : r.n * r.k * 2))));
+      const calls = rotatedCopies(isTriton ? (r.n * r.k) / 2 : r.n * r.k * 2, 8);
       const p = isTriton
         ? linearOpUs(backend, r.m, r.n, r.k, 'u4g128', triton, calls)
         : linearOpUs(backend, r.m, r.n, r.k, 'bf16', backend.kernelLibrary, calls);
