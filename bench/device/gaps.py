@@ -31,7 +31,7 @@ import triton.language as tl
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sweep  # noqa: E402
-from sweep import capture, time_ms  # noqa: E402
+from sweep import capture, profile_events, time_ms  # noqa: E402
 
 OUT = sys.argv[1] if len(sys.argv) > 1 else "."
 os.makedirs(OUT, exist_ok=True)
@@ -49,16 +49,8 @@ def replay_us(g, reps=10):
 
 def timeline(g):
     """GPU activities of one replay, in order: kernels, memsets, memcpys."""
-    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
-        g.replay()
-        torch.cuda.synchronize()
-    path = os.path.join(OUT, "_trace_tmp.json")
-    prof.export_chrome_trace(path)
-    with open(path) as f:
-        tr = json.load(f)
-    os.remove(path)
     acts = []
-    for e in tr.get("traceEvents", []):
+    for e in profile_events(g.replay):
         cat = str(e.get("cat", "")).lower()
         if e.get("ph") == "X" and cat in ("kernel", "gpu_memset", "gpu_memcpy"):
             a = e.get("args", {})

@@ -130,8 +130,8 @@ def graph_us(body, calls, reps=10):
     return ms * 1e3 / calls
 
 
-def kernels(fn):
-    """Kernels one call of fn runs: name, duration (us), grid, block — from the profiler."""
+def profile_events(fn):
+    """The profiler's trace events (Chrome trace format) of one call of fn, GPU activity only."""
     with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
         fn()
         torch.cuda.synchronize()
@@ -140,8 +140,13 @@ def kernels(fn):
     with open(path) as f:
         tr = json.load(f)
     os.remove(path)
+    return tr.get("traceEvents", [])
+
+
+def kernels(fn):
+    """Kernels one call of fn runs: name, duration (us), grid, block — from the profiler."""
     ks = []
-    for e in tr.get("traceEvents", []):
+    for e in profile_events(fn):
         if e.get("ph") == "X" and e.get("cat") in ("kernel", "Kernel"):
             a = e.get("args", {})
             ks.append({"name": e.get("name", "")[:140], "ts": float(e["ts"]), "us": round(float(e.get("dur", 0)), 3), "grid": a.get("grid"), "block": a.get("block"),
