@@ -6,7 +6,8 @@ Each chain is captured in one CUDA graph and replayed under the profiler; for ev
 consecutive activities the gap is the next one's start less this one's end (the GPU idle
 between them). Chains:
   touch   200 dependent launches of a Triton kernel (128 threads a CTA, 512 B stored a CTA), grids
-          1, 8, 132, 264, 1056 CTAs
+          1, 8, 132, 264, 1056 CTAs; and 50 and 800 launches at 1 and 132 CTAs (the replay's
+          length against the chain's separates the graph's own launch from the per-kernel period)
   layer   a decode layer's kernel mix at batch 1 (F.rms_norm, F.linear GEMVs with cold weights,
           residual add, SiLU and mul), 8 layers
   sdpa    20 decode attention calls (batch 1, 32 query / 8 KV heads, head dim 128, KV 1024 and
@@ -24,7 +25,8 @@ import statistics
 import sys
 import time
 
-import torch
+os.environ.setdefault("TEARDOWN_CUPTI", "1")  # as sweep.py: a finished profiler session must not slow later replays
+import torch  # noqa: E402
 import torch.nn.functional as F
 import triton
 import triton.language as tl
@@ -103,10 +105,10 @@ def touch_kernel(out_ptr, BLOCK: tl.constexpr):
 
 def touch_chains():
     rows = []
-    for ctas in [1, 8, 132, 264, 1056]:
+    for ctas, n in [(1, 200), (8, 200), (132, 200), (264, 200), (1056, 200), (1, 50), (132, 50), (1, 800), (132, 800)]:
         out = torch.empty(ctas * 128, dtype=torch.int32, device=DEV)
-        g = capture(lambda: [touch_kernel[(ctas,)](out, BLOCK=128, num_warps=4) for _ in range(200)])
-        rows.append({"ctas": ctas, **summarise(f"touch{ctas}", g)})
+        g = capture(lambda: [touch_kernel[(ctas,)](out, BLOCK=128, num_warps=4) for _ in range(n)])
+        rows.append({"ctas": ctas, "launches": n, **summarise(f"touch{ctas}x{n}", g)})
         del g
     return rows
 

@@ -34,6 +34,11 @@ import sys
 import time
 import traceback
 
+# A torch.profiler session leaves CUPTI attached unless Kineto tears it down, and every later
+# CUDA-graph replay in the process then runs slower (decode steps 3-7%, trivial kernels 22-37%:
+# bench/results/h100-cupti). Profiling here only names kernels; timings must not pay for it.
+os.environ.setdefault("TEARDOWN_CUPTI", "1")
+
 import torch
 import torch.nn.functional as F
 import triton

@@ -8,26 +8,28 @@ import { GAPS, OURS, PIPELINE, PRIOR } from './reference/calibration.js';
 import { H100_CLOCK_GHZ, H100_LATENCY_CYCLES as LAT, H100_SXM5 as topology } from './reference/topology.js';
 
 /**
- * CAL ours (`GAPS.layer`, bench/device/gaps.py): the GPU's idle time between dependent kernels
- * in a CUDA graph, ns — on the profiler's timeline of a replayed decode layer's PyTorch and
- * cuBLAS kernels (norm, GEMVs, split-K reduce, elementwise), the median of the 95 gaps from
- * one kernel's end to the next one's start (10th–90th percentile 0.32–0.67 µs). Kernel times
- * are the profiler's durations, so each calibration subtracts from them only what the
- * simulation charges apart. (The earlier 1.2 µs was a tiny kernel's launch period, its own
- * run of about 0.8 µs included.)
+ * CAL ours (`GAPS.touch`, bench/device/gaps.py): what a graph replay takes beyond its kernels
+ * and the boundaries between them — the graph's launch and completion, ns: the intercept of the
+ * replay time (CUDA events, no profiler attached) against the chain's length, 50 and 800
+ * launches of a 132-CTA kernel (6.8 µs; 7.2 on a repeat, 6.1 on an H200). Earlier figures of
+ * 17–83 µs were replays timed after a profiler session had left CUPTI attached
+ * (bench/results/h100-cupti).
  */
-export const GRAPH_GAP_NS = Math.round(GAPS.layer.gapMedianUs * 1000);
+export const GRAPH_LAUNCH_NS = (() => {
+  const chain = (n: number) => GAPS.touch.find((t) => t.ctas === 132 && t.launches === n)!;
+  const [short, long] = [chain(50), chain(800)];
+  const period = (long.replayUs - short.replayUs) / (long.launches - short.launches);
+  return Math.round((short.replayUs - short.launches * period) * 1000);
+})();
 /**
- * CAL ours (`GAPS`): what a graph replay takes beyond its kernels and the gaps between them —
- * the graph's launch and completion, ns: the replay's time (CUDA events) less the profiler's span
- * from the first kernel's start to the last one's end, the median over the decode layer's chain
- * and the chains of 8 to 1056 CTAs (16.7–25.1 µs). (The one-CTA chain runs slower under the
- * profiler than without it, so its span says nothing.) It is the host's more than the GPU's: a
- * second H100 host took 66–83 µs (bench/results/h100-gaps-repeat), an H200 host 62–70; the
- * hosts that measured our per-call sweeps took 17–19 (their time per call less the profiled
- * kernels and gaps, e.g. the MoE routing call's 18.8 µs).
+ * CAL ours (`GAPS.layer`, bench/device/gaps.py): the GPU's idle time between dependent kernels
+ * in a CUDA graph, ns — a replayed decode layer's PyTorch and cuBLAS kernels (norm, GEMVs,
+ * split-K reduce, elementwise; 96 kernels): the replay's time less the kernels' profiled
+ * durations and the graph's launch, per boundary (0.41 µs; whole decode steps of two layouts
+ * give 0.40). Kernel times are the profiler's durations, so each calibration subtracts from
+ * them only what the simulation charges apart.
  */
-export const GRAPH_LAUNCH_NS = Math.round(median([GAPS.layer, ...GAPS.touch.filter((t) => t.ctas > 1)].map((c) => c.replayUs - c.profiledSpanUs)) * 1000);
+export const GRAPH_GAP_NS = Math.round(((GAPS.layer.replayUs - GAPS.layer.busyUs) * 1000 - GRAPH_LAUNCH_NS) / (GAPS.layer.activities - 1));
 /** UNC: the device-side part of that gap (see `endOfKernel.barrierNs`), ns: two thirds, as on CDNA. */
 export const BARRIER_NS = Math.round((2 * GRAPH_GAP_NS) / 3);
 

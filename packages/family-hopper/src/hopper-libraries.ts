@@ -29,7 +29,7 @@ import { median } from './stats.js';
 import { FP8_CAL, GAPS, KSWEEP, PIPELINE } from './reference/calibration.js';
 import { selectLowBitGemm, type DenseGemm, type LowBitKernelFamily } from './lowbit-gemm.js';
 import { h100Sm80Device } from './lowbit-h100.js';
-import { GRAPH_GAP_NS, TILE_OVERHEAD_NS, VECTOR_EFFICIENCY, WGMMA_EFFICIENCY } from './cost-params.js';
+import { GRAPH_GAP_NS, GRAPH_LAUNCH_NS, TILE_OVERHEAD_NS, VECTOR_EFFICIENCY, WGMMA_EFFICIENCY } from './cost-params.js';
 import { H100_CLOCK_GHZ, H100_LATENCY_CYCLES as LAT, H100_SXM5 as topology } from './reference/topology.js';
 
 /** DS (CUDA C programming guide, compute capability 9.0): per-SM limits. */
@@ -498,16 +498,13 @@ export function nvjetKernel(s: GemmShape, cols: number, rows: number, splitK: nu
 
 /**
  * CAL ours (`GAPS.sdpa`, rows layout): each cuDNN SDPA call runs a memset node before its
- * kernel (0.77 µs), and the GPU idles longer around it than between two kernels (0.93 µs
- * before the memset, 2.0 µs from it to the kernel). What the call costs beyond one kernel
- * gap, ns, charged to the kernel's start.
+ * kernel (0.77 µs). What a call of the replayed chain takes beyond its kernel's profiled time,
+ * the graph's launch share and one kernel boundary, ns (1.77 µs), charged to the kernel's start.
  */
 export const CUDNN_SDPA_MEMSET_NODE_NS = (() => {
-  const call = GAPS.sdpa.find((r) => r.layout === 'rows' && r.kvLen === 1024)!;
-  const memset = call.kinds.find((k) => k.cat === 'gpu_memset')!;
-  const kernel = call.kinds.find((k) => k.cat === 'kernel')!;
-  const before = (name: string) => Object.entries(call.gapBeforeMedianUs).find(([n]) => n === name)![1]!;
-  return Math.round((memset.us + before(memset.name) + before(kernel.name)) * 1000 - GRAPH_GAP_NS);
+  const chain = GAPS.sdpa.find((r) => r.layout === 'rows' && r.kvLen === 1024)!;
+  const kernel = chain.kinds.find((k) => k.cat === 'kernel')!;
+  return Math.round((chain.replayUs / kernel.count - kernel.us) * 1000 - GRAPH_LAUNCH_NS / kernel.count - GRAPH_GAP_NS);
 })();
 
 /**

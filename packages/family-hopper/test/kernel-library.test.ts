@@ -143,10 +143,11 @@ describe('H100 kernel library', () => {
     expect(one.queryRowTile).toBe(64);
     expect(one.pipeline.dramBytesPerNs).toBeUndefined();
     expect(one.pipeline.overlap).toBe(Infinity);
-    // every CTA also waits for the memset node cuDNN runs before the kernel (measured 0.77 µs and
-    // 2.9 µs of idle around it, one kernel gap of which the runtime charges)
+    // every CTA also waits for the memset node cuDNN runs before the kernel (0.77 µs, and a
+    // replayed call idles about a µs more around it than a kernel boundary)
     expect(one.tileFixedNs! - CUDNN_FLASH_TILE_FIXED_NS).toBe(CUDNN_SDPA_MEMSET_NODE_NS);
-    expect(CUDNN_SDPA_MEMSET_NODE_NS).toBeGreaterThan(3000);
+    expect(CUDNN_SDPA_MEMSET_NODE_NS).toBeGreaterThan(770);
+    expect(CUDNN_SDPA_MEMSET_NODE_NS).toBeLessThan(3000);
   });
 
   it("FlashAttention-2's combine merges 4 query rows a CTA at head dim 128, whatever the GQA group", () => {

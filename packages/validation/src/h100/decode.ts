@@ -3,14 +3,16 @@
  * own sweeps (bench/device/sweep.py) — the kernel alone over batch × KV length × (query, KV)
  * heads, and Qwen3-4B/8B/14B/32B-shaped decode steps in one CUDA graph, with attention split
  * (q [B, Hq, 1, D], the FLASH backend) or as grouped query rows (cuDNN, unsplit).
- * - `h100-decode` (measured/h100-decode-ours.json, 2026-11-25): three attention points set
+ * - `h100-decode` (measured/h100-decode-ours.json): three attention points set
  *   FlashAttention-2's fixed times and the unsplit kernel's rate (family-hopper's
  *   flash-decoding.ts) and are listed as calibration; the rest are predictions.
- *   Head dims 64 and 256 (measured/h100-headdim-ours.json, 2026-11-27; on the H200
+ *   Head dims 64 and 256 (measured/h100-headdim-ours.json; on the H200
  *   ../h200/measured/h200-headdim-ours.json) are predictions in both suites.
- * - `h200-decode` (../h200/measured/h200-decode-ours.json, 2026-11-27): the same script on an
+ * - `h200-decode` (../h200/measured/h200-decode-ours.json): the same script on an
  *   H200, which Fleet prices with the H100's kernel calibration and the H200's own HBM
  *   microbenchmarks: every row is a prediction.
+ * All were timed with CUPTI torn down after each profiled point (bench/device/README.md: a
+ * finished profiler session left attached slowed later replays by up to 14%).
  */
 import { buildDecodeGraph, loadModel, simulateGraph, type Backend, type ModelSpec, type ValidationRow } from '@fleet/core';
 import { flashDecodeSplits } from '@fleet/family-hopper';
@@ -36,23 +38,27 @@ interface DecodeData {
 const H100: DecodeData = {
   suite: 'h100-decode',
   sweep: h100Sweep,
-  source: 'ours: bench/device/sweep.py on an H100 80GB HBM3, 2026-11-25 (packages/validation/src/h100/measured/h100-decode-ours.json)',
+  source:
+    'ours: bench/device/sweep.py on an H100 80GB HBM3, 2026-11-27, no profiler session attached while timing (packages/validation/src/h100/measured/h100-decode-ours.json)',
   // the points that set flash-decoding.ts's parameters
   calibration: new Set(['32/8 b1 kv1024', '32/8 b1 kv4096', '32/8 b32 kv32768']),
   headDim: {
     rows: h100HeadDim.rows,
-    source: 'ours: bench/device/sweep.py --only=headdim on an H100 80GB HBM3, 2026-11-27 (packages/validation/src/h100/measured/h100-headdim-ours.json)',
+    source:
+      'ours: bench/device/sweep.py (headdim) on an H100 80GB HBM3, 2026-11-27, no profiler session attached while timing (packages/validation/src/h100/measured/h100-headdim-ours.json)',
   },
 };
 
 const H200: DecodeData = {
   suite: 'h200-decode',
   sweep: h200Sweep,
-  source: 'ours: bench/device/sweep.py on an H200, 2026-11-27 (packages/validation/src/h200/measured/h200-decode-ours.json)',
+  source:
+    'ours: bench/device/sweep.py on an H200, 2026-11-27, no profiler session attached while timing (packages/validation/src/h200/measured/h200-decode-ours.json)',
   calibration: new Set(),
   headDim: {
     rows: h200HeadDim.rows,
-    source: 'ours: bench/device/sweep.py --only=headdim on an H200, 2026-11-27 (packages/validation/src/h200/measured/h200-headdim-ours.json)',
+    source:
+      'ours: bench/device/sweep.py (headdim) on an H200, 2026-11-27, no profiler session attached while timing (packages/validation/src/h200/measured/h200-headdim-ours.json)',
   },
 };
 

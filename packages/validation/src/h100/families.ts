@@ -29,19 +29,22 @@ const SOURCES: Record<FamiliesSet, { suite: string; sweep: FamiliesSweep; source
   h100: {
     suite: 'h100-families',
     sweep: h100Families,
-    source: 'ours: bench/device/sweep.py --families on an H100 80GB HBM3, 2026-11-27 (packages/validation/src/h100/measured/h100-families-ours.json)',
+    source:
+      'ours: bench/device/sweep.py --families on an H100 80GB HBM3, 2026-11-27, no profiler session attached while timing (packages/validation/src/h100/measured/h100-families-ours.json)',
     what: 'decode TPOT',
   },
   h200: {
     suite: 'h200-families',
     sweep: h200Families,
-    source: 'ours: bench/device/sweep.py --families on an H200, 2026-11-27 (packages/validation/src/h200/measured/h200-families-ours.json)',
+    source:
+      'ours: bench/device/sweep.py --families on an H200, 2026-11-27, no profiler session attached while timing (packages/validation/src/h200/measured/h200-families-ours.json)',
     what: 'decode TPOT',
   },
   'h100-shards': {
     suite: 'h100-shards',
     sweep: h100Shards,
-    source: 'ours: bench/device/sweep.py --only=e2e --shards on an H100 80GB HBM3, 2026-11-27 (packages/validation/src/h100/measured/h100-shards-ours.json)',
+    source:
+      'ours: bench/device/sweep.py --only=e2e --shards on an H100 80GB HBM3, 2026-11-27, no profiler session attached while timing (packages/validation/src/h100/measured/h100-shards-ours.json)',
     what: 'decode TPOT of one tensor-parallel rank alone (no collectives)',
   },
 };

@@ -51,8 +51,8 @@ export function h200PipelineValidation(device: Backend, opts: H100ValidationOpti
   for (const m of gemmRows(quick)) {
     tick(`gemm ${m.op} m${m.m}`);
     // That H200's host launched the graph almost for free: its time per call exceeds the
-    // kernel's profiled run by 0.7 µs at six calls (the H100's by 3.1), one gap and hardly any
-    // launch share; a graph launch measured on another H200 took 65 µs (bench/results/h200-gaps).
+    // kernel's profiled run by 0.7 µs at six calls, one gap and hardly any launch share; a graph
+    // launch measured on another H200 took 6.1 µs (bench/results/h200-clean/gaps-clean).
     rows.push(gemmRow(backend, m, 'measurement', SRC, undefined, false));
   }
   for (const d of decodeRows(quick)) {
