@@ -10,13 +10,24 @@
  *    [−1, 1] from a hash of its launch id — a workgroup's whole run slower or faster.
  * 3. Per-segment noise: the factor drawn again every 8 sampled chunks of a workgroup's
  *    K/V stream (a random walk of its phase).
+ * 4. The rate spread at batch 8 with the memory side's answer: MALL hit rate and the
+ *    throughput relative to SHF (the grid extrapolated as the study does).
  * 2 and 3 are experiments, not predictions: the tasks are changed by hand to stand for a
  * desynchronisation the simulation does not derive (see the README). Hit rates are the
  * steady state's (the window the study extrapolates).
  */
 import { loadBackend, simulateGraph, zeroCounters } from '@fleet/core';
 import mi300x from '@fleet/backend-mi300x';
-import { attentionKernel, attentionTaskGraph, logicalCoords, mapWorkgroup, planSimulation, sampledTopology, simulatedLaunchIds } from '../dist/index.js';
+import {
+  attentionKernel,
+  attentionTaskGraph,
+  gridSize,
+  logicalCoords,
+  mapWorkgroup,
+  planSimulation,
+  sampledTopology,
+  simulatedLaunchIds,
+} from '../dist/index.js';
 
 const backend = loadBackend(mi300x, 'bench');
 const quick = process.argv.includes('--quick');
@@ -77,15 +88,40 @@ function run(s, mapping, eps = 0, segment = 0, observe) {
   const graph = attentionTaskGraph(kernel, plan, X, true);
   perturb(graph, eps, segment);
   const sampled = { ...backend, topology: sampledTopology(backend.topology, plan.stepSample, plan.partitions / X) };
+  const ids = simulatedLaunchIds(plan, X, true);
+  const start = new Float64Array(ids.length);
+  const end = new Float64Array(ids.length);
+  const times = (batch) => {
+    for (const e of batch) {
+      if (e.type === 'task-start') start[e.task] = e.t;
+      else if (e.type === 'task-end') end[e.task] = e.t;
+    }
+  };
   const r = simulateGraph(sampled, graph, {
     launchMode: 'eager',
     workgroupsPerUnit: plan.occupancy,
     granularityBytes: 4096,
-    ...(observe ? { observers: [observe] } : {}),
+    observers: observe ? [times, observe] : [times],
   });
+  // The whole grid's time as the study extrapolates it: the rest of the grid at the steady
+  // window's mean residency over all slots.
+  let timeNs = r.timeNs;
+  const G = gridSize(kernel.grid);
+  if (plan.prefix < G) {
+    let residency = 0;
+    let n = 0;
+    ids.forEach((wid, i) => {
+      if (wid >= plan.steadyFrom && wid < plan.steadyTo) {
+        residency += end[i] - start[i];
+        n++;
+      }
+    });
+    timeNs += ((G - plan.prefix) * residency) / Math.max(1, n) / plan.slots;
+  }
   const steady = r.counters[2] ?? zeroCounters();
   const rate = (c) => c.l2.hitBytes / (c.l2.hitBytes + c.l2.missBytes);
-  return { l2: rate(steady) };
+  const llc = steady.llc.hitBytes / Math.max(1, steady.llc.hitBytes + steady.llc.missBytes);
+  return { l2: rate(steady), llc, timeNs };
 }
 
 function lockstep() {
@@ -151,3 +187,13 @@ header('2. per-workgroup rate spread, 128 heads, batch 1: steady-state L2 hit ra
 for (const eps of quick ? [0, 0.02] : [0, 0.01, 0.02, 0.03, 0.05]) table(eps, seqs, 0);
 header('3. per-segment noise (a factor per 8 sampled chunks), 128 heads, batch 1');
 for (const eps of quick ? [0.2] : [0.2, 0.5]) table(eps, seqs, 8);
+
+console.log('\n4. per-workgroup rate spread, 128 heads, batch 8: steady-state L2 (MALL) hit rate and throughput / SHF');
+for (const eps of quick ? [0.05] : [0, 0.03, 0.05])
+  for (const seq of quick ? [128] : [32, 128]) {
+    const rows = MAPPINGS.map((m) => run(shape(seq * K, 8, 128), m, eps, 0));
+    const ref = rows[rows.length - 1].timeNs;
+    console.log(
+      `   ±${(eps * 100).toFixed(0)}% ${seq}K: ${MAPPINGS.map((m, i) => `${short(m)} ${(rows[i].l2 * 100).toFixed(1)}% (${(rows[i].llc * 100).toFixed(0)}%) ×${(ref / rows[i].timeNs).toFixed(3)}`).join('   ')}`,
+    );
+  }
