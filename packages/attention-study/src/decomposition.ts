@@ -55,6 +55,12 @@ export interface KernelPhase {
   onceReadBytes: number;
   /** Written once at the end of the phase. */
   writeBytes: number;
+  /**
+   * Load round trips a step waits for one after another: the streamed tensors split into
+   * this many equal groups, each loaded only once the compute before it is done (no load
+   * is issued ahead of the step that needs it).
+   */
+  serialLoads: number;
 }
 
 /** One workgroup's work, the same for every workgroup of the grid. */
@@ -138,6 +144,9 @@ export function fa2Forward(s: AttentionShape): AttentionKernel {
         vectorFlopsPerStep: SOFTMAX_FLOPS_PER_SCORE * bm * bn,
         onceReadBytes: bm * d * BF16,
         writeBytes: bm * d * BF16 + bm * FP32,
+        // K is loaded, QKᵀ and the softmax computed, then V loaded (`PRELOAD_V` false), and
+        // nothing is prefetched across steps (`num_stages` 1): AITER's MI300X forward default.
+        serialLoads: 2,
       },
     ],
     // K and V tiles staged through LDS
@@ -174,6 +183,7 @@ export function fa2Backward(s: AttentionShape): AttentionKernel {
         vectorFlopsPerStep: SOFTMAX_FLOPS_PER_SCORE * bm * bn,
         onceReadBytes: 2 * bm * d * BF16,
         writeBytes: 2 * bm * d * BF16,
+        serialLoads: 1,
       },
       {
         name: 'dQ',
@@ -187,6 +197,7 @@ export function fa2Backward(s: AttentionShape): AttentionKernel {
         vectorFlopsPerStep: SOFTMAX_FLOPS_PER_SCORE * bm * bn,
         onceReadBytes: 2 * bm * d * BF16 + 2 * bm * FP32,
         writeBytes: bm * d * BF16,
+        serialLoads: 1,
       },
     ],
     ldsBytes: 2 * bn * d * BF16,

@@ -159,9 +159,10 @@ export function attentionTaskGraph(kernel: AttentionKernel, plan: AttentionGraph
         unit: 'matrix',
         steps: chunks,
         trafficScale: scale,
-        // One step's tiles in flight per workgroup (FA2 stages K and V through LDS); the
-        // unit's resident workgroups hide each other's stalls.
-        pipeline: { inFlightBytes: bundle, overlap: occupancy },
+        // One step's tiles in flight per workgroup (FA2 stages K and V through LDS), in the
+        // kernel's serial load groups (a step pays one latency per group); the unit's
+        // resident workgroups hide each other's stalls.
+        pipeline: { inFlightBytes: bundle / p.serialLoads, overlap: occupancy },
       };
     });
     const layer = wid < plan.steadyFrom ? 0 : wid < plan.steadyTo ? 1 : 2;

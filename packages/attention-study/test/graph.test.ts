@@ -1,7 +1,7 @@
 import { loadBackend, type Backend } from '@fleet/core';
 import mi300x from '@fleet/backend-mi300x';
 import { describe, expect, it } from 'vitest';
-import { attentionKernel, type AttentionShape } from '../src/decomposition.js';
+import { attentionKernel, stepBytes, type AttentionShape } from '../src/decomposition.js';
 import { attentionTaskGraph } from '../src/graph.js';
 import { simulateAttention, planSimulation } from '../src/study.js';
 
@@ -21,6 +21,14 @@ describe('attention on core (task graph + simulateGraph)', () => {
       expect(t.tiles.length).toBe(1);
       expect(t.tiles[0]!.steps! * t.tiles[0]!.trafficScale!).toBeCloseTo(k.phases[0]!.steps, 6);
     });
+  });
+
+  it("a forward step keeps K's or V's tile in flight, not both: AITER loads V only after QKᵀ", () => {
+    const k = attentionKernel(shape(8192, 1, 16));
+    const plan = { mapping: 'swizzled-head-first' as const, ...planSimulation(MI300X, k, 'swizzled-head-first') };
+    const tile = attentionTaskGraph(k, plan, 8, true).tasks[0]!.tiles[0]!;
+    expect(k.phases[0]!.serialLoads).toBe(2);
+    expect(tile.pipeline!.inFlightBytes).toBe(stepBytes(k.phases[0]!) / 2);
   });
 
   it('L2 reuse is lost once the K/V live on an XCD at once exceed its L2; swizzled head-first keeps it', () => {
