@@ -130,6 +130,7 @@ export {
   HGX_NVLINK4_INTERCONNECT,
   HGX_NVLINK4_SOURCES,
   NCCL_H100X2_CALIBRATION,
+  NCCL_SWEEP_GRAPH_CALLS,
   type NcclCalibrationRow,
 } from './nvlink.js';
 export { H100_CALIBRATION, type HopperCalibration } from './calibration.js';

@@ -9,6 +9,7 @@
  * sweep and the two- and four-H200 sweeps (h200-nccl) validate them.
  */
 import type { CollectiveLibrary, NodeTopology } from '@fleet/core';
+import { GRAPH_GAP_NS, GRAPH_LAUNCH_NS } from './cost-params.js';
 
 /** NVLink 4: 18 links per GPU, 25 GB/s per link and direction (450 GB/s per GPU per direction, 900 GB/s both ways). */
 export const NVLINK4_LINKS = 18;
@@ -25,7 +26,7 @@ export const NCCL_SM90_NVLINK_GBPS = 20.6;
 export const NCCL_H100_GRAPH_CHANNELS = 12;
 export const NCCL_H100_COMM_CHANNELS = 2 * NCCL_H100_GRAPH_CHANNELS;
 
-/** One calibration row: a protocol forced with NCCL_PROTO, the message, the measured per-call time (µs, graph gap included). */
+/** One calibration row: a protocol forced with NCCL_PROTO, the message, the measured per-call time (µs, its share of the graph included). */
 export interface NcclCalibrationRow {
   proto: 'LL' | 'LL128' | 'Simple';
   bytes: number;
@@ -44,18 +45,23 @@ export const NCCL_H100X2_CALIBRATION = {
   simple8KiB: { proto: 'Simple', bytes: 8192, us: 21.574 },
 } as const satisfies Record<string, NcclCalibrationRow>;
 
-/** What a CUDA graph adds between back-to-back kernels (family-hopper cost-params GRAPH_GAP_NS), µs. */
-const GRAPH_GAP_US = 1.2;
+/** Calls in each graph bench/device/nccl.py replays (time per call = replay / calls). */
+export const NCCL_SWEEP_GRAPH_CALLS = 20;
+/**
+ * What the graph adds to each call of the sweep beyond the collective kernel, µs: one kernel
+ * boundary (GRAPH_GAP_NS) and a twentieth of the graph's own launch (GRAPH_LAUNCH_NS).
+ */
+const GRAPH_CALL_US = (GRAPH_GAP_NS + GRAPH_LAUNCH_NS / NCCL_SWEEP_GRAPH_CALLS) / 1000;
 /** The H100's and H200's L2: 50 MB, as two halves; an SM's reads are replicated into its near half (reference topology). */
 const HOPPER_L2_HALF_BYTES = 52428800 / 2;
 
 /**
  * Ring LL/LL128 rate from one calibration row on two GPUs: the loop's three primitives (send,
  * receive-reduce-send, receive) each walk bytes / 2, i.e. 1.5 × bytes of primitive work, after the
- * tuning model's latency (base + 2 hops) and the graph gap. Data bytes per ns.
+ * tuning model's latency (base + 2 hops) and the call's share of the graph. Data bytes per ns.
  */
 function twoGpuRingRate(row: NcclCalibrationRow, baseUs: number, hopUs: number): number {
-  return (1.5 * row.bytes) / ((row.us - GRAPH_GAP_US - baseUs - 2 * hopUs) * 1000);
+  return (1.5 * row.bytes) / ((row.us - GRAPH_CALL_US - baseUs - 2 * hopUs) * 1000);
 }
 
 /** NCCL (Hopper, one node, NVLink): what its tuning model states and how it runs the choice. */
@@ -97,13 +103,13 @@ export const ncclHopper: CollectiveLibrary = {
       },
     },
     residentBytes: HOPPER_L2_HALF_BYTES,
-    // The 8 KiB Simple call less the model's own: graph gap, 8.4 + 2 × 3.4 µs, 8 KiB on one of the
+    // The 8 KiB Simple call less the model's own: its share of the graph, 8.4 + 2 × 3.4 µs, 8 KiB on one of the
     // 24 channels (370.8 / 24 GB/s) and its unoverlapped slice (the whole 4 KiB chunk: slices are
     // at least 1 MiB / 32).
     ringExtraUs: {
       Simple:
         NCCL_H100X2_CALIBRATION.simple8KiB.us -
-        GRAPH_GAP_US -
+        GRAPH_CALL_US -
         (8.4 + 2 * 3.4) -
         (8192 + 4096) / ((1000 * NVLINK4_LINKS * NCCL_SM90_NVLINK_GBPS) / NCCL_H100_COMM_CHANNELS),
     },

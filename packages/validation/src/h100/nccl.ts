@@ -9,11 +9,11 @@
  * calibration; the rest, and both H200 runs, validate.
  */
 import { collectiveCost, type Backend, type CollectiveProtocol, type ValidationRow } from '@fleet/core';
-import { NCCL_H100X2_CALIBRATION } from '@fleet/family-hopper';
+import { NCCL_H100X2_CALIBRATION, NCCL_SWEEP_GRAPH_CALLS } from '@fleet/family-hopper';
 import h200x2 from '../h200/measured/h200x2-nccl-ours.json' with { type: 'json' };
 import h200x4 from '../h200/measured/h200x4-nccl-ours.json' with { type: 'json' };
 import nccl from './measured/h100x2-nccl-ours.json' with { type: 'json' };
-import { GOAL_PCT, row, type H100ValidationOptions } from './validation.js';
+import { GOAL_PCT, graphLaunchShareNs, row, type H100ValidationOptions } from './validation.js';
 
 /** One run of bench/device/nccl.py: the GPUs it spanned and where its numbers live. */
 interface NcclRun {
@@ -63,7 +63,11 @@ export function h200NcclValidationPoints(quick = false): number {
   return H200_RUNS.reduce((n, run) => n + points(run, quick).length, 0);
 }
 
-/** NCCL all-reduce over `devices` GPUs of the backend's node as one CUDA-graph node, µs; `proto` forces a protocol. */
+/**
+ * NCCL all-reduce over `devices` GPUs of the backend's node as one call of bench/device/nccl.py's
+ * graphs (20 calls each): the collective, one kernel boundary and its share of the graph's
+ * launch, µs; `proto` forces a protocol.
+ */
 export function ncclGraphAllReduceUs(backend: Backend, bytes: number, devices: number, proto?: CollectiveProtocol): number {
   return ncclGraphAllReduce(backend, bytes, devices, proto).us;
 }
@@ -73,7 +77,8 @@ function ncclGraphAllReduce(backend: Backend, bytes: number, devices: number, pr
   const library = proto ? { ...backend.node.library, protocols: [proto] } : backend.node.library;
   const c = collectiveCost({ ...backend.node, library }, 'all-reduce', bytes, devices, { customAllReduce: false });
   const cm = backend.costModel;
-  return { us: c.latencyUs + (cm.launch.graphNodeNs + cm.endOfKernel.barrierNs) / 1000, choice: `${c.algorithm}/${c.protocol}, ${c.channels} ch` };
+  const graphNs = cm.launch.graphNodeNs + cm.endOfKernel.barrierNs + graphLaunchShareNs(backend, NCCL_SWEEP_GRAPH_CALLS);
+  return { us: c.latencyUs + graphNs / 1000, choice: `${c.algorithm}/${c.protocol}, ${c.channels} ch` };
 }
 
 export function h100NcclValidation(backend: Backend, opts: H100ValidationOptions = {}): ValidationRow[] {
