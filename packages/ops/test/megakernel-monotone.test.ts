@@ -9,13 +9,12 @@ const BATCHES = [1, 2, 4, 8, 16, 32, 64];
 /**
  * A megakernel's decode step at a larger batch reads the same weights and more activation and
  * KV-cache rows, and its 16-row GEMM tiles only multiply: whatever the L2 shares between the
- * workers of a cooperative tile, the larger batch is never faster. Mirage is not checked here:
- * its CU-tasks read the activation buffers' padding rows, which no task writes and each
- * layer's own buffer keeps cold, so its batch 4 comes out 0.3% slower than batch 8.
+ * workers of a cooperative tile, the larger batch is never faster. Every megakernel MI350X
+ * runs, Mirage MPK in its ROCm port's linear grid included.
  */
 describe('megakernel decode TPOT is monotone in batch on MI350X', () => {
   const backend = loadBackend(mi350, 'mi350');
-  for (const policy of ['fleet-mtile', 'fleet-msplit']) {
+  for (const policy of ['mirage', 'fleet-mtile', 'fleet-msplit', 'fleet-ksplit', 'fleet-wave-ksplit']) {
     it(`${policy}: TPOT does not fall from batch 1 to 64`, () => {
       const tpot = BATCHES.map((batch) => predictDecode(backend, model, { policy, batch, prompt: 64, decode: 1024, layers: 3 }).tpotMs);
       for (let i = 1; i < tpot.length; i++) {
