@@ -85,9 +85,11 @@ export function mpkRocmKSplits(blocks: number, k: number, workers: number): numb
  * last part adding the residual (`splitk_linear_res_atomic_layer`). For Qwen3-8B that is
  * 96, 256, 192 and 256 tasks: the paper's "96–256 CU-tasks" per GEMM (Figure 4), and with
  * Mirage's 96 SiLU·mul tasks exactly the 1,407 − 543 = 864 tasks that FLEET's 32
- * chiplet-tasks replace.
+ * chiplet-tasks replace. The LM head is one task per worker where the vocabulary divides
+ * evenly, else 240 (`argmax_tasks`), each a contiguous slice of the vocabulary.
  */
 function rocmCuTaskLinear({ op, mTiles: mt, tile, kPart }: LinearJob, workers: number): Draft[] {
+  if (op.id === 'lm_head') return headTasks(op, mt, tile, op.n % workers === 0 ? workers : MPK_ROCM_HEAD_TASKS);
   const residual = op.id.endsWith('o_proj') || op.id.endsWith('down_proj');
   const width = op.id.endsWith('gate_up_proj') && op.n % 128 === 0 ? 128 : TILE_N;
   const blocks = Math.ceil(op.n / width);
@@ -101,6 +103,22 @@ function rocmCuTaskLinear({ op, mTiles: mt, tile, kPart }: LinearJob, workers: n
       }
       drafts.push({ name: `${op.id}.t${t * parts + k}`, level: 'cu', partition: null, tiles });
     }
+  }
+  return drafts;
+}
+
+/** The ROCm demo's LM-head grid where the vocabulary does not divide over the workers (`argmax_tasks`). */
+const MPK_ROCM_HEAD_TASKS = 240;
+
+/** A linear as `tasks` CU-tasks of contiguous column ranges, each in 64-column tiles. */
+function headTasks(op: LinearJob['op'], mt: number, tile: LinearJob['tile'], tasks: number): Draft[] {
+  const drafts: Draft[] = [];
+  for (let t = 0; t < tasks; t++) {
+    const tiles: Tile[] = [];
+    for (const n0 of colTiles(Math.min(op.n, splitCols(op.n, tasks, t)), Math.min(op.n, splitCols(op.n, tasks, t + 1)))) {
+      for (let m = 0; m < mt; m++) tiles.push(tile(m, n0));
+    }
+    if (tiles.length > 0) drafts.push({ name: `${op.id}.t${t}`, level: 'cu', partition: null, tiles });
   }
   return drafts;
 }
