@@ -81,6 +81,21 @@ describe('fleet trace: a persistent megakernel (mi350, fleet-mtile)', () => {
     expect(trace.otherData).toMatchObject({ backend: 'mi350', policy: 'fleet-mtile', model: 'qwen3-8b', batch: 4, layers: '0-0' });
   });
 
+  it('--json says where the step goes, op by op: span and worker time per op, in order', async () => {
+    const r = await run(['trace', '--backend', 'mi350', '--policy', 'mirage', '--batch', '2', '--layers', '0-0', '-o', join(dir, 'ops.json'), '--json']);
+    expect(r.code).toBe(0);
+    const ops: { layer: number; op: string; kind: string; tasks: number; startNs: number; endNs: number; busyNs: number }[] = JSON.parse(r.out).ops;
+    const layer = ops.filter((o) => o.layer === 0);
+    // The attention stage is named for its first op (q/k norm, RoPE and the KV append run inside it).
+    expect(layer.map((o) => o.kind)).toEqual(['rmsnorm', 'linear', 'attention', 'linear', 'rmsnorm', 'linear', 'act-mul', 'linear']);
+    const o = layer.find((x) => x.op === 'L0.o_proj')!;
+    // MPK's ROCm grid: 64 blocks × 4 K-parts, dependent stages one after another.
+    expect(o).toMatchObject({ kind: 'linear', tasks: 256 });
+    expect(o.busyNs).toBeGreaterThan(o.endNs - o.startNs);
+    for (let i = 1; i < layer.length; i++) expect(layer[i]!.startNs).toBeGreaterThanOrEqual(layer[i - 1]!.endNs);
+    expect(ops.find((x) => x.op === 'lm_head')!.tasks).toBe(240);
+  });
+
   it('-o x.json.gz gzips the same bytes; the same input gives the same output', async () => {
     const gz = join(dir, 'mtile.json.gz');
     const r2 = await run(['trace', '--backend', 'mi350', '--policy', 'fleet-mtile', '--batch', '4', '--layers', '0-0', '-o', gz]);

@@ -9,7 +9,7 @@ describe('CDNA family', () => {
 
   it('runs the megakernels as workers + one scheduler per XCD, naming no policy', () => {
     const t = cdnaTuning(31);
-    expect(t.persistent).toEqual({ workersPerPartition: 31, schedulersPerPartition: 1 });
+    expect(t.persistent).toEqual({ workersPerPartition: 31, schedulersPerPartition: 1, linearGrid: 'mpk-rocm' });
     expect(t.policies).toBeUndefined();
   });
 

@@ -48,6 +48,12 @@ interface Store {
   add: boolean;
   indices: number[];
   values: ArrayLike<number>;
+  /**
+   * A split-K part's share of a fused residual epilogue: once the parts' K ranges cover the
+   * whole K for an element, the summed output `of` (op `ofOp`) is added to `other` and
+   * stored, as MPK's last-arriving part does after its atomics.
+   */
+  epilogue?: { of: string; ofOp: number; kLen: number; k: number; other: ArrayLike<number> };
 }
 
 /**
@@ -78,6 +84,8 @@ export class FunctionalExecutor {
   readonly stored: Uint8Array;
   /** The first error a task raised (the executor stops computing after it). */
   error: Error | null = null;
+  /** K elements summed so far per output element of a split-K linear with a residual epilogue. */
+  private readonly covered = new Map<string, number>();
 
   constructor(
     graph: OpGraph,
@@ -133,9 +141,27 @@ export class FunctionalExecutor {
     this.stored[id] = 1;
     if (!stores) return;
     for (const s of stores) {
-      if (s.add) this.memory.accumulate(s.tensor, s.op, s.indices, s.values);
+      if (s.epilogue) this.epilogue(s, s.epilogue);
+      else if (s.add) this.memory.accumulate(s.tensor, s.op, s.indices, s.values);
       else this.memory.write(s.tensor, s.op, s.indices, s.values);
     }
+  }
+
+  /** Count a split-K part's K range; where it completes an element's sum, store the residual sum. */
+  private epilogue(s: Store, e: NonNullable<Store['epilogue']>): void {
+    const done: number[] = [];
+    const values: number[] = [];
+    let sum: Float32Array | null = null;
+    s.indices.forEach((i, k) => {
+      const key = `${e.of}:${e.ofOp}:${i}`;
+      const c = (this.covered.get(key) ?? 0) + e.kLen;
+      this.covered.set(key, c);
+      if (c < e.k) return;
+      sum ??= this.memory.read(e.of, e.ofOp + 1);
+      done.push(i);
+      values.push(this.ops.round(e.other[k]! + sum[i]!));
+    });
+    if (done.length > 0) this.memory.write(s.tensor, s.op, done, values);
   }
 
   private bufferName(r: Region): string {
@@ -270,6 +296,39 @@ export class FunctionalExecutor {
     return { k0, k1: k0 + len };
   }
 
+  /**
+   * A split-K part's fp32 partial sums (its workspace region, [M, N] in 4-byte elements) added
+   * into the linear's output, and its share of a fused residual epilogue.
+   */
+  private splitKPart(task: Task, stage: Stage, t: Tensors, op: LinearOp, r: Region, k0: number, k1: number): Store[] {
+    const e0 = r.offset / 4;
+    const m0 = Math.floor(e0 / op.n);
+    const n0 = e0 % op.n;
+    const m1 = m0 + (r.rows ?? 1);
+    const n1 = n0 + r.bytes / 4;
+    const y = op.outputs[0]!;
+    const ld = this.tensorSpec.get(y)!.shape[1]!;
+    if (ld !== op.n) throw new Error(`task ${task.name}: split-K partial sums of ${op.id} into a strided output`);
+    const indices: number[] = [];
+    for (let m = m0; m < m1; m++) for (let n = n0; n < n1; n++) indices.push(m * ld + n);
+    const p = this.ops.linearBox(op, t, { m0, m1, n0, n1, k0, k1 });
+    const stores: Store[] = [{ tensor: y, op: stage.indices[0]!, add: true, indices, values: p }];
+    const residualPos = stage.ops.findIndex((o) => o.kind === 'residual');
+    if (residualPos >= 0) {
+      const res = stage.ops[residualPos] as RowOp;
+      const other = t(res.inputs.find((n) => n !== y)!);
+      stores.push({
+        tensor: res.outputs[0]!,
+        op: stage.indices[residualPos]!,
+        add: false,
+        indices,
+        values: [],
+        epilogue: { of: y, ofOp: stage.indices[0]!, kLen: k1 - k0, k: op.k, other: indices.map((e) => other[e]!) },
+      });
+    }
+    return stores;
+  }
+
   private runLinear(task: Task, stage: Stage): Store[] {
     const { t } = this.view(stage, () => {});
     const op = stage.ops[0] as LinearOp;
@@ -280,6 +339,13 @@ export class FunctionalExecutor {
     for (const tile of task.tiles) {
       const { k0, k1 } = this.kRange(task, op, tile.reads);
       const split = k0 > 0 || k1 < op.k;
+      // A megakernel's split-K part adds its partial sums into an fp32 workspace (atomics);
+      // the output store of its last part then holds the sum, not another partial.
+      const workspace = split ? tile.writes.find((r) => !this.tensorSpec.has(this.bufferName(r))) : undefined;
+      if (workspace) {
+        stores.push(...this.splitKPart(task, stage, t, op, workspace, k0, k1));
+        continue;
+      }
       for (const r of tile.writes) {
         const tensor = this.bufferName(r);
         const indices = this.regionElements(r, tensor, task);

@@ -10,7 +10,7 @@
  */
 import { buildDecodeGraph, FleetError, inputError, parameterCount, simulateGraph, type Backend, type ModelSpec, type TaskGraph } from '@fleet/core';
 import { type FloatDType, Rng, rounder } from '@fleet/numerics';
-import { fp8RefusalOn, resolvePolicy, type CompileOptions, type PolicyRegistry, type WeightType } from '@fleet/ops';
+import { backendCompileOptions, fp8RefusalOn, resolvePolicy, type CompileOptions, type PolicyRegistry, type WeightType } from '@fleet/ops';
 import { DecodeOps, DEFAULT_SEMANTICS, type DecodeSemantics, type Fp8Linears } from './decode-ops.js';
 import { FunctionalExecutor } from './executor.js';
 import { allocateState, referenceStep } from './reference.js';
@@ -206,7 +206,15 @@ export function verifyDecode(backend: Backend, spec: ModelSpec, opts: VerifyOpti
     const refTokens = state.get('tokens')!.slice();
     refCache = new Map(cacheNames.map((n) => [n, state.get(n)!.slice()]));
 
-    let tg = policy.compile(graph, backend, schedule, { layers, cluster, library: backend.kernelLibrary, ...(wt ? { weights: wt } : {}) });
+    // The backend's megakernel linear grid too (MPK's ROCm port splits the residual linears over K).
+    const { persistentLinears } = backendCompileOptions(backend);
+    let tg = policy.compile(graph, backend, schedule, {
+      layers,
+      cluster,
+      library: backend.kernelLibrary,
+      ...(persistentLinears ? { persistentLinears } : {}),
+      ...(wt ? { weights: wt } : {}),
+    });
     if (opts.transform) tg = opts.transform(tg, step);
     const memory = new VersionedMemory(graph, round);
     for (const n of cacheNames) memory.setInitial(n, growCache(funCache.get(n)!, batch, kvh, ctx, ctx + 1, d));

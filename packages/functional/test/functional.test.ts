@@ -126,6 +126,34 @@ describe('a dropped dependency edge makes verification fail', () => {
     expect(r.status).toBe('fail');
   });
 
+  it("Mirage's split-K residual linears (MPK's ROCm grid on MI350) sum every K-part before the residual; a lost part is caught", () => {
+    // The tiny model's down_proj (K = 512) splits into two K-parts on MI350's 248 workers.
+    const split = (tg: TaskGraph) => tg.tasks.filter((t) => t.opId === 'L1.down_proj');
+    let parts = 0;
+    const ok = verifyDecode(backend, TINY_MODEL, {
+      policy: 'mirage',
+      batch: 3,
+      steps: 2,
+      transform: (tg) => {
+        parts = split(tg).length;
+        return tg;
+      },
+    });
+    expect(parts).toBe(2);
+    expect(ok.status).toBe('pass');
+    expect(ok.maxRelError).toBe(0);
+    const lost = verifyDecode(backend, TINY_MODEL, {
+      policy: 'mirage',
+      steps: 1,
+      transform: (tg) => {
+        const first = split(tg)[0]!;
+        first.tiles = first.tiles.map((t) => ({ ...t, writes: [] }));
+        return tg;
+      },
+    });
+    expect(lost.status).toBe('fail');
+  });
+
   it('a greedy token computed from stale logits is caught even when the logits are right', () => {
     const r = verifyDecode(backend, TINY_MODEL, { policy: 'mirage', steps: 1, transform: (tg) => dropDependency(tg, 'argmax') });
     expect(r.status).toBe('fail');

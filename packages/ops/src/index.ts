@@ -28,6 +28,7 @@ export {
   type LoweringContext,
   type LinearJob,
   type GroupedOperands,
+  type PersistentLinears,
 } from './compile/lowering.js';
 export * from './policies/policy.js';
 export * from './policies/options.js';
@@ -44,6 +45,7 @@ export {
   FLEET_MTILE,
   FLEET_MSPLIT,
   FLEET_KSPLIT,
+  mpkRocmKSplits,
 } from './policies/megakernel.js';
 export { FLEET_WAVE_KSPLIT, waveKSplitPipeline } from './policies/wave-ksplit.js';
 export * from './predict/decode.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildDecodeGraph, checkTaskGraph, loadModel, simulateGraph, l2HitRate, zeroCounters, addCounters } from '@fleet/core';
-import { compilePolicy, BUILTIN_POLICIES, TILE_M, type Policy } from '../src/index.js';
+import { backendCompileOptions, compilePolicy, BUILTIN_POLICIES, mpkRocmKSplits, TILE_M, type Policy } from '../src/index.js';
 import { mi350Backend, singleLinearGraph } from './helpers.js';
 
 const policy = (name: string): Policy => BUILTIN_POLICIES.find((p) => p.name === name)!;
@@ -151,5 +151,30 @@ describe('wave-level K-split (fleet-wave-ksplit)', () => {
     for (const t of linear(wave)) for (const tile of t.tiles) expect(tile.pipeline).toEqual({ ...persistent, overlap: persistent.overlap * simds });
     const strip = (g: typeof wave) => linear(g).map((t) => t.tiles.map(({ pipeline: _p, ...rest }) => rest));
     expect(strip(wave)).toEqual(strip(whole));
+  });
+});
+
+describe("Mirage MPK's linear grid in its ROCm port (CDNA backends)", () => {
+  it("splits Qwen3-8B's linears as FLEET's ROCm demo: 96, 256, 192 and 256 CU-tasks, the residual linears 64 columns × 4 K-parts", () => {
+    const graph = buildDecodeGraph(qwen, { batch: 1, contextLen: 64 });
+    const g = compilePolicy(graph, policy('mirage'), backend, { ...backendCompileOptions(backend), layers: [0] });
+    const count = (op: string) => g.tasks.filter((t) => t.opId === `L0.${op}`).length;
+    expect([count('qkv_proj'), count('o_proj'), count('gate_up_proj'), count('down_proj')]).toEqual([96, 256, 192, 256]);
+    // Every K-part of o_proj streams a quarter of K; the last one of each block also stores the output.
+    const o = g.tasks.filter((t) => t.opId === 'L0.o_proj');
+    for (const t of o) expect(t.tiles[0]!.flops).toBe(2 * TILE_M * 64 * 1024);
+    expect(o.filter((t) => t.tiles[0]!.writes.length === 2)).toHaveLength(64);
+    // Without the backend's grid (MPK's CUDA demo): unchanged.
+    const cuda = compilePolicy(graph, policy('mirage'), backend, { layers: [0] });
+    expect(cuda.tasks.filter((t) => t.opId === 'L0.o_proj')).toHaveLength(128);
+  });
+
+  it("picks compute_dynamic_splitk's K split: the divisor of the K-chunks nearest ⌈workers / blocks⌉, the larger on a tie", () => {
+    expect(mpkRocmKSplits(64, 4096, 248)).toBe(4); // MI350: 8 × 31 workers
+    expect(mpkRocmKSplits(64, 12288, 248)).toBe(4);
+    expect(mpkRocmKSplits(64, 12288, 296)).toBe(6); // MI300X: 8 × 37 workers, 48 chunks: 4 and 6 tie at ⌈296/64⌉ = 5
+    expect(mpkRocmKSplits(64, 4096, 296)).toBe(4); // 16 chunks: 4 is the nearest divisor
+    expect(mpkRocmKSplits(300, 4096, 248)).toBe(1);
+    expect(mpkRocmKSplits(1, 128, 248)).toBe(1); // under one K-chunk: nothing to split
   });
 });

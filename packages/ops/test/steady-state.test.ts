@@ -70,7 +70,7 @@ describe('whole-model decode with a proven steady layer', () => {
   });
 
   // MPK on CDNA: 31 workers per scheduler spread round-robin over 8 XCDs, so no rotation of a
-  // cursor keeps workers in their XCD, and a layer's CU-tasks (907) are no multiple of 31: no
+  // cursor keeps workers in their XCD, and a layer's CU-tasks (811) are no multiple of 31: no
   // two boundaries can be proven alike, and the whole model is simulated without a first try.
   it('mirage on mi350: no repetition can be proven, and every layer is simulated', () => {
     const g = buildDecodeGraph(short, { batch: 1, contextLen: 1023 });

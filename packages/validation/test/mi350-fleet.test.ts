@@ -30,8 +30,18 @@ describe('FLEET paper on MI350X: honest verdicts', () => {
     expect(Math.abs(byName('TPOT kernel-per-op, batch 1').error)).toBeLessThan(2);
   });
 
-  it('checks no ratio of two calibrated values (batch-1 speedups)', () => {
-    expect(rows.some((r) => /speedup .* batch 1$/.test(r.experiment))).toBe(false);
+  it('checks no ratio of two calibrated values (FLEET over vLLM at batch 1); Mirage over vLLM at batch 1 is a prediction over one', () => {
+    expect(rows.some((r) => /speedup fleet-\S+ over kernel-per-op, batch 1$/.test(r.experiment))).toBe(false);
+    expect(byName('speedup mirage over kernel-per-op, batch 1').kind).toBe('claim');
+  });
+
+  it("checks every TPOT ratio §6.2 and the conclusion state, and §6.2's HBM reads across batch sizes", () => {
+    for (const b of [2, 4, 8, 16]) for (const p of ['fleet-mtile', 'fleet-msplit']) byName(`speedup ${p} over kernel-per-op, batch ${b}`);
+    expect(byName('speedup fleet-mtile over kernel-per-op, batch 32').published).toBe(1.06);
+    expect(byName('HBM reads fleet-mtile batch 64 / batch 32 (§6.2: 3925 / 3190 GB)').published).toBeCloseTo(3925 / 3190, 12);
+    const small = rows.filter((r) => /^HBM reads .* \/ mirage batch 32/.test(r.experiment));
+    expect(small).toHaveLength(15);
+    for (const r of small) expect(r.published).toEqual([2400 / 3906, 2800 / 3906]);
   });
 
   it("checks Table 4 row by row: every batch's L2 hit rates and HBM read and write ratios", () => {

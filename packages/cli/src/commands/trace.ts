@@ -10,6 +10,7 @@ import {
   listPresets,
   loadModel,
   multiDeviceTrace,
+  OpSpans,
   serializeTrace,
   simulateGraph,
   TraceRecorder,
@@ -57,7 +58,7 @@ export function registerTrace(program: Command, io: Io): void {
     .requiredOption('-o, --out <file>', 'output file: .json, or .json.gz for gzip')
     .option('--gzip-above <MiB>', 'write <file>.gz instead when the JSON is larger than this', String(AUTO_GZIP_MIB))
     .option('--tp <n>', "tensor parallelism: the step on n GPUs of the backend's node, each GPU its own process, flows for the data they exchange", '1')
-    .option('--json', 'print a machine-readable summary')
+    .option('--json', "print a machine-readable summary, with each op's span and busy time (where the step's time goes)")
     .action(async (o) => {
       const model = loadModel(o.model);
       const registry = await loadBackends(io.cwd);
@@ -117,10 +118,11 @@ export function registerTrace(program: Command, io: Io): void {
       const ticker = (events: readonly SimEvent[]) => {
         for (const e of events) if (e.type === 'task-start') bar.tick(`${backend.name} ${policy} b${batch}`);
       };
+      const spans = new OpSpans();
       const step = simulateGraph(backend, graph, {
         ...runtime,
         sampleIntervalNs: 1000,
-        observers: [recorder.observer, ticker],
+        observers: [recorder.observer, ticker, spans.observer],
         ...(multi ? { linkBytesPerNs: multi.linkBytesPerNs } : {}),
       });
       bar.stop();
@@ -158,6 +160,9 @@ export function registerTrace(program: Command, io: Io): void {
         flows: count('s'),
         instants: count('i'),
         counters: count('C'),
+        // Where the step's time goes, op by op: the span from its first task's start to its last
+        // task's end, and the worker time its tasks took (ns).
+        ops: spans.spans(graph).map((s) => ({ ...s, startNs: round3(s.startNs), endNs: round3(s.endNs), busyNs: round3(s.busyNs) })),
       };
       if (o.json) io.out(`${JSON.stringify(summary, null, 2)}\n`);
       else {
@@ -168,6 +173,10 @@ export function registerTrace(program: Command, io: Io): void {
         );
       }
     });
+}
+
+function round3(ns: number): number {
+  return Math.round(ns * 1000) / 1000;
 }
 
 function mb(bytes: number): string {

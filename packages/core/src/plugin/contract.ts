@@ -125,6 +125,12 @@ export interface PersistentTuning {
   globalSchedulers?: number;
   /** Bytes of one task descriptor a worker copies (MPK: 112, 352 with the TMA descriptors Hopper's tasks carry). */
   descriptorBytes?: number;
+  /**
+   * How Mirage MPK's compiler cuts a linear into CU-tasks on this backend: `mpk-rocm`, the
+   * ROCm port FLEET published (64-column tasks, 128 for the fused gate+up, the residual
+   * linears split over K to fill the workers); absent, MPK's CUDA demo grid.
+   */
+  linearGrid?: 'mpk-rocm';
 }
 
 /**

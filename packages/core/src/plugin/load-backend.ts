@@ -55,7 +55,13 @@ const count = (max: number) => ({ type: 'integer', minimum: 1, maximum: max }) a
 const persistentTuning = {
   type: 'object',
   additionalProperties: false,
-  properties: { workersPerPartition: count(4096), schedulersPerPartition: count(4096), globalSchedulers: count(65536), descriptorBytes: count(65536) },
+  properties: {
+    workersPerPartition: count(4096),
+    schedulersPerPartition: count(4096),
+    globalSchedulers: count(65536),
+    descriptorBytes: count(65536),
+    linearGrid: { enum: ['mpk-rocm'] },
+  },
 } as const;
 const validateTuning = ajv.compile({
   type: 'object',

@@ -60,6 +60,14 @@ export interface CompileOptions {
    * NVSHMEM tasks move the bytes over the link as tiles, priced by the simulation).
    */
   collective?: (op: CollectiveOp) => { libraryNs: number; channels: number; signalNs: number; algorithm: string };
+  /** Persistent CU-task policies: the backend's MPK linear grid and the megakernel's workers (see `PersistentTuning.linearGrid`). */
+  persistentLinears?: PersistentLinears;
+}
+
+/** MPK's linear grid on a backend, and the workers its split-K rule fills. */
+export interface PersistentLinears {
+  grid: 'mpk-rocm';
+  workers: number;
 }
 
 const EL = 2;
@@ -89,6 +97,8 @@ export interface LoweringContext {
   library?: KernelLibrary;
   /** Kernel-per-op: run these drafts as a kernel before the stage's own (a dequantize-then-GEMM's expansion). */
   prologue?(drafts: Draft[]): void;
+  /** Persistent CU-task policies: the backend's MPK linear grid, if not MPK's CUDA one. */
+  persistentLinears?: PersistentLinears;
 }
 
 /** A linear op to decompose: its buffers, weight type, cache policies and fused activation. */
@@ -165,7 +175,7 @@ export function lowerGraph(graph: OpGraph, policy: string, schedule: Schedule, f
       if (kernel?.predequantize) buffers.add(`${op.weight}.dequant`, op.n * op.k * EL, 'activation');
     }
   }
-  const ctx = new StageLowering(graph, policy, schedule, family, topology, buffers, wt, library, opts.collective);
+  const ctx = new StageLowering(graph, policy, schedule, family, topology, buffers, wt, library, opts.collective, opts.persistentLinears);
   const stages: Stage[] = family.stages(ops, schedule, opts).flatMap((group) => {
     const drafts = ctx.stage(group);
     const prologue = ctx.takePrologue();
@@ -209,6 +219,7 @@ class StageLowering {
     private readonly wt: WeightType,
     private readonly library: KernelLibrary | undefined,
     private readonly collectiveOf?: CompileOptions['collective'],
+    persistentLinears?: PersistentLinears,
   ) {
     const cus = topology.partitions.computeUnits;
     this.ctx = {
@@ -216,6 +227,7 @@ class StageLowering {
       partitions: cus.length,
       computeUnits: cus.reduce((a, b) => a + b, 0),
       ...(library ? { library } : {}),
+      ...(persistentLinears && schedule.style === 'persistent' ? { persistentLinears } : {}),
       prologue: (d) => {
         this.prologue = d;
       },

@@ -16,7 +16,7 @@ import {
   type Tile,
 } from '@fleet/core';
 import type { BufferTable } from '../decompose/buffers.js';
-import { linearTile, TILE_K } from '../decompose/linear.js';
+import { linearTile, TILE_K, TILE_N } from '../decompose/linear.js';
 import { chipletGroupedDrafts, cuGroupedDrafts } from '../decompose/moe.js';
 import { stageTask, type Draft, type Stage } from '../compile/drafts.js';
 import { colTiles, lowerGraph, splitCols, type CompileOptions, type LinearJob, type Lowering, type LoweringContext } from '../compile/lowering.js';
@@ -56,12 +56,80 @@ function megakernelStages(ops: readonly OpNode[], schedule: Schedule): OpNode[][
   return groups;
 }
 
-/** MPK's CU-tasks for a linear. */
-function cuTaskLinear({ op, buffers: b, weights: qw, policies: pol, mTiles: mt, tile }: LinearJob): Draft[] {
-  // The standard CU-task decomposition the FLEET paper counts for its Mirage port (1,407
-  // tasks per Qwen3-8B layer at batch 1, of which 128 + 128 + 512 + 128 GEMM tasks): 48
-  // output columns per task, 32 for linears with a residual epilogue; outputs too wide
-  // for that (the LM head) take 256 columns per task, MPK's rule.
+/**
+ * MPK's split-K for a residual linear in its ROCm port (FLEET's demo/qwen3/demo.py,
+ * `compute_dynamic_splitk`): when the 64-column blocks are fewer than the workers, the K
+ * splits (whole 256-element chunks, a divisor of their count) nearest ⌈workers / blocks⌉,
+ * the larger on a tie. Qwen3-8B on MI350's 248 workers: o_proj and down_proj 64 × 4.
+ */
+export function mpkRocmKSplits(blocks: number, k: number, workers: number): number {
+  if (blocks >= workers) return 1;
+  const ideal = Math.max(1, Math.ceil(workers / blocks));
+  const chunks = Math.floor(k / TILE_K);
+  let best = 1;
+  for (let s = 2; s <= chunks; s++) {
+    if (chunks % s !== 0) continue;
+    const d = Math.abs(s - ideal);
+    const bd = Math.abs(best - ideal);
+    if (d < bd || (d === bd && s > best)) best = s;
+  }
+  return best;
+}
+
+/**
+ * MPK's CU-tasks for a linear in the ROCm port FLEET published (demo/qwen3/demo.py, ROCm
+ * paths): 64 output columns a task (`grid_for_rmsnorm_linear_layer` without CUTLASS), the
+ * fused gate+up in 128-column tasks (`rmsnorm_num_tasks = gateup_size // 128`, "to fit
+ * GateUp in 1 round"), and the residual linears (o_proj, down_proj) as 64-column blocks ×
+ * `mpkRocmKSplits` K-parts whose fp32 partial sums meet in a workspace by atomics, the
+ * last part adding the residual (`splitk_linear_res_atomic_layer`). For Qwen3-8B that is
+ * 96, 256, 192 and 256 tasks: the paper's "96–256 CU-tasks" per GEMM (Figure 4), and with
+ * Mirage's 96 SiLU·mul tasks exactly the 1,407 − 543 = 864 tasks that FLEET's 32
+ * chiplet-tasks replace. The LM head is one task per worker where the vocabulary divides
+ * evenly, else 240 (`argmax_tasks`), each a contiguous slice of the vocabulary.
+ */
+function rocmCuTaskLinear({ op, mTiles: mt, tile, kPart }: LinearJob, workers: number): Draft[] {
+  if (op.id === 'lm_head') return headTasks(op, mt, tile, op.n % workers === 0 ? workers : MPK_ROCM_HEAD_TASKS);
+  const residual = op.id.endsWith('o_proj') || op.id.endsWith('down_proj');
+  const width = op.id.endsWith('gate_up_proj') && op.n % 128 === 0 ? 128 : TILE_N;
+  const blocks = Math.ceil(op.n / width);
+  const parts = residual ? mpkRocmKSplits(blocks, op.k, workers) : 1;
+  const drafts: Draft[] = [];
+  for (let t = 0; t < blocks; t++) {
+    for (let k = 0; k < parts; k++) {
+      const tiles: Tile[] = [];
+      for (const n0 of colTiles(t * width, Math.min(op.n, (t + 1) * width))) {
+        for (let m = 0; m < mt; m++) tiles.push(parts === 1 ? tile(m, n0) : kPart(m, n0, k, parts));
+      }
+      drafts.push({ name: `${op.id}.t${t * parts + k}`, level: 'cu', partition: null, tiles });
+    }
+  }
+  return drafts;
+}
+
+/** The ROCm demo's LM-head grid where the vocabulary does not divide over the workers (`argmax_tasks`). */
+const MPK_ROCM_HEAD_TASKS = 240;
+
+/** A linear as `tasks` CU-tasks of contiguous column ranges, each in 64-column tiles. */
+function headTasks(op: LinearJob['op'], mt: number, tile: LinearJob['tile'], tasks: number): Draft[] {
+  const drafts: Draft[] = [];
+  for (let t = 0; t < tasks; t++) {
+    const tiles: Tile[] = [];
+    for (const n0 of colTiles(Math.min(op.n, splitCols(op.n, tasks, t)), Math.min(op.n, splitCols(op.n, tasks, t + 1)))) {
+      for (let m = 0; m < mt; m++) tiles.push(tile(m, n0));
+    }
+    if (tiles.length > 0) drafts.push({ name: `${op.id}.t${t}`, level: 'cu', partition: null, tiles });
+  }
+  return drafts;
+}
+
+/** MPK's CU-tasks for a linear: its CUDA demo's grid, or on a backend that says so its ROCm port's. */
+function cuTaskLinear(job: LinearJob, ctx: LoweringContext): Draft[] {
+  if (ctx.persistentLinears?.grid === 'mpk-rocm') return rocmCuTaskLinear(job, ctx.persistentLinears.workers);
+  const { op, buffers: b, weights: qw, policies: pol, mTiles: mt, tile } = job;
+  // MPK's CUDA grid: 48 output columns per task, 32 for linears with a residual epilogue
+  // (Qwen3-8B: 128 + 128 + 512 + 128 GEMM tasks a layer); outputs too wide for that (the
+  // LM head) take 256 columns per task, MPK's rule.
   const residual = op.id.endsWith('o_proj') || op.id.endsWith('down_proj');
   // MPK sizes a linear's grid by a column count its output divides; an output 48 (32)
   // does not divide — a tensor-parallel shard such as 1280 QKV columns — takes the

@@ -165,10 +165,15 @@ export interface StepResult {
  */
 export function backendCompileOptions(backend: Backend): Omit<CompileOptions, 'layers'> {
   const t = backend.tuning;
+  const grid = t.persistent?.linearGrid;
+  const parts = backend.topology.partitions.computeUnits;
+  // MPK's workers: the megakernel's CUs less its schedulers (one per partition where the tuning says so).
+  const workers = (t.persistent?.workersPerPartition ?? Math.min(...parts) - 1) * parts.length;
   return {
     cluster: { size: t.cluster?.size, maxActiveClusters: t.cluster?.maxActiveClusters, ctasPerUnit: t.cluster?.ctasPerUnit, collectives: backend.collectives },
     kernels: t.kernels,
     library: backend.kernelLibrary,
+    ...(grid ? { persistentLinears: { grid, workers } } : {}),
   };
 }
 

@@ -1,7 +1,7 @@
 /**
  * The FLEET paper's published Qwen3-8B decode numbers on one MI350X, as Fleet validates
  * against them: Table 4 (L2 hit rate, HBM reads and writes per policy and batch), Figure 6
- * and §6.2 (TPOT), Figure 4 (tasks per layer) and §4.1 (fused SiLU). Only values that set a
+ * and §6.2 (TPOT, speedups, HBM reads in GB), Figure 4 (tasks per layer) and §4.1 (fused SiLU). Only values that set a
  * parameter are `calibration` (two do: see `MEGAKERNEL_OUTSTANDING_BYTES_PER_WAVE` and
  * `VLLM_EAGER_LAUNCH_NS` in @fleet/family-cdna, both fitted on a batch-1 TPOT), and the one
  * row that returns a fitted value by construction (M-split's batch-1 TPOT: fleet-mtile's task
@@ -38,14 +38,24 @@ export interface FleetPaperDataset {
     tpotMs: { batch: number; policy: FleetPolicy; value: number }[];
     /** §6.2: vLLM flattens at about 11–12 ms at batch ≥ 32. */
     kernelPerOpPlateauMs: { batches: number[]; range: [number, number] };
-    /** Abstract / §6.2: both FLEET traversals 1.3–1.56× faster than vLLM (batch 1 is two calibrated values: not checked). */
+    /**
+     * Abstract (batch 1–8), conclusion (batch 1–16) and §6.2 (1.54×, 1.56× at batch 1): both FLEET
+     * traversals 1.3–1.56× faster than vLLM (batch 1 is two calibrated values: not checked).
+     */
     speedupOverKernelPerOp: { batches: number[]; range: [number, number] };
     /** §6.2: at batch 1–16 both FLEET variants 1.13–1.16× faster than Mirage. */
     speedupOverMirage: { batches: number[]; range: [number, number] };
     /** §6.2: ratios at larger batch. */
     overMirage: { batch: number; policy: 'fleet-mtile' | 'fleet-msplit'; value: number }[];
-    /** §6.2: FLEET (M-tile) 1.06× faster than vLLM at batch 32, slower at batch 64. */
-    mtileOverKernelPerOp: { batch: number; value: number }[];
+    /** §6.2: Mirage 1.34× faster than vLLM at batch 1 (7.83 vs 10.51 ms); FLEET (M-tile) 1.06× at batch 32, slower at batch 64. */
+    overKernelPerOp: { batch: number; policy: 'mirage' | 'fleet-mtile'; value: number }[];
+    /**
+     * §6.2's HBM reads in GB over the 1024 decode tokens (Table 4's counters before
+     * normalising): per policy at batch 32 and 64, and ~2400–2800 GB for every policy at batch
+     * 1–16. Their units are the paper's; Fleet checks them as ratios across batch sizes.
+     */
+    hbmReadGB: { batch: number; policy: Table4Policy; value: number }[];
+    hbmReadGBSmallBatches: { batches: number[]; range: [number, number] };
     /** Table 4. */
     table4: Table4Row[];
     /** §4.1: FLEET's L2 hit rate at batch 1 without and with SiLU fused into the gate+up chiplet-task. */
@@ -81,7 +91,7 @@ export const fleetPaper: FleetPaperDataset = {
       { batch: 64, policy: 'fleet-msplit', value: 23.4 },
     ],
     kernelPerOpPlateauMs: { batches: [32, 64], range: [11, 12] },
-    speedupOverKernelPerOp: { batches: [2, 4, 8], range: [1.3, 1.56] },
+    speedupOverKernelPerOp: { batches: [2, 4, 8, 16], range: [1.3, 1.56] },
     speedupOverMirage: { batches: [2, 4, 8, 16], range: [1.13, 1.16] },
     overMirage: [
       { batch: 32, policy: 'fleet-mtile', value: 1.27 },
@@ -89,7 +99,19 @@ export const fleetPaper: FleetPaperDataset = {
       { batch: 64, policy: 'fleet-mtile', value: 1.3 },
       { batch: 64, policy: 'fleet-msplit', value: 1.03 },
     ],
-    mtileOverKernelPerOp: [{ batch: 32, value: 1.06 }],
+    overKernelPerOp: [
+      { batch: 1, policy: 'mirage', value: 1.34 },
+      { batch: 32, policy: 'fleet-mtile', value: 1.06 },
+    ],
+    hbmReadGB: [
+      { batch: 32, policy: 'mirage', value: 3906 },
+      { batch: 32, policy: 'fleet-mtile', value: 3190 },
+      { batch: 32, policy: 'fleet-msplit', value: 4295 },
+      { batch: 64, policy: 'mirage', value: 6203 },
+      { batch: 64, policy: 'fleet-mtile', value: 3925 },
+      { batch: 64, policy: 'fleet-msplit', value: 7426 },
+    ],
+    hbmReadGBSmallBatches: { batches: [1, 2, 4, 8, 16], range: [2400, 2800] },
     // Table 4, columns: L2 hit % (Mirage, NoSplitK, M-tile, M-split), HBM Rd × Mirage and HBM Wr × Mirage (NoSplitK, M-tile, M-split).
     table4: [
       T4(1, [16.4, 23.4, 16.9, 17.0], [0.98, 0.98, 0.99], [0.29, 0.32, 0.87]),
