@@ -22,7 +22,7 @@ export * from './errors/fleet-error.js';
 export * from './topology/topology.js';
 export { topologySchema } from './topology/schema.js';
 export { validateTopology, describeAjvError } from './topology/validate.js';
-export { schemaCompiler } from './topology/schema-compiler.js';
+export { schemaCompiler, schemaValidator, requestedSchemas } from './topology/schema-compiler.js';
 export * from './graph/op-graph.js';
 export * from './graph/task-graph.js';
 export * from './protocol/events.js';
