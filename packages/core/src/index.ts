@@ -53,6 +53,7 @@ export { scheduleCounts, addScheduleCounts, zeroScheduleCounts, type ScheduleCou
 export { KernelRuntime, type KernelRuntimeOptions } from './runtime/kernel-runtime.js';
 export { Machine, bucketOf } from './runtime/machine.js';
 export * from './simulation/simulate.js';
+export { sameData, sameGraph } from './simulation/memo.js';
 export * from './trace/index.js';
 export * from './validation/validation-row.js';
 export type { ValidationSuite } from './validation/validation-suite.js';

@@ -61,7 +61,7 @@ export function sameGraph(a: TaskGraph, b: TaskGraph): boolean {
 }
 
 /** Structural equality of plain data: primitives (`Object.is`), arrays, typed arrays, objects with the same keys in the same order; anything else by identity. */
-function sameData(a: unknown, b: unknown): boolean {
+export function sameData(a: unknown, b: unknown): boolean {
   if (Object.is(a, b)) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
   if (Array.isArray(a)) {
