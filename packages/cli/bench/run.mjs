@@ -5,7 +5,7 @@
 // as a ratio to that build measured side by side in the same run:
 //   - a whole-model decode step (all 36 layers of Qwen3-8B asked for) per backend and policy
 //     at batch 1 / 64 / 256 (KV 1024) and batch 1 at KV 32K — target ≤ 1 s, peak RSS ≤ 500 MB;
-//   - the default `fleet compare` on one worker thread — target ≤ 4 s;
+//   - the default `fleet compare` on one thread (`--jobs 1`) — target ≤ 4 s;
 //   - the numa-attention validation suite (the attention-mapping study) — target ≤ 20 s;
 //   - a 100-configuration `fleet sweep` on all cores (this build only).
 // Every figure is measured in a fresh process (measure.mjs), so its peak RSS is its own.
@@ -85,7 +85,7 @@ for (const name of backends) {
 console.log(`  slowest ${sec(worst.ms)}, largest ${worst.rss.toFixed(0)} MB; ${misses} over target\n`);
 
 for (const [label, args, targetMs] of [
-  ['default `fleet compare`, one worker thread', ['compare'], 4000],
+  ['default `fleet compare`, one thread', ['compare'], 4000],
   ['numa-attention suite (`fleet validate --suite numa-attention`)', ['suite', 'numa-attention'], 20000],
 ]) {
   const [now, base] = roots.map((r) => measure(r, args));

@@ -8,7 +8,7 @@ import {
   discoverBackendPackages,
   importBackendEntry,
   inputError,
-  schemaCompiler,
+  schemaValidator,
   inspectPackage,
   loadBackend,
   loadExtension,
@@ -22,7 +22,7 @@ export interface FleetConfig {
 }
 
 const CONFIG_FILE = 'fleet.config.json';
-const validateConfig = schemaCompiler().compile<FleetConfig>({
+const validateConfig = schemaValidator<FleetConfig>({
   type: 'object',
   additionalProperties: false,
   properties: { backends: { type: 'array', items: { type: 'string', minLength: 1 } } },

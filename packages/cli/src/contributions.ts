@@ -5,8 +5,6 @@
  */
 import { describeAjvError, inputError, schemaCompiler, type BackendRegistry } from '@fleet/core';
 
-const ajv = schemaCompiler();
-
 /**
  * The values bound to `token`, in load order, each checked against `schema` and `methods`, and
  * unique by their `key` field (a second one with the same key names both plugins).
@@ -17,7 +15,7 @@ export function checkedContributions<T>(
   what: string,
   check: { schema: object; methods: readonly string[]; key: keyof T & string },
 ): T[] {
-  const validate = ajv.compile(check.schema);
+  const validate = schemaCompiler().compile(check.schema);
   const seen = new Map<unknown, string>();
   return registry.contributions(token).map(({ value, origin }) => {
     if (!validate(value)) throw inputError(`${origin}: ${what} ${describeAjvError(validate.errors![0]!)}`);

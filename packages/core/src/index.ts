@@ -22,7 +22,7 @@ export * from './errors/fleet-error.js';
 export * from './topology/topology.js';
 export { topologySchema } from './topology/schema.js';
 export { validateTopology, describeAjvError } from './topology/validate.js';
-export { schemaCompiler } from './topology/schema-compiler.js';
+export { schemaCompiler, schemaValidator, requestedSchemas } from './topology/schema-compiler.js';
 export * from './graph/op-graph.js';
 export * from './graph/task-graph.js';
 export * from './protocol/events.js';
@@ -53,6 +53,7 @@ export { scheduleCounts, addScheduleCounts, zeroScheduleCounts, type ScheduleCou
 export { KernelRuntime, type KernelRuntimeOptions } from './runtime/kernel-runtime.js';
 export { Machine, bucketOf } from './runtime/machine.js';
 export * from './simulation/simulate.js';
+export { sameData, sameGraph } from './simulation/memo.js';
 export * from './trace/index.js';
 export * from './validation/validation-row.js';
 export type { ValidationSuite } from './validation/validation-suite.js';

@@ -76,9 +76,11 @@ export function registerCompare(program: Command, io: Io): void {
         ...(opts.customAllReduce === false ? { customAllReduce: false } : {}),
       };
       const limit = o.timeLimit === undefined ? undefined : parseInt1('--time-limit', o.timeLimit, 1, 1e7);
-      // More than one configuration runs on worker threads, so this thread can report progress and stop them.
-      const isolate = jobs.length > 1 || limit !== undefined;
       const heavy = Math.max(...jobs.map((j) => stepTokens(opts.phase ?? 'decode', j.batch, j.prompt, opts.chunk)));
+      // A time limit, or steps that take minutes, run on worker threads so this thread can stop
+      // them mid-step. Otherwise one thread runs in-process (a worker would load every module
+      // again, about half a second), reporting and stopping between configurations.
+      const isolate = threads > 1 || limit !== undefined || (jobs.length > 1 && heavy >= HEAVY_STEP_TOKENS);
       if (jobs.length >= 8 || heavy >= HEAVY_STEP_TOKENS)
         io.err(
           `fleet: ${jobs.length} configuration${jobs.length === 1 ? '' : 's'} on ${Math.min(threads, jobs.length)} thread${threads === 1 ? '' : 's'}` +
@@ -86,8 +88,8 @@ export function registerCompare(program: Command, io: Io): void {
             '\n',
         );
       const stop = stopper(io, limit);
-      const bar = progress(io, jobs.length, 'simulating', { log: isolate });
-      const done = await runSweep(spec, jobs, threads, isolate ? bar.advance : bar.tick, { signal: stop.signal, isolate });
+      const bar = progress(io, jobs.length, 'simulating', { log: jobs.length > 1 });
+      const done = await runSweep(spec, jobs, threads, bar.advance, { signal: stop.signal, isolate });
       bar.stop();
       stop.dispose();
       const rows = done.filter((r): r is CompareRow => r !== undefined);

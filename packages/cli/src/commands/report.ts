@@ -6,8 +6,7 @@ import { compareJobs } from '../compare.js';
 import type { Io } from '../io.js';
 import { progress } from '../progress.js';
 import { loadBackends } from '../backends.js';
-import { addCompareOptions, collectReportData, resolveCompareOptions, sweepReportData, writeReport } from '../report/index.js';
-import { contributedSections } from '../report/sections.js';
+import { addCompareOptions, resolveCompareOptions } from '../report/compare-options.js';
 
 /** `fleet report`: run a comparison and write it as an HTML page with charts. */
 export function registerReport(program: Command, io: Io): void {
@@ -23,6 +22,8 @@ export function registerReport(program: Command, io: Io): void {
   )
     .option('--json', 'print a machine-readable list of the files written')
     .action(async (o, cmd: Command) => {
+      // The charts' renderers (vega, resvg) load only when a report is written: every other command starts faster.
+      const { collectReportData, contributedSections, sweepReportData, writeReport } = await import('../report/index.js');
       const cwd = io.cwd ?? process.cwd();
       const dir = resolve(cwd, o.out);
       let data: ReportData;

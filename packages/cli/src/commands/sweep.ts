@@ -5,11 +5,10 @@ import { parseInt1 } from '../compare.js';
 import type { Io } from '../io.js';
 import { progress } from '../progress.js';
 import { loadBackends } from '../backends.js';
-import { jobLabel } from '../sweep/axes.js';
-import { defaultWorkers, runLocal, type OnJobDone } from '../sweep/local.js';
+import { DEFAULT_MAX_JOBS, jobLabel } from '../sweep/axes.js';
+import type { OnJobDone } from '../sweep/local.js';
 import { SWEEP_FORMATS, SweepOutput, type SweepFormat } from '../sweep/output.js';
 import type { JobFailure } from '../sweep/runner.js';
-import { DEFAULT_MAX_JOBS, loadSweep } from '../sweep/spec.js';
 
 /** `fleet sweep`: every configuration of a spec, locally on threads or on a Redis queue. */
 export function registerSweep(program: Command, io: Io): void {
@@ -26,6 +25,8 @@ export function registerSweep(program: Command, io: Io): void {
     .option('--max-jobs <n>', `refuse a spec that expands to more configurations than this (default ${DEFAULT_MAX_JOBS})`)
     .option('--json', 'print a machine-readable summary')
     .action(async (specPath: string, o) => {
+      // The spec reader (yaml) and the thread pool (piscina) load only for a sweep.
+      const [{ defaultWorkers, runLocal }, { loadSweep }] = await Promise.all([import('../sweep/local.js'), import('../sweep/spec.js')]);
       const cwd = io.cwd ?? process.cwd();
       if (o.queue !== undefined && o.workers !== undefined) throw inputError('--workers: not used with --queue (start `fleet worker`s instead)');
       const workers = o.workers === undefined ? defaultWorkers() : parseInt1('--workers', o.workers, 1, 1024);

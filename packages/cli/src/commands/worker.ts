@@ -2,7 +2,6 @@ import type { Command } from 'commander';
 import { inputError } from '@fleet/core';
 import { parseInt1 } from '../compare.js';
 import type { Io } from '../io.js';
-import { defaultWorkers } from '../sweep/local.js';
 
 /** `fleet worker`: run sweep jobs from a BullMQ queue until stopped (SIGINT or SIGTERM). */
 export function registerWorker(program: Command, io: Io): void {
@@ -16,6 +15,7 @@ export function registerWorker(program: Command, io: Io): void {
     .option('--stalled-interval <ms>', 'how often to look for jobs whose worker died', '30000')
     .action(async (o) => {
       const { parseQueueUrl, probeRedis, redact, startWorker } = await import('../sweep/queue.js');
+      const { defaultWorkers } = await import('../sweep/local.js');
       const url = parseQueueUrl('--queue', o.queue);
       if (!/^[A-Za-z0-9._-]{1,100}$/.test(o.queueName)) throw inputError(`--queue-name: '${o.queueName}' must be 1-100 letters, digits, '.', '_' or '-'`);
       const concurrency = o.concurrency === undefined ? defaultWorkers() : parseInt1('--concurrency', o.concurrency, 1, 1024);

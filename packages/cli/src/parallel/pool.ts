@@ -23,7 +23,12 @@ export function defaultJobs(): number {
 export interface StopOptions {
   /** Aborting it stops the sweep: running workers are ended, and the rows finished so far are returned. */
   signal?: AbortSignal;
-  /** Run on a worker thread even with one thread, so the calling thread stays free to report and to stop it. */
+  /**
+   * Run on a worker thread even with one thread, so the calling thread stays free to report
+   * and to stop it at any moment (a time limit, a step that takes minutes). Without it one
+   * thread runs the jobs in-process, yielding to the event loop between jobs: timers, Ctrl-C
+   * and `signal` take effect when the running job ends, and no worker loads every module again.
+   */
   isolate?: boolean;
 }
 
@@ -48,8 +53,10 @@ export async function runSweep(
     const runner = await SweepRunner.create(spec);
     for (const j of work) {
       if (signal?.aborted) break;
-      tick(label(j));
       out[j.index] = runner.run(j);
+      tick(label(j));
+      // Let progress timers, a time limit or Ctrl-C run before the next job.
+      if (work.length > 1) await new Promise((resolve) => setImmediate(resolve));
     }
     return out;
   }

@@ -159,3 +159,6 @@ export function overridesOfParams(p: SweepParams): PolicyOverrides | undefined {
 export function jobLabel(p: SweepParams): string {
   return `${p.model} ${p.backend} ${p.policy} b${p.batch}${p.tp !== null && p.tp > 1 ? ` tp${p.tp}` : ''}`;
 }
+
+/** Configurations a spec may expand to unless `--max-jobs` says more (a sweep this size takes hours, its ids fit in memory). */
+export const DEFAULT_MAX_JOBS = 100_000;

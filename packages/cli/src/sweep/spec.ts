@@ -10,7 +10,7 @@ import { parse as parseYaml } from 'yaml';
 import { inputError, listPresets, loadModel, parseRouting, type BackendRegistry } from '@fleet/core';
 import { parseWeightType } from '@fleet/ops';
 import { policiesOf } from '../policies.js';
-import { SWEEP_AXES, type SweepAxis, type SweepParams } from './axes.js';
+import { DEFAULT_MAX_JOBS, SWEEP_AXES, type SweepAxis, type SweepParams } from './axes.js';
 
 /** A spec as written: each axis a list (a single value stands for a one-element list). */
 export type SweepSpecFile = Partial<Record<string, unknown[]>>;
@@ -139,8 +139,7 @@ export function loadSweep(path: string, registry: BackendRegistry, maxJobs = DEF
   return expandSweep(readSpecFile(path), registry, path, dirname(resolve(path)), maxJobs);
 }
 
-/** Configurations a spec may expand to unless `--max-jobs` says more (a sweep this size takes hours, its ids fit in memory). */
-export const DEFAULT_MAX_JOBS = 100_000;
+export { DEFAULT_MAX_JOBS };
 
 /**
  * A job's id: SHA-256 over its parameters in axis order, leaving out those that are `null`

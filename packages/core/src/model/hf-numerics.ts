@@ -1,4 +1,4 @@
-import { schemaCompiler } from '../topology/schema-compiler.js';
+import { schemaValidator } from '../topology/schema-compiler.js';
 import { lineError, showValue } from './messages.js';
 import type { ModelSpec } from './model-spec.js';
 
@@ -24,7 +24,7 @@ const schema = {
   properties: { rope_theta: positive, rms_norm_eps: positive },
 } as const;
 
-const validate = schemaCompiler().compile(schema);
+const validate = schemaValidator(schema);
 
 /** The numerical constants a config states, as `ModelSpec` fields (only those present). */
 export type ModelNumerics = Pick<ModelSpec, (typeof FIELDS)[ConfigField]>;

@@ -1,4 +1,4 @@
-import { schemaCompiler } from '../topology/schema-compiler.js';
+import { schemaValidator } from '../topology/schema-compiler.js';
 import { lineError } from '../model/messages.js';
 import { describeAjvError } from '../topology/validate.js';
 import type { NodeSpec } from './collectives.js';
@@ -33,7 +33,7 @@ const resident = {
 } as const;
 
 /** The data of a `CollectiveLibrary`: every constant bounded, so a unit slip fails at load. */
-const validateLibrary = schemaCompiler().compile({
+const validateLibrary = schemaValidator({
   type: 'object',
   additionalProperties: false,
   required: [

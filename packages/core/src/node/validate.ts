@@ -1,10 +1,10 @@
-import { schemaCompiler } from '../topology/schema-compiler.js';
+import { schemaValidator } from '../topology/schema-compiler.js';
 import { lineError } from '../model/messages.js';
 import { describeAjvError } from '../topology/validate.js';
 import { nodeTopologySchema } from './schema.js';
 import type { NodeTopology } from './node-topology.js';
 
-const validateFn = schemaCompiler().compile<NodeTopology>(nodeTopologySchema);
+const validateFn = schemaValidator<NodeTopology>(nodeTopologySchema);
 
 /**
  * Validate a node topology against its schema and cross-field rules; throws a one-line

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { schemaCompiler } from '../topology/schema-compiler.js';
+import { schemaValidator } from '../topology/schema-compiler.js';
 import { firstLine, lineError } from '../model/messages.js';
 import { describeAjvError } from '../topology/validate.js';
 import { isApiCompatible } from './load-backend.js';
@@ -33,7 +33,7 @@ const fieldSchema = {
     entry: { type: 'string', pattern: '^\\./' },
   },
 } as const;
-const validateField = schemaCompiler().compile<FleetPackageField>(fieldSchema);
+const validateField = schemaValidator<FleetPackageField>(fieldSchema);
 
 function readJson(path: string): Record<string, unknown> | null {
   try {

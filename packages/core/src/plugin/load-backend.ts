@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { schemaCompiler } from '../topology/schema-compiler.js';
+import { schemaValidator } from '../topology/schema-compiler.js';
 import { Container, ContainerModule, inject, injectable, multiInject, optional } from 'inversify';
 import { firstLine, lineError } from '../model/messages.js';
 import { describeAjvError, validateTopology } from '../topology/validate.js';
@@ -29,8 +29,7 @@ const descriptorSchema = {
     module: { type: 'object' },
   },
 } as const;
-const ajv = schemaCompiler();
-const validateDescriptor = ajv.compile(descriptorSchema);
+const validateDescriptor = schemaValidator(descriptorSchema);
 
 /** Overheads a backend states, ns: up to a millisecond, as the topology's latencies. */
 const overheadNs = { type: 'number', minimum: 0, maximum: 1e6 } as const;
@@ -63,7 +62,7 @@ const persistentTuning = {
     linearGrid: { enum: ['mpk-rocm'] },
   },
 } as const;
-const validateTuning = ajv.compile({
+const validateTuning = schemaValidator({
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -99,7 +98,7 @@ const validateTuning = ajv.compile({
 });
 
 /** The data half of a `CostModel` (its two methods are checked by hand). */
-const validateCostData = ajv.compile({
+const validateCostData = schemaValidator({
   type: 'object',
   $defs: {
     pipeline: {

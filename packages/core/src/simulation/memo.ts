@@ -2,8 +2,12 @@ import type { TaskGraph } from '../graph/task-graph.js';
 import type { MemoryCounters } from '../memory/memory-system.js';
 import type { Backend } from '../plugin/contract.js';
 
-/** Simulations remembered per process: rows that compile to the same graph sit close together in a sweep (a policy's batch sizes apart). */
-const ENTRIES = 4;
+/**
+ * Simulations remembered per process: rows that compile to the same graph sit close together
+ * in a sweep — a policy's batch sizes apart, or a few policies apart (on B200, fleet-wave-ksplit
+ * compiles to fleet-mtile's graph six simulations later).
+ */
+const ENTRIES = 8;
 /** Graphs larger than this many tiles are not remembered (their copy would be held while the next one runs). */
 const MAX_TILES = 12_000;
 
@@ -57,7 +61,7 @@ export function sameGraph(a: TaskGraph, b: TaskGraph): boolean {
 }
 
 /** Structural equality of plain data: primitives (`Object.is`), arrays, typed arrays, objects with the same keys in the same order; anything else by identity. */
-function sameData(a: unknown, b: unknown): boolean {
+export function sameData(a: unknown, b: unknown): boolean {
   if (Object.is(a, b)) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
   if (Array.isArray(a)) {

@@ -1,11 +1,10 @@
 import type { ErrorObject } from 'ajv/dist/2020.js';
-import { schemaCompiler } from './schema-compiler.js';
+import { schemaValidator } from './schema-compiler.js';
 import { escapeControls, lineError } from '../model/messages.js';
 import { MAX_CACHE_BYTES, topologySchema } from './schema.js';
 import type { Topology } from './topology.js';
 
-const ajv = schemaCompiler();
-const validateFn = ajv.compile<Topology>(topologySchema);
+const validateFn = schemaValidator<Topology>(topologySchema);
 
 /** Compute units of a whole device: each one is simulated, so their number is bounded. */
 export const MAX_TOTAL_COMPUTE_UNITS = 65536;

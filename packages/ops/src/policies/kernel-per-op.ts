@@ -5,6 +5,7 @@
  */
 import {
   graphRows,
+  sameData,
   type AccessPolicy,
   type Backend,
   type GemmKernel,
@@ -20,6 +21,7 @@ import {
   type Tile,
   type TaskGraph,
   type TilePipeline,
+  type Topology,
 } from '@fleet/core';
 import type { BufferTable } from '../decompose/buffers.js';
 import { blasTileM, linearTile, mTiles, STEP_K, TILE_K, TILE_N, type LinearBuffers } from '../decompose/linear.js';
@@ -441,6 +443,34 @@ export function kernelSchedule(launchMode: 'eager' | 'graph'): Schedule {
 /** The schedule knobs kernel-per-op lowering reads. */
 const KERNEL_KNOBS = ['weightPolicy', 'storePolicy'] as const;
 
+/** Kernel task graphs compiled lately, with what they were compiled from. */
+const compiled: { topology: Topology; graph: OpGraph; knobs: Schedule; opts: CompileOptions; result: TaskGraph }[] = [];
+/** How many: a comparison compiles one policy's batch sizes before the next policy's. */
+const COMPILED = 4;
+
+/**
+ * The kernels of a step. How they are launched (eagerly, or replayed as a graph) is the
+ * runtime's business, so lowering never sees `launchMode`, and a step compiled again from
+ * equal inputs (compared as data: the op graph, the schedule's other knobs, the options, the
+ * same device) takes the task graph compiled before, under this policy's name:
+ * `kernel-per-op-graph` runs `kernel-per-op`'s kernels without compiling them again. Compiled
+ * task graphs are never changed afterwards (the simulation memo keeps them too), so the two
+ * share one.
+ */
+function kernelTaskGraph(name: string, graph: OpGraph, backend: Backend, schedule: Schedule, opts: CompileOptions): TaskGraph {
+  const { launchMode: _, ...knobs } = schedule;
+  const topology = backend.topology;
+  for (const e of compiled) {
+    if (e.topology === topology && sameData(e.knobs, knobs) && sameData(e.opts, opts) && sameData(e.graph, graph)) {
+      return e.result.policy === name ? e.result : { ...e.result, policy: name };
+    }
+  }
+  const result = lowerGraph(graph, name, knobs, kernelPerOpLowering, topology, opts);
+  compiled.unshift({ topology, graph, knobs, opts, result });
+  if (compiled.length > COMPILED) compiled.pop();
+  return result;
+}
+
 /** A kernel-per-op policy: every backend runs one (kernels need nothing of the topology). */
 function kernelPerOp(name: string, description: string, launchMode: 'eager' | 'graph'): Policy {
   return {
@@ -453,8 +483,7 @@ function kernelPerOp(name: string, description: string, launchMode: 'eager' | 'g
     // The framework's kernels: cache policies apply to their loads and stores; fusions are the framework's own.
     refusesOptions: (o) => unusedOverrides(name, o.overrides, KERNEL_KNOBS),
     functional: () => null,
-    compile: (graph: OpGraph, backend: Backend, schedule: Schedule, opts: CompileOptions): TaskGraph =>
-      lowerGraph(graph, name, schedule, kernelPerOpLowering, backend.topology, opts),
+    compile: (graph: OpGraph, backend: Backend, schedule: Schedule, opts: CompileOptions): TaskGraph => kernelTaskGraph(name, graph, backend, schedule, opts),
     runtime: (_backend, schedule) => ({ launchMode: schedule.launchMode }),
   };
 }

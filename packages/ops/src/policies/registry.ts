@@ -3,7 +3,7 @@
  * `TOKENS.Policy` in its module (discovered as backends are). One resolver decides whether a
  * backend runs a policy: the backend's explicit refusal, else the policy's own requirements.
  */
-import { inputError, schemaCompiler, TOKENS, type Backend, type BackendRegistry, type OpGraph, type TaskGraph } from '@fleet/core';
+import { inputError, schemaValidator, TOKENS, type Backend, type BackendRegistry, type OpGraph, type TaskGraph } from '@fleet/core';
 import type { CompileOptions } from '../compile/lowering.js';
 import { withOverrides, type PolicyOverrides, type Schedule } from '../compile/schedule.js';
 import { CLUSTERFUSION } from './clusterfusion.js';
@@ -24,7 +24,7 @@ export const BUILTIN_POLICIES: readonly Policy[] = [
   CLUSTERFUSION,
 ];
 
-const validatePolicy = schemaCompiler().compile({
+const validatePolicy = schemaValidator({
   type: 'object',
   required: ['name', 'description', 'schedule', 'prefill', 'tensorParallel'],
   properties: {
