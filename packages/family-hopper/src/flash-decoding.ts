@@ -82,20 +82,20 @@ export function flashDecodeSplits(s: DecodeAttentionShape, sms = SMS): number {
  * CAL ours (`GAPS.sdpa`, bench/device/gaps.py: gqa/flash, 32/8 heads, head dim 128, batch 1,
  * kernels profiled in a replayed graph): the split kernel's time outside its KV loop per CTA
  * (loading Q, the first K/V block before the pipeline fills, writing the fp32 partial output
- * and its log-sum-exp), set so the simulated kernel takes the measured 5.76 µs at KV 1024
+ * and its log-sum-exp), set so the simulated kernel takes the measured 5.65 µs at KV 1024
  * (8 splits of one 128-token block, 64 CTAs). KV 8192 (32 splits, 256 CTAs, two an SM) is
- * predicted: 15.5 µs against 15.7.
+ * predicted: 15.4 µs against 15.7.
  */
-export const FLASH_SPLIT_TILE_FIXED_NS = 3725;
+export const FLASH_SPLIT_TILE_FIXED_NS = 3614;
 /**
  * CAL ours (the same runs): the combine kernel (`flash_fwd_splitkv_combine_kernel`, 4 query
- * rows per CTA) takes 4.54 µs at 8 splits and 9.34 µs at 32. It walks a row's splits one after
+ * rows per CTA) takes 4.46 µs at 8 splits and 9.18 µs at 32. It walks a row's splits one after
  * another (each partial output is rescaled by the running log-sum-exp), so each split adds a
  * dependent step beside its read. Its time per split outside the reads the simulation charges,
  * and per CTA outside them, set so the simulated combine takes the measured time at both.
  */
-export const FLASH_COMBINE_NS_PER_SPLIT = 159;
-export const FLASH_COMBINE_FIXED_NS = 2301;
+export const FLASH_COMBINE_NS_PER_SPLIT = 156;
+export const FLASH_COMBINE_FIXED_NS = 2252;
 
 /**
  * DER from CAL ours (same sweep, gqa/flash 32/8 heads, batch 32, KV 32768: one split, 256
