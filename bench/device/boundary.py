@@ -30,18 +30,12 @@ import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sweep import capture, profile_events, time_ms  # noqa: E402
+from sweep import capture, profile_events, time_ms, touch_kernel  # noqa: E402
 
 OUT = sys.argv[1] if len(sys.argv) > 1 else "."
 os.makedirs(OUT, exist_ok=True)
 DEV = "cuda"
 torch.manual_seed(0)
-
-
-@triton.jit
-def touch_kernel(out_ptr, BLOCK: tl.constexpr):
-    pid = tl.program_id(0)
-    tl.store(out_ptr + pid * BLOCK + tl.arange(0, BLOCK), tl.full([BLOCK], 1, tl.int32))
 
 
 @triton.jit

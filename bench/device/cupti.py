@@ -15,23 +15,19 @@ import sys
 import time
 
 import torch
-import triton
-import triton.language as tl
 
+ASKED = os.environ.get("TEARDOWN_CUPTI")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sweep  # noqa: E402
-from sweep import capture, time_ms  # noqa: E402
+from sweep import capture, time_ms, touch_kernel  # noqa: E402
+
+if ASKED is None:  # sweep.py tears CUPTI down by default; this script measures what happens without it
+    os.environ.pop("TEARDOWN_CUPTI", None)
 
 OUT = sys.argv[1] if len(sys.argv) > 1 else "."
 os.makedirs(OUT, exist_ok=True)
 DEV = "cuda"
 torch.manual_seed(0)
-
-
-@triton.jit
-def touch_kernel(out_ptr, BLOCK: tl.constexpr):
-    pid = tl.program_id(0)
-    tl.store(out_ptr + pid * BLOCK + tl.arange(0, BLOCK), tl.full([BLOCK], 1, tl.int32))
 
 
 def graphs():

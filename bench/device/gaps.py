@@ -28,12 +28,10 @@ import time
 os.environ.setdefault("TEARDOWN_CUPTI", "1")  # as sweep.py: a finished profiler session must not slow later replays
 import torch  # noqa: E402
 import torch.nn.functional as F
-import triton
-import triton.language as tl
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sweep  # noqa: E402
-from sweep import capture, profile_events, time_ms  # noqa: E402
+from sweep import capture, profile_events, time_ms, touch_kernel  # noqa: E402
 
 OUT = sys.argv[1] if len(sys.argv) > 1 else "."
 os.makedirs(OUT, exist_ok=True)
@@ -95,12 +93,6 @@ def summarise(name, g):
     }
     print(f"[gaps] {name}: {len(acts)} acts, replay {period:.1f} us, busy {busy:.1f}, gap median {row['gapMedianUs']} mean {row['gapMeanUs']}, idle/act {row['idlePerActivityUs']}", flush=True)
     return row
-
-
-@triton.jit
-def touch_kernel(out_ptr, BLOCK: tl.constexpr):
-    pid = tl.program_id(0)
-    tl.store(out_ptr + pid * BLOCK + tl.arange(0, BLOCK), tl.full([BLOCK], 1, tl.int32))
 
 
 def touch_chains():

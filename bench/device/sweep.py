@@ -234,13 +234,15 @@ def stream(deadline):
 
 
 # ---------------------------------------------------------------------------------------------
+@triton.jit
+def touch_kernel(out_ptr, BLOCK: tl.constexpr):
+    """A trivial kernel: each CTA stores BLOCK int32 (the chains of launch, gaps.py, cupti.py, boundary.py)."""
+    pid = tl.program_id(0)
+    tl.store(out_ptr + pid * BLOCK + tl.arange(0, BLOCK), tl.full([BLOCK], 1, tl.int32))
+
+
 def launch(deadline):
     """What a dependent kernel costs in a CUDA graph beyond its own run: chains of tiny kernels."""
-    @triton.jit
-    def touch_kernel(out_ptr, BLOCK: tl.constexpr):
-        pid = tl.program_id(0)
-        tl.store(out_ptr + pid * BLOCK + tl.arange(0, BLOCK), tl.full([BLOCK], 1, tl.int32))
-
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     rows = []
     calls = 200
