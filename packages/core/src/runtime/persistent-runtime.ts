@@ -350,7 +350,8 @@ export class PersistentRuntime extends TaskProgress {
       if (!symmetric) return false;
     }
     const shift = mark.now - at.now;
-    for (let i = b + 1; i < prev.layerEnd.length; i++) this.layerEnd[i] = prev.layerEnd[i]! + shift;
+    // Buckets of layers not compiled have no end.
+    for (let i = b + 1; i < prev.layerEnd.length; i++) if (prev.layerEnd[i] !== undefined) this.layerEnd[i] = prev.layerEnd[i]! + shift;
     for (let id = 0; id < this.completedFlags.length; id++) {
       if (this.completedFlags[id]) continue;
       this.completedFlags[id] = 1;
