@@ -326,7 +326,8 @@ export class PersistentRuntime extends TaskProgress {
    * partition mixed CU-task and chiplet-task work after `b`) — the rest of this iteration is
    * the rest of that one moved on in time: the same layer times, counters and schedule counts,
    * the same end, and the same steady layer (this iteration's, if it proved one by `b`; else
-   * the previous one's, proven past `b`, where both compared states this one would reach). The
+   * the one the previous iteration proved past `b`, or at `b` — then this one's comes a layer
+   * later — as this one would have, its states being the previous one's relabelled). The
    * run ends there without simulating the rest. Only where nothing watches the run and the
    * machine is quiescent; returns whether it replayed.
    */
@@ -338,6 +339,11 @@ export class PersistentRuntime extends TaskProgress {
     if (this.probe.steadyFrom !== null) steady = { from: this.probe.steadyFrom, upToSymmetry: this.probe.upToSymmetry, mixedAfter: mixedFrom(prev, b) };
     else if (prev.proof && prev.proof.boundary > b)
       steady = { from: prev.proof.boundary - 1, upToSymmetry: prev.proof.upToSymmetry, mixedAfter: mixedFrom(prev, prev.proof.boundary) };
+    // The previous iteration proved layer b - 1 steady here: layer b, where it has the same tasks,
+    // repeats it there (and so here), and this iteration's proof comes at the next boundary. Only
+    // where no partition mixed work after b, so the kind of that proof cannot matter.
+    else if (prev.proof?.boundary === b && this.graph.layers.includes(b) && !mixedFrom(prev, b) && this.repeatsLayer(b - 1, b))
+      steady = { from: b, upToSymmetry: prev.proof.upToSymmetry, mixedAfter: false };
     else return false;
     const p = at.state;
     if (!equalNumbers(p.runtime, state.runtime) || !equalNumbers(p.memory(), state.memory())) {
