@@ -27,9 +27,9 @@ describe('whole-model decode with a proven steady layer', () => {
   // repetition is proven up to that relabelling of interchangeable workers.
   const h100 = loadBackend(h100Descriptor, 'test');
   const short = { ...model, numLayers: 12 };
-  // A narrower Qwen3 (2048 wide, 12 layers, a 32K vocabulary): whole steps at batch 64 stay
+  // A narrower Qwen3 (2048 wide, 8 layers, a 32K vocabulary): whole steps at batch 64 stay
   // quick, and a layer's weights (~100 MB) still outgrow the caches as the real model's do.
-  const small = { ...model, name: 'qwen3-small', numLayers: 12, hiddenSize: 2048, numHeads: 16, numKvHeads: 8, intermediateSize: 6144, vocabSize: 32768 };
+  const small = { ...model, name: 'qwen3-small', numLayers: 8, hiddenSize: 2048, numHeads: 16, numKvHeads: 8, intermediateSize: 6144, vocabSize: 32768 };
   const cases: [string, Backend, number][] = [
     ['kernel-per-op', backend, 8],
     ['kernel-per-op-graph', backend, 8],
