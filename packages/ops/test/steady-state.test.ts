@@ -119,10 +119,9 @@ describe('whole-model decode with a proven steady layer', () => {
 
   // A persistent megakernel runs two decode iterations in its one launch. Once a layer is
   // proven to repeat, each iteration moves the machine past the sampled layers that repeat it
-  // (cursors on by the tasks each scheduler dealt, events fired), and the last iteration, once
-  // it stands where the previous one stood at a boundary, replays the rest of that one: the
-  // result is the one simulating everything gives (an observer sees every event, so nothing is
-  // skipped there), to the last bit.
+  // (cursors on by the tasks each scheduler dealt, events fired): the result is the one
+  // simulating them gives (an observer sees every event, so nothing is skipped there), to the
+  // last bit.
   const mi300x = loadBackend(mi300xDescriptor, 'test');
   const persistentCases: [string, Backend, number][] = [
     ['mirage', h100, 64],
@@ -132,7 +131,7 @@ describe('whole-model decode with a proven steady layer', () => {
     ['fleet-wave-ksplit', mi300x, 8],
   ];
   for (const [policy, b, batch] of persistentCases) {
-    it(`${policy} on ${b.name} at batch ${batch}: skipping repeated layers and replaying the previous iteration changes nothing`, () => {
+    it(`${policy} on ${b.name} at batch ${batch}: skipping the layers that repeat a proven one changes nothing`, () => {
       const g = buildDecodeGraph(batch > 8 ? small : model, { batch, contextLen: 1023 });
       const resolved = resolvePolicy(b, policy);
       if ('reason' in resolved) throw new Error(resolved.reason);
@@ -151,8 +150,8 @@ describe('whole-model decode with a proven steady layer', () => {
     });
   }
 
-  // Whole small models at a larger batch: the memoised step (proof, skipped layers, replayed
-  // iteration, extrapolation) equals simulating every layer of every iteration.
+  // Whole small models at a larger batch: the memoised step (proof, skipped layers,
+  // extrapolation) equals simulating every layer of every iteration.
   for (const [policy, b] of [
     ['mirage', h100],
     ['fleet-ksplit', mi300x],

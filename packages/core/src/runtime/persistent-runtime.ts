@@ -5,7 +5,7 @@ import { TaskProgress } from './task-progress.js';
 import type { Machine } from './machine.js';
 import { EventCounters } from './event-counters.js';
 import { schedulerLayout } from './scheduler-layout.js';
-import { SteadyStateProbe, type BoundaryState } from './steady-state.js';
+import { SteadyStateProbe } from './steady-state.js';
 import { sameLayerTask } from './layer-repeat.js';
 
 /** How a persistent megakernel is organised on the device. */
@@ -163,16 +163,6 @@ export class PersistentRuntime extends TaskProgress {
    * task to a worker (a dispatch), whose completion launches the iteration's first tasks.
    */
   private endOfGraph(now: number): void {
-    // What the next iteration may replay from a boundary where it stands as this one stood.
-    this.previous = {
-      boundaries: new Map(this.marks),
-      proof: this.probe.steadyFrom === null ? null : { boundary: this.probe.steadyFrom + 1, upToSymmetry: this.probe.upToSymmetry },
-      endNs: now,
-      layerEnd: [...this.layerEnd],
-      end: this.markNow(now),
-      tailMixed: this.mixed,
-      counters: [],
-    };
     const prepareNs = this.device.acquire.fixedNs + this.device.atomicLatencyNs + this.m.cost.dispatchNs;
     this.iterationStartNs = now;
     this.m.engine.at(now + prepareNs, this.endOfGraphKind, 0);
@@ -189,19 +179,11 @@ export class PersistentRuntime extends TaskProgress {
     this.probe = new SteadyStateProbe();
     this.boundary = 0;
     this.marks.clear();
-    const before = this.countersAtStart;
     this.countersAtStart = this.m.memory.allCounters().map((c) => {
       const copy = zeroCounters();
       addCounters(copy, c);
       return copy;
     });
-    if (this.previous)
-      this.previous.counters = this.countersAtStart.map((c, b) => {
-        const own = zeroCounters();
-        addCounters(own, c);
-        if (before?.[b]) addCounters(own, before[b]!, -1);
-        return own;
-      });
     this.onReady(this.counters.initiallyReady());
   }
 
@@ -216,8 +198,6 @@ export class PersistentRuntime extends TaskProgress {
       addCounters(out, c);
       const before = this.countersAtStart?.[b];
       if (before) addCounters(out, before, -1);
-      const replayed = this.replayed?.[b];
-      if (replayed) addCounters(out, replayed);
       return out;
     });
   }
@@ -236,7 +216,7 @@ export class PersistentRuntime extends TaskProgress {
   /** The last layer boundary offered to the probe. */
   private boundary = 0;
   /** What the runtime had counted at each quiescent boundary of this iteration (`skipRepeats`). */
-  private readonly marks = new Map<number, BoundaryRecord>();
+  private readonly marks = new Map<number, BoundaryMark>();
 
   /** The first decoder layer proven to repeat (with `checkSteadyState`), or null. */
   get steadyFrom(): number | null {
@@ -285,17 +265,14 @@ export class PersistentRuntime extends TaskProgress {
     const signalledBy = this.signaller < 0 || this.opts.chipletAware ? -1 : this.schedulerOfWorker[this.signaller]!;
     const equivariant = !this.mixed;
     this.mixed = false;
-    const state: BoundaryState = {
+    const state = {
       runtime: [this.signaller, ...sched, ...writeBack],
       memory,
       canonical: { runtime: [signalledBy, ...canonicalSched, ...writeBack], memory },
       equivariant,
     };
-    const mark = this.markNow(now);
-    // States are kept for the next iteration to compare with (`replayPrevious`).
-    this.marks.set(b, { ...mark, mixedBefore: !equivariant, state: this.iteration < this.iterations ? state : null });
+    this.marks.set(b, this.markNow(now));
     this.probe.offer(b, state);
-    if (this.iteration === this.iterations && this.replayPrevious(b, state, mark)) return true;
     if (this.probe.steadyFrom === null || !this.skipRepeats(b)) return false;
     // The layers skipped would have mixed work as the steady one did.
     if (!equivariant) this.mixed = true;
@@ -305,7 +282,6 @@ export class PersistentRuntime extends TaskProgress {
   private markNow(now: number): BoundaryMark {
     return {
       now,
-      fires: this.counters.fires,
       cursors: Int32Array.from(this.schedCursor),
       dispatches: this.dispatches,
       fences: this.fences,
@@ -313,73 +289,6 @@ export class PersistentRuntime extends TaskProgress {
       descriptorsFetched: this.descriptorsFetched,
     };
   }
-
-  /** The previous iteration: its quiescent boundaries, its proof, how it ended. */
-  private previous: PreviousIteration | null = null;
-  /** Memory counters per bucket that a replay of the previous iteration stands for (`lastIterationCounters`). */
-  private replayed: MemoryCounters[] | null = null;
-
-  /**
-   * In the last iteration, at quiescent boundary `b`: if the machine stands in the state the
-   * previous iteration stood in there — equal as labelled, or up to a relabelling of
-   * interchangeable workers under which the previous iteration ran on equivariantly (no
-   * partition mixed CU-task and chiplet-task work after `b`) — the rest of this iteration is
-   * the rest of that one moved on in time: the same layer times, counters and schedule counts,
-   * the same end, and the same steady layer (this iteration's, if it proved one by `b`; else
-   * the one the previous iteration proved past `b`, or at `b` — then this one's comes a layer
-   * later — as this one would have, its states being the previous one's relabelled). The
-   * run ends there without simulating the rest. Only where nothing watches the run and the
-   * machine is quiescent; returns whether it replayed.
-   */
-  private replayPrevious(b: number, state: BoundaryState, mark: BoundaryMark): boolean {
-    const prev = this.previous;
-    const at = prev?.boundaries.get(b);
-    if (!prev || !at?.state || this.m.bus.active || !this.m.canSkipLayers()) return false;
-    let steady: { from: number; upToSymmetry: boolean; mixedAfter: boolean };
-    if (this.probe.steadyFrom !== null) steady = { from: this.probe.steadyFrom, upToSymmetry: this.probe.upToSymmetry, mixedAfter: mixedFrom(prev, b) };
-    else if (prev.proof && prev.proof.boundary > b)
-      steady = { from: prev.proof.boundary - 1, upToSymmetry: prev.proof.upToSymmetry, mixedAfter: mixedFrom(prev, prev.proof.boundary) };
-    // The previous iteration proved layer b - 1 steady here: layer b, where it has the same tasks,
-    // repeats it there (and so here), and this iteration's proof comes at the next boundary. Only
-    // where no partition mixed work after b, so the kind of that proof cannot matter.
-    else if (prev.proof?.boundary === b && this.graph.layers.includes(b) && !mixedFrom(prev, b) && this.repeatsLayer(b - 1, b))
-      steady = { from: b, upToSymmetry: prev.proof.upToSymmetry, mixedAfter: false };
-    else return false;
-    const p = at.state;
-    if (!equalNumbers(p.runtime, state.runtime) || !equalNumbers(p.memory(), state.memory())) {
-      const symmetric =
-        !mixedFrom(prev, b) &&
-        p.canonical !== undefined &&
-        state.canonical !== undefined &&
-        equalNumbers(p.canonical.runtime, state.canonical.runtime) &&
-        equalNumbers(p.canonical.memory(), state.canonical.memory());
-      if (!symmetric) return false;
-    }
-    const shift = mark.now - at.now;
-    // Buckets of layers not compiled have no end.
-    for (let i = b + 1; i < prev.layerEnd.length; i++) if (prev.layerEnd[i] !== undefined) this.layerEnd[i] = prev.layerEnd[i]! + shift;
-    for (let id = 0; id < this.completedFlags.length; id++) {
-      if (this.completedFlags[id]) continue;
-      this.completedFlags[id] = 1;
-      this.finished++;
-    }
-    this.dispatches += prev.end.dispatches - at.dispatches;
-    this.fences += prev.end.fences - at.fences;
-    this.descriptorFetches += prev.end.descriptorFetches - at.descriptorFetches;
-    this.descriptorsFetched += prev.end.descriptorsFetched - at.descriptorsFetched;
-    this.counters.fires += prev.end.fires - at.fires;
-    // Buckets past b are untouched in this iteration: the previous iteration's counts stand for them.
-    this.replayed = prev.counters.map((c, i) => (i > b ? c : zeroCounters()));
-    this.probe.steadyFrom = steady.from;
-    this.probe.upToSymmetry = steady.upToSymmetry;
-    this.mixed = steady.mixedAfter;
-    this.finishedAt = prev.endNs + shift;
-    this.ended = true;
-    return true;
-  }
-
-  /** The run's last iteration was replayed: no task's end may end it again. */
-  private ended = false;
 
   /**
    * The probe just proved, at boundary `b`, that layer `b - 1` began and ended in the same
@@ -707,7 +616,7 @@ export class PersistentRuntime extends TaskProgress {
         this.signaller = -1;
       }
       this.layerEnd[this.layerOfTask[task.id]! + 1] = now;
-      if (this.finished === this.graph.tasks.length && !this.ended) {
+      if (this.finished === this.graph.tasks.length) {
         if (this.iteration < this.iterations) this.endOfGraph(now);
         else this.finishedAt = now;
       }
@@ -724,44 +633,9 @@ export class PersistentRuntime extends TaskProgress {
 /** What a persistent runtime had counted when it reached a quiescent layer boundary. */
 interface BoundaryMark {
   now: number;
-  fires: number;
   cursors: Int32Array;
   dispatches: number;
   fences: number;
   descriptorFetches: number;
   descriptorsFetched: number;
-}
-
-/** A quiescent boundary of an iteration: its counts, whether work mixed since the boundary before, its state (kept for the next iteration). */
-interface BoundaryRecord extends BoundaryMark {
-  mixedBefore: boolean;
-  state: BoundaryState | null;
-}
-
-/** An iteration as the next one may replay it from a boundary. */
-interface PreviousIteration {
-  boundaries: Map<number, BoundaryRecord>;
-  /** Its steady layer's proof: the boundary it was proven at. */
-  proof: { boundary: number; upToSymmetry: boolean } | null;
-  /** When its last task finished, ns; its layers' ends; its counts then. */
-  endNs: number;
-  layerEnd: number[];
-  end: BoundaryMark;
-  /** Whether a partition mixed CU-task and chiplet-task work after its last recorded boundary. */
-  tailMixed: boolean;
-  /** Its own memory counters per bucket. */
-  counters: MemoryCounters[];
-}
-
-/** Whether a partition mixed CU-task and chiplet-task work in iteration `it` after boundary `b`. */
-function mixedFrom(it: PreviousIteration, b: number): boolean {
-  if (it.tailMixed) return true;
-  for (const [c, r] of it.boundaries) if (c > b && r.mixedBefore) return true;
-  return false;
-}
-
-function equalNumbers(a: ArrayLike<number>, b: ArrayLike<number>): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }
