@@ -340,6 +340,16 @@ export class PersistentRuntime extends TaskProgress {
 
   /** Whether compiled layer `b` repeats layer `a`: the same tasks, each waiting on and signalling the events of its layer's counterparts. */
   private repeatsLayer(a: number, b: number): boolean {
+    // The graph is the same in every iteration: each pair of layers is compared once.
+    const key = `${a}:${b}`;
+    let same = this.repeats.get(key);
+    if (same === undefined) this.repeats.set(key, (same = this.sameTasks(a, b)));
+    return same;
+  }
+
+  private readonly repeats = new Map<string, boolean>();
+
+  private sameTasks(a: number, b: number): boolean {
     const x = this.tasksOfLayer(a);
     const y = this.tasksOfLayer(b);
     if (x.length !== y.length) return false;
