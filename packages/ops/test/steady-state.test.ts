@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildDecodeGraph, loadBackend, loadModel, repetitionProvable, simulateGraph, type Backend } from '@fleet/core';
 import h100Descriptor from '@fleet/backend-h100';
 import mi300xDescriptor from '@fleet/backend-mi300x';
-import { backendCompileOptions, predictDecode, PROOF_LAYERS, resolvePolicy, sameLayerOps } from '../src/index.js';
+import { backendCompileOptions, DECODE_ITERATIONS, predictDecode, PROOF_LAYERS, resolvePolicy, sameLayerOps } from '../src/index.js';
 import { mi350Backend } from './helpers.js';
 
 const backend = mi350Backend();
@@ -27,6 +27,9 @@ describe('whole-model decode with a proven steady layer', () => {
   // repetition is proven up to that relabelling of interchangeable workers.
   const h100 = loadBackend(h100Descriptor, 'test');
   const short = { ...model, numLayers: 12 };
+  // A narrower Qwen3 (2048 wide, 8 layers, a 32K vocabulary): whole steps at batch 64 stay
+  // quick, and a layer's weights (~100 MB) still outgrow the caches as the real model's do.
+  const small = { ...model, name: 'qwen3-small', numLayers: 8, hiddenSize: 2048, numHeads: 16, numKvHeads: 8, intermediateSize: 6144, vocabSize: 32768 };
   const cases: [string, Backend, number][] = [
     ['kernel-per-op', backend, 8],
     ['kernel-per-op-graph', backend, 8],
@@ -111,6 +114,60 @@ describe('whole-model decode with a proven steady layer', () => {
       expect(skipped.counters).toEqual(full.counters);
       expect(skipped.launches).toBe(full.launches);
       expect(skipped.steadyFrom).toBe(full.steadyFrom);
+    });
+  }
+
+  // A persistent megakernel runs two decode iterations in its one launch. Once a layer is
+  // proven to repeat, each iteration moves the machine past the sampled layers that repeat it
+  // (cursors on by the tasks each scheduler dealt, events fired): the result is the one
+  // simulating them gives (an observer sees every event, so nothing is skipped there), to the
+  // last bit.
+  const mi300x = loadBackend(mi300xDescriptor, 'test');
+  const persistentCases: [string, Backend, number][] = [
+    ['mirage', h100, 64],
+    ['fleet-mtile', mi300x, 8],
+    ['fleet-msplit', mi300x, 16],
+    ['fleet-ksplit', backend, 1],
+    ['fleet-wave-ksplit', mi300x, 8],
+  ];
+  for (const [policy, b, batch] of persistentCases) {
+    it(`${policy} on ${b.name} at batch ${batch}: skipping the layers that repeat a proven one changes nothing`, () => {
+      const g = buildDecodeGraph(batch > 8 ? small : model, { batch, contextLen: 1023 });
+      const resolved = resolvePolicy(b, policy);
+      if ('reason' in resolved) throw new Error(resolved.reason);
+      const layers = Array.from({ length: PROOF_LAYERS }, (_, i) => i);
+      const tg = resolved.policy.compile(g, b, resolved.schedule, { ...backendCompileOptions(b), layers });
+      const own = resolved.policy.runtime(b, resolved.schedule);
+      const opts = { ...own, persistent: { ...own.persistent!, iterations: DECODE_ITERATIONS }, checkSteadyState: true };
+      const skipped = simulateGraph(b, tg, opts);
+      const full = simulateGraph(b, tg, { ...opts, observers: [() => {}] });
+      expect(skipped.steadyFrom).not.toBeNull();
+      expect(skipped.engineEvents).toBeLessThan(full.engineEvents);
+      expect(skipped.timeNs).toBe(full.timeNs);
+      expect(skipped.layerEndNs).toEqual(full.layerEndNs);
+      expect(skipped.counters).toEqual(full.counters);
+      for (const k of ['dispatches', 'fences', 'descriptorFetches', 'descriptorsFetched', 'launches', 'steadyFrom'] as const) expect(skipped[k]).toBe(full[k]);
+    });
+  }
+
+  // Whole small models at a larger batch: the memoised step (proof, skipped layers,
+  // extrapolation) equals simulating every layer of every iteration.
+  for (const [policy, b] of [
+    ['mirage', h100],
+    ['fleet-ksplit', mi300x],
+    ['fleet-wave-ksplit', backend],
+  ] as const) {
+    it(`${policy} on ${b.name}: a whole small model at batch 64 memoised equals simulating every layer`, () => {
+      const opts = { policy, batch: 64, prompt: 1023, decode: 1, positions: 1, layers: small.numLayers };
+      const memo = predictDecode(b, small, opts);
+      const full = predictDecode(b, small, { ...opts, observers: [() => {}] });
+      expect(memo.sampling.layersExtrapolated).toBe('proven');
+      expect(memo.sampling.layersSimulated).toBeLessThan(small.numLayers);
+      expect(full.sampling).toMatchObject({ layersSimulated: small.numLayers, layersExtrapolated: 'none' });
+      expect(Math.abs(memo.tpotMs / full.tpotMs - 1)).toBeLessThan(1e-9);
+      for (const k of ['hbmReadBytes', 'hbmWriteBytes', 'fabricReadBytes', 'l2HitRate'] as const) {
+        expect(Math.abs(memo[k] - full[k])).toBeLessThanOrEqual(1e-9 * Math.abs(full[k]));
+      }
     });
   }
 

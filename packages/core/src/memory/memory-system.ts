@@ -257,14 +257,20 @@ export class MemorySystem {
    * The memory system as it stands after `layers` more decoder layers that each repeat the
    * last one exactly (a proven steady state, see `SteadyStateProbe`): every cached block of a
    * per-layer buffer renamed to the same role that many layers later, the last layer's counters
-   * (bucket `from`) copied to buckets `from + 1 … from + layers`. Needs `canSkipLayers`.
+   * (bucket `from`, less `since` where given: what the bucket held before that layer ran)
+   * added to buckets `from + 1 … from + layers`. Needs `canSkipLayers`.
    */
-  skipLayers(layers: number, from: number): void {
+  skipLayers(layers: number, from: number, since?: MemoryCounters): void {
     const P = this.periodBlocks;
     if (P === null) throw new Error('memory: skipping layers needs a layer-periodic layout');
     for (const c of [...this.l2, ...(this.llc ? [this.llc] : [])]) c.relabel(P, layers * P);
-    const last = this.countersOf(from);
-    // The skipped buckets are untouched (zero): adding the last layer's copies it exactly.
+    let last = this.countersOf(from);
+    if (since) {
+      last = zeroCounters();
+      addCounters(last, this.countersOf(from));
+      addCounters(last, since, -1);
+    }
+    // The skipped buckets hold what earlier runs of those layers counted (zero in a first run): adding copies the last layer's.
     for (let b = from + 1; b <= from + layers; b++) addCounters(this.countersOf(b), last);
   }
 

@@ -59,6 +59,48 @@ export class EventCounters {
     if (ready.length > 0) this.onReady(ready);
   }
 
+  /**
+   * Stand for tasks `skipped` (every producer of their events among them, none of them run
+   * this iteration) having signalled, except `last`, whose event the caller then signals
+   * (`signal`) — so the tasks it readies are readied as the run would have readied them.
+   * Refuses (false, nothing changed) where another of their events would ready a task that is
+   * not skipped, or an event has producers outside `skipped` or was signalled already.
+   */
+  skip(skipped: readonly number[], isSkipped: (task: number) => boolean, last: number): boolean {
+    const lastEvent = this.graph.tasks[last]!.signal;
+    if (lastEvent === null) return false;
+    const signals = new Map<number, number>();
+    for (const id of skipped) {
+      const e = this.graph.tasks[id]!.signal;
+      if (e !== null) signals.set(e, (signals.get(e) ?? 0) + 1);
+    }
+    if (!signals.has(lastEvent) || this.waiting[lastEvent]!.some(isSkipped)) return false;
+    // Tasks not skipped keep at least one wait unmet until `last` signals.
+    const met = new Map<number, number>();
+    for (const [e, n] of signals) {
+      const threshold = this.graph.events[e]!.threshold;
+      if (n !== threshold || this.fired[e] || this.count[e] !== threshold * (this.iteration - 1)) return false;
+      if (e === lastEvent) continue;
+      for (const id of this.waiting[e]!) {
+        if (isSkipped(id)) continue;
+        const m = (met.get(id) ?? 0) + 1;
+        met.set(id, m);
+        if (m >= this.unmet[id]!) return false;
+      }
+    }
+    for (const [e, n] of signals) {
+      if (e === lastEvent) {
+        this.count[e]! += n - 1;
+        continue;
+      }
+      this.count[e]! += n;
+      this.fired[e] = 1;
+      this.fires++;
+      for (const id of this.waiting[e]!) this.unmet[id]!--;
+    }
+    return true;
+  }
+
   /** Events that have not reached their threshold, as `name count/threshold`. */
   pendingEvents(): string[] {
     return this.graph.events.filter((e) => !this.fired[e.id]).map((e) => `${e.name} ${this.count[e.id]}/${e.threshold * this.iteration}`);

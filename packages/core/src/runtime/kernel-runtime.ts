@@ -1,4 +1,5 @@
-import type { Region, TaskGraph, Tile } from '../graph/task-graph.js';
+import type { TaskGraph } from '../graph/task-graph.js';
+import { sameLayerTask } from './layer-repeat.js';
 import { TaskProgress } from './task-progress.js';
 import type { Machine } from './machine.js';
 import { SteadyStateProbe } from './steady-state.js';
@@ -149,51 +150,12 @@ export class KernelRuntime extends TaskProgress {
     const ka = of(a);
     const kb = of(b);
     if (ka.length !== kb.length) return false;
-    const mem = this.m.memory;
-    const slot = mem.periodBlocks! * mem.blockBytes;
-    const shift = (b - a) * slot;
-    const sameRegions = (x: readonly Region[], y: readonly Region[]) => {
-      if (x.length !== y.length) return false;
-      for (let i = 0; i < x.length; i++) {
-        const r = x[i]!;
-        const q = y[i]!;
-        const at = mem.regionAddress(r);
-        if (
-          mem.regionAddress(q) !== (at >= slot ? at + shift : at) ||
-          r.bytes !== q.bytes ||
-          (r.rows ?? 1) !== (q.rows ?? 1) ||
-          (r.strideBytes ?? r.bytes) !== (q.strideBytes ?? q.bytes) ||
-          r.policy !== q.policy
-        )
-          return false;
-      }
-      return true;
-    };
-    // Every other field of a tile alike: numbers and strings equal, objects (its pipeline) equal as data.
-    const sameTile = (x: Tile, y: Tile) => {
-      if (!sameRegions(x.reads, y.reads) || !sameRegions(x.writes, y.writes)) return false;
-      let n = 0;
-      for (const key in x) {
-        n++;
-        if (key === 'reads' || key === 'writes') continue;
-        const u = x[key as keyof Tile];
-        const v = y[key as keyof Tile];
-        if (u !== v && !sameData(u, v)) return false;
-      }
-      for (const _ in y) n--;
-      return n === 0;
-    };
     const tasks = this.graph.tasks;
     for (let i = 0; i < ka.length; i++) {
       const x = ka[i]!;
       const y = kb[i]!;
       if (x.tasks.length !== y.tasks.length || x.workgroupsPerUnit !== y.workgroupsPerUnit) return false;
-      for (let t = 0; t < x.tasks.length; t++) {
-        const p = tasks[x.tasks[t]!]!;
-        const q = tasks[y.tasks[t]!]!;
-        if (p.kind !== q.kind || p.level !== q.level || p.partition !== q.partition || p.tiles.length !== q.tiles.length) return false;
-        for (let j = 0; j < p.tiles.length; j++) if (!sameTile(p.tiles[j]!, q.tiles[j]!)) return false;
-      }
+      for (let t = 0; t < x.tasks.length; t++) if (!sameLayerTask(this.m.memory, tasks[x.tasks[t]!]!, tasks[y.tasks[t]!]!, b - a)) return false;
     }
     return true;
   }
@@ -305,16 +267,4 @@ export class KernelRuntime extends TaskProgress {
     // The device-wide barrier, then the next launch.
     this.m.engine.at(now + this.m.cost.endOfKernel.barrierNs, this.nextKind, 0);
   }
-}
-
-/** Equality of plain data: primitives, arrays and plain objects with equal members. */
-function sameData(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return false;
-  const x = a as Record<string, unknown>;
-  const y = b as Record<string, unknown>;
-  const keys = Object.keys(x);
-  if (keys.length !== Object.keys(y).length) return false;
-  for (const k of keys) if (!(k in y) || !sameData(x[k], y[k])) return false;
-  return true;
 }

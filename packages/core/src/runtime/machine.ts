@@ -1,6 +1,6 @@
 import type { Engine } from '../engine/engine.js';
 import type { Task, TaskGraph, Tile } from '../graph/task-graph.js';
-import { MemorySystem, type TileTraffic } from '../memory/memory-system.js';
+import { MemorySystem, type MemoryCounters, type TileTraffic } from '../memory/memory-system.js';
 import { BandwidthResource } from '../memory/bandwidth-resource.js';
 import { exposedStallNs, latencyBoundNs, type TilePipeline } from '../compute/tile-pipeline.js';
 import { dramLatencyAtInFlight } from '../memory/loaded-latency.js';
@@ -209,13 +209,15 @@ export class Machine {
   /**
    * The machine as it stands `layers` repeats of the last layer later, each `layerNs` long:
    * the clock moved on, the caches' per-layer blocks renamed (`MemorySystem.skipLayers`), the
-   * write-back paths' backlog kept relative to the clock. `bucket` is the last layer's.
+   * write-back paths' backlog kept relative to the clock. `bucket` is the last layer's; `since`,
+   * where given, its counters before the last layer's run began (a persistent launch's earlier
+   * iterations), not repeated.
    */
-  skipLayers(layers: number, layerNs: number, bucket: number): void {
+  skipLayers(layers: number, layerNs: number, bucket: number, since?: MemoryCounters): void {
     const dt = layers * layerNs;
     if (!this.engine.jump(dt)) throw new Error('machine: skipping layers with events queued');
     for (let i = 0; i < this.writeBackFree.length; i++) this.writeBackFree[i] = this.writeBackFree[i]! + dt;
-    this.memory.skipLayers(layers, bucket);
+    this.memory.skipLayers(layers, bucket, since);
   }
 
   /** A fixed delay on `slot` (an atomic, a poll, a fetch). */

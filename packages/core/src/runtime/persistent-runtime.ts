@@ -6,6 +6,7 @@ import type { Machine } from './machine.js';
 import { EventCounters } from './event-counters.js';
 import { schedulerLayout } from './scheduler-layout.js';
 import { SteadyStateProbe } from './steady-state.js';
+import { sameLayerTask } from './layer-repeat.js';
 
 /** How a persistent megakernel is organised on the device. */
 export interface PersistentOptions {
@@ -100,7 +101,7 @@ export class PersistentRuntime extends TaskProgress {
   private iteration = 1;
   /** When the iteration running began: the previous one's last task finished (0 for the first), ns. */
   iterationStartNs = 0;
-  /** Memory counters at the start of the last iteration (null while there is one iteration). */
+  /** Memory counters at the start of the iteration running (null in the first). */
   private countersAtStart: MemoryCounters[] | null = null;
   private readonly endOfGraphKind: number;
 
@@ -173,13 +174,16 @@ export class PersistentRuntime extends TaskProgress {
     this.completedFlags.fill(0);
     this.counters.nextIteration();
     this.dispatches++;
-    if (this.iteration === this.iterations) {
-      this.countersAtStart = this.m.memory.allCounters().map((c) => {
-        const copy = zeroCounters();
-        addCounters(copy, c);
-        return copy;
-      });
-    }
+    // Each iteration looks for its own steady layer (to skip the layers repeating it); the
+    // last iteration's is the run's.
+    this.probe = new SteadyStateProbe();
+    this.boundary = 0;
+    this.marks.clear();
+    this.countersAtStart = this.m.memory.allCounters().map((c) => {
+      const copy = zeroCounters();
+      addCounters(copy, c);
+      return copy;
+    });
     this.onReady(this.counters.initiallyReady());
   }
 
@@ -208,9 +212,11 @@ export class PersistentRuntime extends TaskProgress {
   private signaller = -1;
   /** Tasks a scheduler is writing to a queue (dispatched, not delivered yet). */
   private inDispatch = 0;
-  private readonly probe = new SteadyStateProbe();
+  private probe = new SteadyStateProbe();
   /** The last layer boundary offered to the probe. */
   private boundary = 0;
+  /** What the runtime had counted at each quiescent boundary of this iteration (`skipRepeats`). */
+  private readonly marks = new Map<number, BoundaryMark>();
 
   /** The first decoder layer proven to repeat (with `checkSteadyState`), or null. */
   get steadyFrom(): number | null {
@@ -226,25 +232,25 @@ export class PersistentRuntime extends TaskProgress {
    * but the worker whose signal readied them, the state the layer inherits is the caches,
    * who signalled, the schedulers' cursors and backlogs, and the write-back paths' backlog.
    */
-  private checkBoundary(ids: readonly number[]): void {
+  private checkBoundary(ids: readonly number[]): boolean {
     const layers = this.graph.layers;
     let b = 0;
     for (const id of ids) {
       const l = this.layerOfTask[id]!;
       b = Math.max(b, l > layers[layers.length - 1]! ? layers.length : l);
     }
-    if (b <= this.boundary) return;
+    if (b <= this.boundary) return false;
     this.boundary = b;
     let quiet = this.inDispatch === 0 && this.finished === this.tasksBefore(b);
     for (let w = 0; quiet && w < this.queues.length; w++) quiet = this.queues[w]!.length === 0 && (w === this.signaller || this.phase[w] === IDLE);
     if (!quiet) {
       this.probe.offer(b, null);
-      return;
+      return false;
     }
     const memory = this.m.memory.layerRelativeState(b);
     if (memory === null) {
       this.probe.offer(b, null);
-      return;
+      return false;
     }
     const now = this.m.engine.now;
     const sched = this.schedWorkers.flatMap((ws, s) => [this.schedCursor[s]! % Math.max(1, ws.length), Math.max(0, this.schedFree[s]! - now)]);
@@ -259,12 +265,144 @@ export class PersistentRuntime extends TaskProgress {
     const signalledBy = this.signaller < 0 || this.opts.chipletAware ? -1 : this.schedulerOfWorker[this.signaller]!;
     const equivariant = !this.mixed;
     this.mixed = false;
-    this.probe.offer(b, {
+    const state = {
       runtime: [this.signaller, ...sched, ...writeBack],
       memory,
       canonical: { runtime: [signalledBy, ...canonicalSched, ...writeBack], memory },
       equivariant,
-    });
+    };
+    this.marks.set(b, this.markNow(now));
+    this.probe.offer(b, state);
+    if (this.probe.steadyFrom === null || !this.skipRepeats(b)) return false;
+    // The layers skipped would have mixed work as the steady one did.
+    if (!equivariant) this.mixed = true;
+    return true;
+  }
+
+  private markNow(now: number): BoundaryMark {
+    return {
+      now,
+      cursors: Int32Array.from(this.schedCursor),
+      dispatches: this.dispatches,
+      fences: this.fences,
+      descriptorFetches: this.descriptorFetches,
+      descriptorsFetched: this.descriptorsFetched,
+    };
+  }
+
+  /**
+   * The probe just proved, at boundary `b`, that layer `b - 1` began and ended in the same
+   * state (up to a relabelling of interchangeable workers, under which it ran equivariantly):
+   * each following sampled layer with the same tasks (`sameLayerTask`, the same events between
+   * them) would repeat it exactly, under that relabelling once more. Instead of running them
+   * the machine moves to where they leave it — the clock on by their time, the caches'
+   * per-layer blocks renamed, their counters, completion times and schedule counts those of
+   * layer `b - 1` repeated, each scheduler's cursor on by as many tasks as it dealt in that
+   * layer, their events fired — and the last of them signals, readying the next layer (or the
+   * head) as it would have. The workers are all idle here, so the relabelling leaves no other
+   * trace: the state reached is the one simulating the layers reaches, but for which idle
+   * worker signalled last, which only its scheduler (a rotation keeps) can see. Only where
+   * nothing watches the run and the machine is quiescent; returns whether it skipped.
+   */
+  private skipRepeats(b: number): boolean {
+    const s = b - 1;
+    const from = this.marks.get(s);
+    const to = this.marks.get(b);
+    const task = this.signaller >= 0 ? this.current[this.signaller]! : -1;
+    if (this.m.bus.active || !from || !to || task < 0 || this.layerOfTask[task] !== s || !this.m.canSkipLayers()) return false;
+    const layers = this.graph.layers;
+    const steady = this.tasksOfLayer(s);
+    let n = 0;
+    while (layers.includes(b + n) && this.repeatsLayer(s, b + n)) n++;
+    if (n === 0) return false;
+    const skipped = Array.from({ length: n }, (_, j) => this.tasksOfLayer(b + j)).flat();
+    const last = this.tasksOfLayer(b + n - 1)[steady.indexOf(task)]!;
+    const isSkipped = (id: number) => this.layerOfTask[id]! >= b && this.layerOfTask[id]! < b + n;
+    if (!this.counters.skip(skipped, isSkipped, last)) return false;
+    for (const id of skipped) {
+      this.completedFlags[id] = 1;
+      this.finished++;
+    }
+    const layerNs = to.now - from.now;
+    for (let j = 1; j <= n; j++) this.layerEnd[b + j] = to.now + j * layerNs;
+    for (let i = 0; i < this.schedCursor.length; i++) this.schedCursor[i]! += n * (to.cursors[i]! - from.cursors[i]!);
+    this.dispatches += n * (to.dispatches - from.dispatches);
+    this.fences += n * (to.fences - from.fences);
+    this.descriptorFetches += n * (to.descriptorFetches - from.descriptorFetches);
+    this.descriptorsFetched += n * (to.descriptorsFetched - from.descriptorsFetched);
+    const dt = n * layerNs;
+    for (let i = 0; i < this.schedFree.length; i++) this.schedFree[i]! += dt;
+    // Bucket b is layer s's; in a later iteration only what this iteration added to it repeats.
+    this.m.skipLayers(n, layerNs, b, this.countersAtStart?.[b]);
+    this.counters.signal(this.graph.tasks[last]!.signal!, this.m.engine.now, this.m.bus);
+    return true;
+  }
+
+  /** Whether compiled layer `b` repeats layer `a`: the same tasks, each waiting on and signalling the events of its layer's counterparts. */
+  private repeatsLayer(a: number, b: number): boolean {
+    // The graph is the same in every iteration: each pair of layers is compared once.
+    const key = `${a}:${b}`;
+    let same = this.repeats.get(key);
+    if (same === undefined) this.repeats.set(key, (same = this.sameTasks(a, b)));
+    return same;
+  }
+
+  private readonly repeats = new Map<string, boolean>();
+
+  private sameTasks(a: number, b: number): boolean {
+    const x = this.tasksOfLayer(a);
+    const y = this.tasksOfLayer(b);
+    if (x.length !== y.length) return false;
+    const tasks = this.graph.tasks;
+    for (let i = 0; i < x.length; i++) {
+      const p = tasks[x[i]!]!;
+      const q = tasks[y[i]!]!;
+      if (!sameLayerTask(this.m.memory, p, q, b - a)) return false;
+      if ((p.signal === null) !== (q.signal === null) || p.waits.length !== q.waits.length) return false;
+      if (p.signal !== null && this.eventShape(p.signal, a) !== this.eventShape(q.signal!, b)) return false;
+      for (let j = 0; j < p.waits.length; j++) if (this.eventShape(p.waits[j]!, a) !== this.eventShape(q.waits[j]!, b)) return false;
+    }
+    return true;
+  }
+
+  /** An event as seen from layer `layer`: its threshold and its producers, each as (layer offset, index in its layer). */
+  private eventShape(event: number, layer: number): string {
+    const key = `${event}@${layer}`;
+    let shape = this.shapes.get(key);
+    if (shape === undefined) {
+      if (!this.producers) {
+        this.producers = this.graph.events.map(() => []);
+        for (const t of this.graph.tasks) if (t.signal !== null) this.producers[t.signal]!.push(t.id);
+        this.indexInLayer = new Int32Array(this.layerOfTask.length);
+        const seen = new Map<number, number>();
+        for (let i = 0; i < this.layerOfTask.length; i++) {
+          const l = this.layerOfTask[i]!;
+          const k = seen.get(l) ?? 0;
+          this.indexInLayer[i] = k;
+          seen.set(l, k + 1);
+        }
+      }
+      const at = (id: number) => `${this.layerOfTask[id]! - layer}:${this.indexInLayer![id]}`;
+      shape = `${this.graph.events[event]!.threshold}/${this.producers[event]!.map(at).join(',')}`;
+      this.shapes.set(key, shape);
+    }
+    return shape;
+  }
+
+  private producers: number[][] | null = null;
+  private indexInLayer: Int32Array | null = null;
+  private readonly shapes = new Map<string, string>();
+  private readonly layerTasks = new Map<number, number[]>();
+
+  /** A layer's tasks in id order. */
+  private tasksOfLayer(layer: number): number[] {
+    let ts = this.layerTasks.get(layer);
+    if (!ts) {
+      ts = [];
+      for (let i = 0; i < this.layerOfTask.length; i++) if (this.layerOfTask[i] === layer) ts.push(i);
+      this.layerTasks.set(layer, ts);
+    }
+    return ts;
   }
 
   /** Tasks of the layers before `layer` (the embedding included). */
@@ -281,7 +419,8 @@ export class PersistentRuntime extends TaskProgress {
    * small events — a collective's per-slice events — spread over the schedulers.
    */
   private onReady(ids: readonly number[]): void {
-    if (this.checkSteadyState && this.iteration === this.iterations && this.probe.steadyFrom === null) this.checkBoundary(ids);
+    // A boundary where the layers that follow were skipped has readied their successors instead.
+    if (this.checkSteadyState && this.probe.steadyFrom === null && this.checkBoundary(ids)) return;
     const S = this.schedFree.length;
     let k = 0;
     const cuTasks = ids.filter((id) => this.graph.tasks[id]!.partition === null).length;
@@ -499,4 +638,14 @@ export class PersistentRuntime extends TaskProgress {
   readonly layerEnd: number[] = [];
   /** When the last task completed, ns. */
   finishedAt = 0;
+}
+
+/** What a persistent runtime had counted when it reached a quiescent layer boundary. */
+interface BoundaryMark {
+  now: number;
+  cursors: Int32Array;
+  dispatches: number;
+  fences: number;
+  descriptorFetches: number;
+  descriptorsFetched: number;
 }
