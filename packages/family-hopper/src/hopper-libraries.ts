@@ -424,6 +424,7 @@ function selectNvjetFp8(s: GemmShape): GemmKernel {
       splitK: 1,
       matrixFlopsScale: FP8_MATRIX_FLOPS_SCALE,
       pipeline: { ...nvjetPipeline(cols, rows, 1), dramInFlightBytes: rowwiseDramInFlight(s.m, s.n, cols, rows) },
+      raster: NVJET_RASTER,
     };
   }
   const k = selectNvjet(s);
@@ -494,8 +495,19 @@ export function nvjetKernel(s: GemmShape, cols: number, rows: number, splitK: nu
     splitK,
     pipeline: nvjetPipeline(cols, rows, rowTiles),
     ...(ctas <= SMS && skinnyTile(rows, rowTiles) ? { tileFixedNs: nvjetTileFixedNs(cols) } : {}),
+    raster: NVJET_RASTER,
   };
 }
+
+/**
+ * The order nvjet's tile scheduler walks a large GEMM's tiles. Its grids are persistent (our
+ * pipeline sweep: [2, 66, 1], one CTA an SM, for every M ≥ 2048), so a scheduler hands the tiles
+ * out; nvjet's is not public. CUTLASS's SM90 persistent scheduler, which cuBLASLt's kernels
+ * follow, rasters along M when there are more column tiles than row tiles and along N otherwise
+ * (`RasterOrderOptions::Heuristic`), so a prefill GEMM's wave shares its activation rows and
+ * streams the weights once per few row tiles rather than re-reading the activations per column.
+ */
+const NVJET_RASTER = 'heuristic' as const;
 
 /**
  * CAL ours (`GAPS.sdpa`, rows layout): each cuDNN SDPA call runs a memset node before its

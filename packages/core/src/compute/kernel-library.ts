@@ -43,6 +43,21 @@ export interface GemmKernel {
    * overhead. Default 0.
    */
   tileFixedNs?: number;
+  /**
+   * The order the kernel's tile scheduler walks its output tiles: `along-m` (consecutive tiles
+   * down the batch rows of one column tile, then the next column tile), `along-n` (across the
+   * columns of one row tile, then the next row tile) or `heuristic` (CUTLASS's persistent
+   * scheduler: along M when there are more column tiles than row tiles, else along N). The
+   * order decides which operand stays in the L2 while a wave runs. Default `along-m`.
+   */
+  raster?: 'along-m' | 'along-n' | 'heuristic';
+}
+
+/** The raster a GEMM kernel's tiles run in for `rowTiles` × `colTiles` tiles (see `GemmKernel.raster`). */
+export function gemmRaster(kernel: Pick<GemmKernel, 'raster'> | undefined, rowTiles: number, colTiles: number): 'along-m' | 'along-n' {
+  const r = kernel?.raster ?? 'along-m';
+  if (r !== 'heuristic') return r;
+  return colTiles > rowTiles ? 'along-m' : 'along-n';
 }
 
 export interface DecodeAttentionKernel {

@@ -4,6 +4,7 @@
  * kernels where the backend models them, launched eagerly or replayed as one graph.
  */
 import {
+  gemmRaster,
   graphRows,
   sameData,
   type AccessPolicy,
@@ -101,20 +102,25 @@ export const kernelPerOpLowering: Lowering = {
         ? Math.max(1, Math.min(Math.floor(op.k / TILE_K), Math.floor(ctx.computeUnits / grid)))
         : 1;
     const drafts: Draft[] = [];
-    for (const n0 of colTiles(0, op.n, tileN)) {
-      for (let m = 0; m < bmt; m++) {
-        for (let s = 0; s < ks; s++) {
-          const k0 = chunkBoundary(splitKBoundary(qw, op.k, s, ks), op.k);
-          const k1 = chunkBoundary(splitKBoundary(qw, op.k, s + 1, ks), op.k);
-          if (k1 <= k0) continue;
-          const tn = Math.min(tileN, op.n - n0);
-          const t = fusedAct
-            ? linearTile(op, b, pol, m * bm, n0, tn, k0, k1 - k0, { cols: Math.floor(tn / 2), ldOut: op.n / 2, col0: Math.floor(n0 / 2) }, qw, shape)
-            : linearTile(op, b, pol, m * bm, n0, tn, k0, k1 - k0, undefined, qw, shape);
-          if (chosen) t.pipeline = chosen.pipeline;
-          if (chosen?.tileFixedNs) t.fixedNs = (t.fixedNs ?? 0) + chosen.tileFixedNs;
-          drafts.push({ name: `${op.id}.wg${drafts.length}`, level: 'cu', partition: null, tiles: [t] });
-        }
+    const cols = colTiles(0, op.n, tileN);
+    // The tiles in the order the kernel's scheduler walks them: which operand a wave keeps in the L2.
+    const rows = Array.from({ length: bmt }, (_, m) => m);
+    const order =
+      gemmRaster(chosen, bmt, cols.length) === 'along-m'
+        ? cols.flatMap((n0) => rows.map((m) => [m, n0] as const))
+        : rows.flatMap((m) => cols.map((n0) => [m, n0] as const));
+    for (const [m, n0] of order) {
+      for (let s = 0; s < ks; s++) {
+        const k0 = chunkBoundary(splitKBoundary(qw, op.k, s, ks), op.k);
+        const k1 = chunkBoundary(splitKBoundary(qw, op.k, s + 1, ks), op.k);
+        if (k1 <= k0) continue;
+        const tn = Math.min(tileN, op.n - n0);
+        const t = fusedAct
+          ? linearTile(op, b, pol, m * bm, n0, tn, k0, k1 - k0, { cols: Math.floor(tn / 2), ldOut: op.n / 2, col0: Math.floor(n0 / 2) }, qw, shape)
+          : linearTile(op, b, pol, m * bm, n0, tn, k0, k1 - k0, undefined, qw, shape);
+        if (chosen) t.pipeline = chosen.pipeline;
+        if (chosen?.tileFixedNs) t.fixedNs = (t.fixedNs ?? 0) + chosen.tileFixedNs;
+        drafts.push({ name: `${op.id}.wg${drafts.length}`, level: 'cu', partition: null, tiles: [t] });
       }
     }
     return drafts;
