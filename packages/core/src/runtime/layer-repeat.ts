@@ -1,5 +1,6 @@
 import type { Region, Task, Tile } from '../graph/task-graph.js';
 import type { MemorySystem } from '../memory/memory-system.js';
+import { sameData } from '../simulation/memo.js';
 
 /**
  * Whether task `q` of layer `b` is task `p` of layer `a` repeated: the same kind, level,
@@ -37,23 +38,11 @@ export function sameLayerTask(mem: MemorySystem, p: Task, q: Task, layersApart: 
       if (key === 'reads' || key === 'writes') continue;
       const u = x[key as keyof Tile];
       const v = y[key as keyof Tile];
-      if (u !== v && !sameData(u, v)) return false;
+      if (!sameData(u, v)) return false;
     }
     for (const _ in y) n--;
     return n === 0;
   };
   for (let j = 0; j < p.tiles.length; j++) if (!sameTile(p.tiles[j]!, q.tiles[j]!)) return false;
-  return true;
-}
-
-/** Equality of plain data: primitives, arrays and plain objects with equal members. */
-function sameData(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return false;
-  const x = a as Record<string, unknown>;
-  const y = b as Record<string, unknown>;
-  const keys = Object.keys(x);
-  if (keys.length !== Object.keys(y).length) return false;
-  for (const k of keys) if (!(k in y) || !sameData(x[k], y[k])) return false;
   return true;
 }
