@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { buildDecodeGraph, loadBackend, loadModel, repetitionProvable, simulateGraph, type Backend } from '@fleet/core';
+import {
+  buildDecodeGraph,
+  loadBackend,
+  loadModel,
+  repetitionProvable,
+  simulateGraph,
+  type Backend,
+  type ModelSpec,
+  type OpGraph,
+  type SimulationOptions,
+  type TaskGraph,
+} from '@fleet/core';
 import h100Descriptor from '@fleet/backend-h100';
 import mi300xDescriptor from '@fleet/backend-mi300x';
 import { backendCompileOptions, DECODE_ITERATIONS, predictDecode, PROOF_LAYERS, resolvePolicy, sameLayerOps } from '../src/index.js';
@@ -7,6 +18,46 @@ import { mi350Backend } from './helpers.js';
 
 const backend = mi350Backend();
 const model = loadModel('qwen3-8b');
+
+/** A whole-model step memoised (proof, skipped layers, extrapolation) equals simulating every layer (an observer sees every event). */
+function expectMemoisedEqualsEveryLayer(b: Backend, m: ModelSpec, policy: string, batch: number): void {
+  const opts = { policy, batch, prompt: 1023, decode: 1, positions: 1, layers: m.numLayers };
+  const memo = predictDecode(b, m, opts);
+  const full = predictDecode(b, m, { ...opts, observers: [() => {}] });
+  expect(memo.sampling.layersExtrapolated).toBe('proven');
+  expect(memo.sampling.layersSimulated).toBeLessThan(m.numLayers);
+  expect(full.sampling).toMatchObject({ layersSimulated: m.numLayers, layersExtrapolated: 'none' });
+  expect(Math.abs(memo.tpotMs / full.tpotMs - 1)).toBeLessThan(1e-9);
+  for (const k of ['hbmReadBytes', 'hbmWriteBytes', 'fabricReadBytes', 'l2HitRate'] as const) {
+    expect(Math.abs(memo[k] - full[k])).toBeLessThanOrEqual(1e-9 * Math.abs(full[k]));
+  }
+}
+
+/** The proof's sample of layers of `g` compiled under `policy`, with the policy's runtime options. */
+function compiledSample(b: Backend, policy: string, g: OpGraph) {
+  const resolved = resolvePolicy(b, policy);
+  if ('reason' in resolved) throw new Error(resolved.reason);
+  const layers = Array.from({ length: PROOF_LAYERS }, (_, i) => i);
+  const tg = resolved.policy.compile(g, b, resolved.schedule, { ...backendCompileOptions(b), layers });
+  return { tg, runtime: resolved.policy.runtime(b, resolved.schedule) };
+}
+
+/** Skipping the layers that repeat a proven one leaves the run as simulating them does, to the last bit. */
+function expectSkipEqualsFull(
+  b: Backend,
+  tg: TaskGraph,
+  opts: SimulationOptions,
+  keys: readonly ('dispatches' | 'fences' | 'descriptorFetches' | 'descriptorsFetched' | 'launches' | 'steadyFrom')[],
+): void {
+  const skipped = simulateGraph(b, tg, opts);
+  const full = simulateGraph(b, tg, { ...opts, observers: [() => {}] });
+  expect(skipped.steadyFrom).not.toBeNull();
+  expect(skipped.engineEvents).toBeLessThan(full.engineEvents);
+  expect(skipped.timeNs).toBe(full.timeNs);
+  expect(skipped.layerEndNs).toEqual(full.layerEndNs);
+  expect(skipped.counters).toEqual(full.counters);
+  for (const k of keys) expect(skipped[k]).toBe(full[k]);
+}
 
 describe('whole-model decode with a proven steady layer', () => {
   it('kernel-per-op: stops once a layer provably repeats, and matches simulating all 36 layers', () => {
@@ -41,18 +92,7 @@ describe('whole-model decode with a proven steady layer', () => {
     ['clusterfusion', h100, 8],
   ];
   for (const [policy, b, batch] of cases) {
-    it(`${policy} on ${b.name}: the memoised whole model equals simulating every layer`, () => {
-      const opts = { policy, batch, prompt: 1023, decode: 1, positions: 1, layers: short.numLayers };
-      const memo = predictDecode(b, short, opts);
-      const full = predictDecode(b, short, { ...opts, observers: [() => {}] });
-      expect(memo.sampling.layersExtrapolated).toBe('proven');
-      expect(memo.sampling.layersSimulated).toBeLessThan(short.numLayers);
-      expect(full.sampling).toMatchObject({ layersSimulated: short.numLayers, layersExtrapolated: 'none' });
-      expect(Math.abs(memo.tpotMs / full.tpotMs - 1)).toBeLessThan(1e-9);
-      for (const k of ['hbmReadBytes', 'hbmWriteBytes', 'fabricReadBytes', 'l2HitRate'] as const) {
-        expect(Math.abs(memo[k] - full[k])).toBeLessThanOrEqual(1e-9 * Math.abs(full[k]));
-      }
-    });
+    it(`${policy} on ${b.name}: the memoised whole model equals simulating every layer`, () => expectMemoisedEqualsEveryLayer(b, short, policy, batch));
   }
 
   // The head runs after 3 sampled layers here but after 36 when every layer is simulated: the
@@ -76,12 +116,8 @@ describe('whole-model decode with a proven steady layer', () => {
   // cursor keeps workers in their XCD, and a layer's CU-tasks (811) are no multiple of 31: no
   // two boundaries can be proven alike, and the whole model is simulated without a first try.
   it('mirage on mi350: no repetition can be proven, and every layer is simulated', () => {
-    const g = buildDecodeGraph(short, { batch: 1, contextLen: 1023 });
-    const resolved = resolvePolicy(backend, 'mirage');
-    if ('reason' in resolved) throw new Error(resolved.reason);
-    const layers = Array.from({ length: PROOF_LAYERS }, (_, i) => i);
-    const tg = resolved.policy.compile(g, backend, resolved.schedule, { ...backendCompileOptions(backend), layers });
-    expect(repetitionProvable(backend, tg, { ...resolved.policy.runtime(backend, resolved.schedule), checkSteadyState: true })).toBe(false);
+    const { tg, runtime } = compiledSample(backend, 'mirage', buildDecodeGraph(short, { batch: 1, contextLen: 1023 }));
+    expect(repetitionProvable(backend, tg, { ...runtime, checkSteadyState: true })).toBe(false);
     const opts = { policy: 'mirage', batch: 1, prompt: 1023, decode: 1, positions: 1, layers: short.numLayers };
     const whole = predictDecode(backend, short, opts);
     const observed = predictDecode(backend, short, { ...opts, observers: [() => {}] });
@@ -99,21 +135,8 @@ describe('whole-model decode with a proven steady layer', () => {
     ['clusterfusion', h100],
   ] as const) {
     it(`${policy} on ${b.name}: skipping the layers that repeat a proven one changes nothing`, () => {
-      const g = buildDecodeGraph(model, { batch: 8, contextLen: 1023 });
-      const resolved = resolvePolicy(b, policy);
-      if ('reason' in resolved) throw new Error(resolved.reason);
-      const layers = Array.from({ length: PROOF_LAYERS }, (_, i) => i);
-      const tg = resolved.policy.compile(g, b, resolved.schedule, { ...backendCompileOptions(b), layers });
-      const opts = { ...resolved.policy.runtime(b, resolved.schedule), checkSteadyState: true };
-      const skipped = simulateGraph(b, tg, opts);
-      const full = simulateGraph(b, tg, { ...opts, observers: [() => {}] });
-      expect(skipped.steadyFrom).not.toBeNull();
-      expect(skipped.engineEvents).toBeLessThan(full.engineEvents);
-      expect(skipped.timeNs).toBe(full.timeNs);
-      expect(skipped.layerEndNs).toEqual(full.layerEndNs);
-      expect(skipped.counters).toEqual(full.counters);
-      expect(skipped.launches).toBe(full.launches);
-      expect(skipped.steadyFrom).toBe(full.steadyFrom);
+      const { tg, runtime } = compiledSample(b, policy, buildDecodeGraph(model, { batch: 8, contextLen: 1023 }));
+      expectSkipEqualsFull(b, tg, { ...runtime, checkSteadyState: true }, ['launches', 'steadyFrom']);
     });
   }
 
@@ -132,21 +155,9 @@ describe('whole-model decode with a proven steady layer', () => {
   ];
   for (const [policy, b, batch] of persistentCases) {
     it(`${policy} on ${b.name} at batch ${batch}: skipping the layers that repeat a proven one changes nothing`, () => {
-      const g = buildDecodeGraph(batch > 8 ? small : model, { batch, contextLen: 1023 });
-      const resolved = resolvePolicy(b, policy);
-      if ('reason' in resolved) throw new Error(resolved.reason);
-      const layers = Array.from({ length: PROOF_LAYERS }, (_, i) => i);
-      const tg = resolved.policy.compile(g, b, resolved.schedule, { ...backendCompileOptions(b), layers });
-      const own = resolved.policy.runtime(b, resolved.schedule);
-      const opts = { ...own, persistent: { ...own.persistent!, iterations: DECODE_ITERATIONS }, checkSteadyState: true };
-      const skipped = simulateGraph(b, tg, opts);
-      const full = simulateGraph(b, tg, { ...opts, observers: [() => {}] });
-      expect(skipped.steadyFrom).not.toBeNull();
-      expect(skipped.engineEvents).toBeLessThan(full.engineEvents);
-      expect(skipped.timeNs).toBe(full.timeNs);
-      expect(skipped.layerEndNs).toEqual(full.layerEndNs);
-      expect(skipped.counters).toEqual(full.counters);
-      for (const k of ['dispatches', 'fences', 'descriptorFetches', 'descriptorsFetched', 'launches', 'steadyFrom'] as const) expect(skipped[k]).toBe(full[k]);
+      const { tg, runtime } = compiledSample(b, policy, buildDecodeGraph(batch > 8 ? small : model, { batch, contextLen: 1023 }));
+      const opts = { ...runtime, persistent: { ...runtime.persistent!, iterations: DECODE_ITERATIONS }, checkSteadyState: true };
+      expectSkipEqualsFull(b, tg, opts, ['dispatches', 'fences', 'descriptorFetches', 'descriptorsFetched', 'launches', 'steadyFrom']);
     });
   }
 
@@ -157,18 +168,8 @@ describe('whole-model decode with a proven steady layer', () => {
     ['fleet-ksplit', mi300x],
     ['fleet-wave-ksplit', backend],
   ] as const) {
-    it(`${policy} on ${b.name}: a whole small model at batch 64 memoised equals simulating every layer`, () => {
-      const opts = { policy, batch: 64, prompt: 1023, decode: 1, positions: 1, layers: small.numLayers };
-      const memo = predictDecode(b, small, opts);
-      const full = predictDecode(b, small, { ...opts, observers: [() => {}] });
-      expect(memo.sampling.layersExtrapolated).toBe('proven');
-      expect(memo.sampling.layersSimulated).toBeLessThan(small.numLayers);
-      expect(full.sampling).toMatchObject({ layersSimulated: small.numLayers, layersExtrapolated: 'none' });
-      expect(Math.abs(memo.tpotMs / full.tpotMs - 1)).toBeLessThan(1e-9);
-      for (const k of ['hbmReadBytes', 'hbmWriteBytes', 'fabricReadBytes', 'l2HitRate'] as const) {
-        expect(Math.abs(memo[k] - full[k])).toBeLessThanOrEqual(1e-9 * Math.abs(full[k]));
-      }
-    });
+    it(`${policy} on ${b.name}: a whole small model at batch 64 memoised equals simulating every layer`, () =>
+      expectMemoisedEqualsEveryLayer(b, small, policy, 64));
   }
 
   it('layers with different ops are not taken for repeats', () => {
