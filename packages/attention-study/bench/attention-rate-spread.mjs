@@ -24,6 +24,7 @@ import {
   gridSize,
   logicalCoords,
   mapWorkgroup,
+  mix32,
   planSimulation,
   sampledTopology,
   simulatedLaunchIds,
@@ -37,16 +38,8 @@ const MAPPINGS = ['naive-block-first', 'naive-head-first', 'swizzled-head-first'
 const short = (m) => m.replace('naive-', 'N').replace('swizzled-', 'S').replace('block-first', 'BF').replace('head-first', 'HF');
 const shape = (seq, batch, heads) => ({ seq, batch, heads, kvHeads: heads, headDim: 128, pass: 'fwd' });
 
-function mix(x) {
-  x ^= x >>> 15;
-  x = Math.imul(x, 0x2c1b3c6d) & 0x7fffffff;
-  x ^= x >>> 12;
-  x = Math.imul(x, 0x297a2d39) & 0x7fffffff;
-  x ^= x >>> 15;
-  return x;
-}
 /** Uniform in [−1, 1), from a launch id and a segment index. */
-const uniform = (n, i) => (mix((Math.imul(n, 0x9e3779b1) ^ Math.imul(i + 1, 40503)) >>> 0) % 10000) / 5000 - 1;
+const uniform = (n, i) => (mix32((Math.imul(n, 0x9e3779b1) ^ Math.imul(i + 1, 40503)) >>> 0) % 10000) / 5000 - 1;
 
 /** Scale each task's compute: one factor per workgroup (segment 0) or one per `segment` sampled chunks. */
 function perturb(graph, eps, segment) {

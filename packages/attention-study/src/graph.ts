@@ -56,8 +56,8 @@ export interface AttentionGraphResult extends AttentionTotals {
   events: number;
 }
 
-/** A 32-bit mix: the sampling phase of an owner. */
-function mix(x: number): number {
+/** A 32-bit integer mix (a deterministic hash): the sampling phase of an owner, or any per-id draw. */
+export function mix32(x: number): number {
   x ^= x >>> 15;
   x = Math.imul(x, 0x2c1b3c6d) & 0x7fffffff;
   x ^= x >>> 12;
@@ -130,7 +130,7 @@ export function attentionTaskGraph(kernel: AttentionKernel, plan: AttentionGraph
       const ownerKv = p.streams[0]!.owner === 'kv';
       const key = ownerKv ? 2 * kv + 1 : 2 * q;
       const owner = ownerIndex(key);
-      const r = mix(key) % k;
+      const r = mix32(key) % k;
       const chunks = chunkCount(p.steps, k, r);
       const scale = p.steps / chunks;
       const bundle = stepBytes(p);
