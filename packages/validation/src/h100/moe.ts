@@ -5,8 +5,9 @@
  * experts layer 0 reached. Predictions run kernel-per-op-graph with PyTorch's kernels (router
  * GEMM, top-k, argsort/scatter/scan bookkeeping, gather, grouped GEMMs, index_add) under
  * uniform routing: the benchmark's random router weights route close to uniformly.
- * Batch 1–16 at KV 4K–32K (measured/h100-moe-long-ours.json, and on an H200
- * ../h200/measured/h200-moe-long-ours.json in `h200-moe`) are predictions too.
+ * Batch 1–16 at KV 4K–32K (measured/h100-moe-long-ours.json) are predictions too, as is the
+ * same step measured on an H200 (`h200-moe`: ../h200/measured/h200-moe-ours.json at KV 1024,
+ * h200-moe-long-ours.json at 4K–32K).
  */
 import { buildDecodeGraph, loadModel, simulateGraph, type Backend, type ValidationRow } from '@fleet/core';
 import { KERNEL_PER_OP_GRAPH, predictDecode } from '@fleet/ops';
@@ -15,10 +16,12 @@ import kernels from './measured/h100-moe-kernels-ours.json' with { type: 'json' 
 import h100Long from './measured/h100-moe-long-ours.json' with { type: 'json' };
 import moe from './measured/h100-moe-ours.json' with { type: 'json' };
 import h200Long from '../h200/measured/h200-moe-long-ours.json' with { type: 'json' };
+import h200Moe from '../h200/measured/h200-moe-ours.json' with { type: 'json' };
 import { GOAL_PCT, graphLaunchShareNs, row, type H100ValidationOptions, groupedRows } from './validation.js';
 
 const SRC = 'ours: bench/h100/phases.py MoeModel on an H100 80GB HBM3 (packages/validation/src/h100/measured/h100-moe-ours.json)';
 const SRC_LONG = 'ours: bench/h100/phases.py --moe-plan on an H100 80GB HBM3, 2026-11-27 (packages/validation/src/h100/measured/h100-moe-long-ours.json)';
+const SRC_H200 = 'ours: bench/h100/phases.py on an H200, 2026-11-28 (packages/validation/src/h200/measured/h200-moe-ours.json)';
 const SRC_H200_LONG = 'ours: bench/h100/phases.py --moe-plan on an H200, 2026-11-27 (packages/validation/src/h200/measured/h200-moe-long-ours.json)';
 
 type TpotPoint = { batch: number; kvLen: number; tpotMs: number };
@@ -51,8 +54,8 @@ function longRows(data: typeof h100Long, quick: boolean) {
 }
 const GROUPED = 'GemmUniversal';
 
-function rows(quick: boolean) {
-  return moe.rows.filter((r) => !quick || r.batch === 1 || r.batch === 64);
+function rows(quick: boolean, data: { rows: typeof moe.rows } = moe) {
+  return data.rows.filter((r) => !quick || r.batch === 1 || r.batch === 64);
 }
 
 const SRC_KERNELS = 'ours: bench/device/sweep.py on an H100 80GB HBM3, 2026-11-25 (packages/validation/src/h100/measured/h100-moe-kernels-ours.json)';
@@ -110,9 +113,9 @@ export function moeValidationPoints(quick = false): number {
   return rows(quick).length + longRows(h100Long, quick).length + 2 * profiles(quick).length + groupedPoints(quick).length + routingPoints(quick).length;
 }
 
-/** Points of the H200's grouped-GEMM suite. */
+/** Points of the H200's MoE suite. */
 export function h200MoeValidationPoints(quick = false): number {
-  return groupedPoints(quick, h200Kernels).length + longRows(h200Long, quick).length;
+  return rows(quick, h200Moe).length + groupedPoints(quick, h200Kernels).length + longRows(h200Long, quick).length;
 }
 
 /** The model the benchmark builds: the Qwen3-30B-A3B preset (its config matches the benchmark's). */
@@ -202,18 +205,19 @@ export function h100MoeValidation(device: Backend, opts: H100ValidationOptions =
 }
 
 /**
- * The grouped-GEMM calls of our sweep on an H200 (its moe section): priced with the H100's
+ * The Qwen3-30B-A3B step and the grouped-GEMM calls of our sweep on an H200 (its moe section): priced with the H100's
  * CUTLASS calibration, every row a prediction.
  */
 export function h200MoeValidation(device: Backend, opts: H100ValidationOptions = {}): ValidationRow[] {
   const backend = groupedRows(device);
   const quick = opts.quick ?? false;
   const tick = opts.tick ?? (() => {});
-  const rows = [
+  const out = [
+    ...tpotRows(backend, rows(quick, h200Moe), SRC_H200, tick),
     ...tpotRows(backend, longRows(h200Long, quick), SRC_H200_LONG, tick),
     ...groupedKernelRows(backend, groupedPoints(quick, h200Kernels), SRC_H200_KERNELS, tick, false),
   ];
-  return rows.map((r) => ({ ...r, suite: 'h200-moe' }));
+  return out.map((r) => ({ ...r, suite: 'h200-moe' }));
 }
 
 /** One row per `torch._grouped_mm` call; on the H100 the gate+up call at 8 experts × 1 row is the calibration point. */
