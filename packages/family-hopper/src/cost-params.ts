@@ -3,7 +3,6 @@
  * H100 80GB HBM3 (SXM), /work/shared/reference/h100-microbench.json [CAL].
  */
 import { inFlightFromRate, type RooflineParams } from '@fleet/core';
-import { median } from './stats.js';
 import { GAPS, OURS, PIPELINE, PRIOR } from './reference/calibration.js';
 import { H100_CLOCK_GHZ, H100_LATENCY_CYCLES as LAT, H100_SXM5 as topology } from './reference/topology.js';
 
