@@ -26,7 +26,7 @@ import {
 } from '@fleet/core';
 import { selectFlashDecode } from './flash-decoding.js';
 import { median } from './stats.js';
-import { FP8_CAL, GAPS, KSWEEP, PIPELINE } from './reference/calibration.js';
+import { FP8_CAL, GAPS, KSWEEP, PIPELINE, PREFILL_TILES } from './reference/calibration.js';
 import { selectLowBitGemm, type DenseGemm, type LowBitKernelFamily } from './lowbit-gemm.js';
 import { h100Sm80Device } from './lowbit-h100.js';
 import { GRAPH_GAP_NS, GRAPH_LAUNCH_NS, TILE_OVERHEAD_NS, VECTOR_EFFICIENCY, WGMMA_EFFICIENCY } from './cost-params.js';
@@ -543,7 +543,7 @@ export function selectDecodeAttention(s: DecodeAttentionShape): DecodeAttentionK
       splits: 1,
       pipeline: { inFlightBytes: pipeline.inFlightBytes, overlap: Infinity },
       // Every CTA waits for the memset node before it starts.
-      tileFixedNs: CUDNN_FLASH_TILE_FIXED_NS + CUDNN_SDPA_MEMSET_NODE_NS,
+      tileFixedNs: CUDNN_FLASH_CTA_FIXED_NS + CUDNN_FLASH_TILE_FIXED_NS + CUDNN_SDPA_MEMSET_NODE_NS,
       persistentWorkgroups: Math.min(s.batch * s.kvHeads, SMS),
       queryRowTile: 64,
       // Three stages of K and V fit its shared memory with 128-token blocks up to head dim 128,
@@ -578,7 +578,9 @@ export function flashVectorFlopsPerScore(headDim: number, kvBlock: number): numb
  * cuDNN 9.19's causal SDPA forward as PyTorch 2.11 runs it for prefill (our phases sweep,
  * bench/h100/phases.py): `sm90_flash_fprop_wgmma_f16 …64x128x128`, a persistent grid of
  * min(tiles, 132) CTAs, one CTA per 128 queries of one head streaming 128-token K/V blocks
- * (128 × 32 heads = 128 CTAs at 512 tokens, 132 above). Its warp-specialised ping-pong runs
+ * (128 × 32 heads = 128 CTAs at 512 tokens, 132 above); each CTA pays its start once
+ * (`CUDNN_FLASH_CTA_FIXED_NS`) and each tile its own prologue and epilogue beyond what the
+ * machine charges (`CUDNN_FLASH_TILE_FIXED_NS`). Its warp-specialised ping-pong runs
  * one warpgroup's softmax under the other's wgmma, so the two overlap. Tiles are handed out
  * as FlashAttention-3's persistent scheduler does (cuDNN's is not public): heads in sections
  * whose K/V fit 32 MB of L2, the longest causal blocks of a section first. K/V stages are
@@ -593,6 +595,8 @@ export function selectPrefillAttention(s: PrefillAttentionShape): PrefillAttenti
     l2SectionBytes: FLASH_L2_SECTION_BYTES,
     softmaxFlopsPerScore: flashVectorFlopsPerScore(s.headDim, FLASH_BLOCK),
     tileFixedNs: CUDNN_FLASH_TILE_FIXED_NS,
+    ctaFixedNs: CUDNN_FLASH_CTA_FIXED_NS,
+    persistentCtas: Math.min(SMS, s.batch * s.heads * Math.ceil(s.queryLen / FLASH_BLOCK)),
     pipeline: { inFlightBytes: 2 * 2 * FLASH_BLOCK * s.headDim * 2, dramBytesPerNs: CUDNN_FLASH_DRAM_BYTES_PER_NS, overlap: 4, vectorUnderMatrix: true },
   };
 }
@@ -601,21 +605,42 @@ const FLASH_BLOCK = 128;
 /** FlashAttention-3's tile scheduler budgets 32 MB of the L2 for a section's K and V (hopper/tile_scheduler.hpp). */
 const FLASH_L2_SECTION_BYTES = 32 * 1024 * 1024;
 
-/**
- * DER from CAL `prefillAttentionShort`: the cuDNN flash tile's time outside its KV loop.
- * At 512 tokens each of the 128 CTAs runs one tile, the longest streaming 4 KV blocks, so
- * the kernel is one tile: 4 blocks at the rate the cost model gives a block (the larger of
- * its wgmma and its softmax, which run under each other), the first access and the per-tile
- * overhead, and this.
- */
-export const CUDNN_FLASH_TILE_FIXED_NS = (() => {
-  const c = PIPELINE.prefillAttentionShort;
-  const d = 128;
+/** The cost model's time for one 128 × 128 KV block of a head-dim-128 flash tile, ns: the larger of its wgmma and its softmax, which run under each other. */
+function flashBlockNs(d = 128): number {
   const matrixNs = (4 * FLASH_BLOCK * FLASH_BLOCK * d) / (topology.computeUnit.matrixFlopsPerNs.bf16 * WGMMA_EFFICIENCY);
   const vectorNs = (flashVectorFlopsPerScore(d, FLASH_BLOCK) * FLASH_BLOCK * FLASH_BLOCK) / (topology.computeUnit.vectorFlopsPerNs * VECTOR_EFFICIENCY);
-  const blocks = c.promptLen / FLASH_BLOCK;
-  return Math.round(c.kernelUs * 1000 - blocks * Math.max(matrixNs, vectorNs) - HBM_NS - TILE_OVERHEAD_NS);
+  return Math.max(matrixNs, vectorNs);
+}
+
+/**
+ * CAL ours (bench/h100/prefill_tiles.py, section `tiles`; batch 1): the cuDNN kernel, non-causal
+ * at 512 tokens (every tile 4 KV blocks), over 8–256 query heads, so that its persistent CTAs
+ * run 1–8 tiles each. Its time is linear in the tiles of the busiest CTA (⌈tiles / 132⌉): a
+ * least-squares line, whose slope is one tile's time and whose intercept the time a CTA spends
+ * once — its start, the pipeline's first fill and the kernel's drain (10.8 µs for one tile, 64.2
+ * for eight: 3.3 + 7.6 per tile).
+ */
+const CUDNN_FLASH_TILE_LINE = (() => {
+  const pts = PREFILL_TILES.rows.filter((r) => r.section === 'tiles' && r.tiles >= SMS / 2).map((r) => [Math.ceil(r.tiles / SMS), r.kernelUs * 1000] as const);
+  const mx = pts.reduce((a, [x]) => a + x, 0) / pts.length;
+  const my = pts.reduce((a, [, y]) => a + y, 0) / pts.length;
+  const slope = pts.reduce((a, [x, y]) => a + (x - mx) * (y - my), 0) / pts.reduce((a, [x]) => a + (x - mx) ** 2, 0);
+  return { tileNs: slope, ctaNs: my - slope * mx };
 })();
+
+/**
+ * DER from CUDNN_FLASH_TILE_LINE: the time a persistent cuDNN flash CTA spends once, beyond its
+ * tiles, ns — charged to the first tile each CTA runs.
+ */
+export const CUDNN_FLASH_CTA_FIXED_NS = Math.round(CUDNN_FLASH_TILE_LINE.ctaNs);
+
+/**
+ * DER from CUDNN_FLASH_TILE_LINE: a tile's time outside its KV loop (loading its queries,
+ * normalising and storing its output, the loop's restart) beyond what the machine charges it —
+ * 4 blocks at the cost model's rate (`flashBlockNs`), the first access and the per-tile
+ * overhead. The persistent kernel overlaps most of it with its neighbours, so it is small.
+ */
+export const CUDNN_FLASH_TILE_FIXED_NS = Math.max(0, Math.round(CUDNN_FLASH_TILE_LINE.tileNs - 4 * flashBlockNs() - HBM_NS - TILE_OVERHEAD_NS));
 
 /**
  * DER from CAL `sdpaDecodeStream`: one cuDNN flash CTA's DRAM rate, bytes/ns. Each of the 8
@@ -630,7 +655,7 @@ export const CUDNN_FLASH_TILE_FIXED_NS = (() => {
  */
 export const CUDNN_FLASH_DRAM_BYTES_PER_NS = (() => {
   const a = PIPELINE.sdpaDecodeStream;
-  return (2 * a.kvLen * 128 * 2) / (a.kernelUs * 1000 - HBM_NS - TILE_OVERHEAD_NS - CUDNN_FLASH_TILE_FIXED_NS);
+  return (2 * a.kvLen * 128 * 2) / (a.kernelUs * 1000 - HBM_NS - TILE_OVERHEAD_NS - CUDNN_FLASH_CTA_FIXED_NS - CUDNN_FLASH_TILE_FIXED_NS);
 })();
 
 /**

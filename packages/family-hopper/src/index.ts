@@ -80,6 +80,7 @@ export {
   rowwiseDramInFlight,
   hopperFp8Refusal,
   CUDNN_FLASH_DRAM_BYTES_PER_NS,
+  CUDNN_FLASH_CTA_FIXED_NS,
   CUDNN_FLASH_TILE_FIXED_NS,
 } from './hopper-libraries.js';
 export {

@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { buildDecodeGraph, buildMixedGraph, buildPrefillGraph, graphRows, loadBackend, loadModel, parameterCount, type AttentionOp } from '@fleet/core';
 import h100 from '@fleet/backend-h100';
-import { DEFAULT_PREFILL_TILING, inMappingOrder, predictDecode, predictMixed, predictPrefill, prefillAttentionTiles } from '../src/index.js';
+import {
+  DEFAULT_PREFILL_TILING,
+  inMappingOrder,
+  KERNEL_PER_OP_GRAPH,
+  predictDecode,
+  predictMixed,
+  predictPrefill,
+  prefillAttentionTiles,
+} from '../src/index.js';
 
 const qwen = loadModel('qwen3-8b');
 
@@ -90,6 +98,19 @@ describe('predictPrefill', () => {
     };
     const t = (b: typeof backend) => predictPrefill(b, qwen, { policy: 'kernel-per-op-graph', batch: 1, prompt: 4096, layers: 1 }).ttftMs;
     expect(t(serial)).toBeGreaterThan(1.05 * t(backend));
+  });
+
+  it("a persistent kernel's CTAs each pay their start once, with the first tile they run", () => {
+    const g = buildPrefillGraph(qwen, { batch: 4, promptLen: 1024 });
+    const att = g.ops.filter((o) => o.layer === 0 && o.kind === 'attention');
+    const def = KERNEL_PER_OP_GRAPH;
+    const tg = def.compile({ ...g, ops: att }, backend, def.schedule, { layers: [0], library: backend.kernelLibrary, kernels: backend.tuning.kernels });
+    const k = backend.kernelLibrary!.prefillAttention!({ batch: 4, heads: 32, kvHeads: 8, queryLen: 1024, kvLen: 1024, headDim: 128 });
+    const fixed = tg.tasks.map((t) => t.tiles[0]!.fixedNs ?? 0);
+    expect(fixed.length).toBe(4 * 32 * 8);
+    expect(k.persistentCtas).toBe(132);
+    expect(fixed.slice(0, 132).every((f) => f === k.tileFixedNs! + k.ctaFixedNs!)).toBe(true);
+    expect(fixed.slice(132).every((f) => f === k.tileFixedNs!)).toBe(true);
   });
 });
 

@@ -131,6 +131,13 @@ export interface PrefillAttentionKernel {
    * Default 0.
    */
   tileFixedNs?: number;
+  /**
+   * A persistent grid of `persistentCtas` CTAs: the time each CTA spends once (its start, the
+   * pipeline's first fill, the drain), ns, charged to the first tile it runs — the first
+   * `persistentCtas` tiles in the kernel's order. Default 0 (every tile its own workgroup).
+   */
+  ctaFixedNs?: number;
+  persistentCtas?: number;
   pipeline: TilePipeline;
 }
 

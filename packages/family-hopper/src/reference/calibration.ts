@@ -16,6 +16,7 @@ import fp8 from './h100-fp8-ours.json' with { type: 'json' };
 import ksweep from './h100-ksweep-ours.json' with { type: 'json' };
 import gaps from './h100-gaps-ours.json' with { type: 'json' };
 import moeRouting from './h100-moe-routing-ours.json' with { type: 'json' };
+import prefillTiles from './h100-prefill-tiles-ours.json' with { type: 'json' };
 
 /** Our 2026-11-21 microbenchmarks: clusters, DSMEM, L2 halves, atomics, fences, launches, GEMV at M = 1. */
 export const OURS = cal;
@@ -45,6 +46,8 @@ export const KSWEEP = ksweep;
 export const GAPS = gaps;
 /** Our 2026-11-25 MoE routing call (bench/device/sweep.py, section moe): its kernels profiled at batches 1–256. */
 export const MOE_ROUTING = moeRouting;
+/** cuDNN's prefill attention at batch 1 over tiles a CTA and KV blocks a tile (bench/h100/prefill_tiles.py). */
+export const PREFILL_TILES = prefillTiles;
 /** The earlier reference set (/work/shared/reference/h100-microbench.json): HBM, launch, latencies, GEMV at M = 1. */
 export const PRIOR = prior;
 

@@ -516,7 +516,14 @@ class StageLowering {
         );
       grid = inMappingOrder(grid, op, tiling.queryRows, mapping, this.ctx.partitions);
     }
-    return grid.map(({ name, tile }) => ({ name, level: 'cu' as const, partition: null, tiles: [tile] }));
+    // A persistent grid's CTAs each start once, with the first tile they run.
+    const ctas = k?.ctaFixedNs ? (k.persistentCtas ?? 0) : 0;
+    return grid.map(({ name, tile }, i) => ({
+      name,
+      level: 'cu' as const,
+      partition: null,
+      tiles: [i < ctas ? { ...tile, fixedNs: (tile.fixedNs ?? 0) + k!.ctaFixedNs! } : tile],
+    }));
   }
 
   /**

@@ -2,8 +2,9 @@
  * The prefill suite: predictions beside our H100 prefill measurements
  * (measured/h100-prefill-ours.json, validation only) — cuDNN's causal SDPA alone over batch ×
  * prompt length, and Qwen3-8B / Llama3-8B time to first token (the whole forward in one CUDA
- * graph) at 512–16384 prompt tokens. One point sets a parameter (the 512-token causal kernel:
- * calibration/h100-pipeline-ours.json `prefillAttentionShort`) and is listed as such.
+ * graph) at 512–16384 prompt tokens. Every row is a prediction: the kernel's parameters come
+ * from a batch-1 microbenchmark of its own (non-causal tiles over heads and KV lengths,
+ * family-hopper's reference/h100-prefill-tiles-ours.json).
  */
 import { buildPrefillGraph, loadModel, simulateGraph, type Backend, type ValidationRow } from '@fleet/core';
 import * as ops from '@fleet/ops';
@@ -48,11 +49,10 @@ export function h100PrefillValidation(device: Backend, opts: H100ValidationOptio
   for (const a of attentionRows(quick)) {
     tick(`attention ${a.layout} b${a.batch} S${a.promptLen}`);
     const p = prefillAttentionUs(backend, a.heads, a.kvHeads, a.batch, a.promptLen);
-    const cal = a.heads !== a.kvHeads && a.batch === 1 && a.promptLen === 512;
     rows.push(
       row(
         `causal SDPA ${a.heads}/${a.kvHeads} heads, batch ${a.batch}, prompt ${a.promptLen} (kernel + graph launch)`,
-        cal ? 'calibration' : 'measurement',
+        'measurement',
         a.us,
         p,
         'µs',
