@@ -8,12 +8,11 @@
  * Defaults: 128K, batch 1, 216 waves (the whole grid at 128 heads), windows of 24 waves, the
  * study's step sample and partitions, swizzled and naive head-first.
  *
- * What it showed (128 heads × 128K, batch 1): SHF leaves lockstep by itself — 98.6% over the
- * first 24 waves, 96.0% from about wave 70 on (the same with 1 step in 4 or 16 looked up,
- * and with 2 or all 8 XCDs simulated) — while the study's window (waves 1–3) reads 98.6%.
- * Naive head-first stays at 97.9% with 1 step in 4 looked up; with the study's 1 in 16 it
- * drifts to ~88%, a sampling artefact (its step sample is sized on the first wave, one head
- * an XCD, but its later generations hold two). Naive block-first stays at 41–47%.
+ * What it showed (128 heads × 128K, batch 1): with every step looked up SHF stays at
+ * 98.5–98.6% over 96 waves and naive head-first (1 step in 2) at 97.9% — the study's window
+ * (waves 1–3) is the steady state. Coarser step samples drift over long runs (SHF to 96% at
+ * 1 in 4 or 16, NHF to ~88% at 1 in 8 or 16) once generations of 76 straddle two heads of
+ * 1024 row blocks; at 76K, where none does, SHF holds at 1 in 16 too: a sampling artefact.
  */
 import { loadBackend, simulateGraph } from '@fleet/core';
 import mi300x from '@fleet/backend-mi300x';
