@@ -91,9 +91,11 @@ export function isAttentionMapping(s: string): s is AttentionMapping {
  * How many ACCs share one partition's L2 at a time when its workgroups run in whole
  * generations: the partition's launches (ids x, x + X, x + 2X, …) cut into runs of `slots`
  * (a generation: what its compute units hold at once), and the distinct ACCs of each run
- * averaged over the whole runs of every partition. `slots / accs` is then the workgroups that read each
- * K/V tile a generation brings into the L2, and 1 − accs/slots the K/V hit rate that lockstep
- * generations reach — the most any timing can give.
+ * averaged over the whole runs of every partition. `slots / accs` is then the workgroups that
+ * read each K/V tile a generation brings into the L2, and 1 − accs/slots the K/V hit rate of
+ * lockstep generations (a generation's workgroups start together and the next one finds the
+ * head's first tiles evicted; a steady stagger between launches could share tiles across
+ * generations as well, a spread beyond the L2's reach shares fewer).
  *
  * It shows what naive head-first's spreading costs and what it does not: a head's NB row
  * blocks are dealt over X partitions, NB/X to each, so each L2 fetches every head (X copies

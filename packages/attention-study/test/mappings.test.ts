@@ -128,7 +128,7 @@ describe('ACCs per generation (what lockstep generations share)', () => {
     expect(nhf).toBeGreaterThan(1.5);
     expect(nhf).toBeLessThan(2);
     expect(shf).toBeLessThan(1.1);
-    // the lockstep bound on K/V hits: both near 98%, not the paper's 40–60% for naive head-first
+    // lockstep K/V hit rate: both near 98%, not the paper's 40–60% for naive head-first
     expect(1 - nhf / slots).toBeGreaterThan(0.97);
   });
 
