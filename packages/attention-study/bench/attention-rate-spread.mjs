@@ -2,7 +2,7 @@
 /**
  * How far apart in time the workgroups of a head run on one XCD, and what spreading them
  * would do to each mapping's L2 hit rate (run after `npx tsc -b packages/attention-study`):
- *   node packages/attention-study/bench/attention-rate-spread.mjs [--quick]
+ *   node packages/attention-study/bench/attention-rate-spread.mjs [--quick] [--k N]
  *
  * 1. Lockstep: the simulated start times of workgroups that share a head and an XCD and run
  *    together, in K/V steps (XCD 0, the default plans, 128 heads × 128K × batch 1).
@@ -32,6 +32,10 @@ import {
 
 const backend = loadBackend(mi300x, 'bench');
 const quick = process.argv.includes('--quick');
+// `--k N`: look up one step in N instead of the study's sample (`--k 1`: every step; once
+// workgroups spread, the study's sample reads head-first hit rates ~8 points low, see the README).
+const kAt = process.argv.indexOf('--k');
+const stepOption = kAt >= 0 ? { stepSample: Number(process.argv[kAt + 1]) } : {};
 const K = 1024;
 const X = backend.topology.partitions.computeUnits.length;
 const MAPPINGS = ['naive-block-first', 'naive-head-first', 'swizzled-head-first'];
@@ -77,7 +81,7 @@ function perturb(graph, eps, segment) {
 
 function run(s, mapping, eps = 0, segment = 0, observe) {
   const kernel = attentionKernel(s);
-  const plan = { mapping, ...planSimulation(backend, kernel, mapping) };
+  const plan = { mapping, ...planSimulation(backend, kernel, mapping, stepOption) };
   const graph = attentionTaskGraph(kernel, plan, X, true);
   perturb(graph, eps, segment);
   const sampled = { ...backend, topology: sampledTopology(backend.topology, plan.stepSample, plan.partitions / X) };
@@ -122,7 +126,7 @@ function lockstep() {
   for (const m of MAPPINGS) {
     const s = shape(128 * K, 1, 128);
     const kernel = attentionKernel(s);
-    const plan = { mapping: m, ...planSimulation(backend, kernel, m) };
+    const plan = { mapping: m, ...planSimulation(backend, kernel, m, stepOption) };
     const ids = simulatedLaunchIds(plan, X, true);
     const start = new Float64Array(ids.length);
     const end = new Float64Array(ids.length);

@@ -86,3 +86,44 @@ export function accOf(id: number, g: AttentionGrid): number {
 export function isAttentionMapping(s: string): s is AttentionMapping {
   return (ATTENTION_MAPPINGS as readonly string[]).includes(s);
 }
+
+/**
+ * How many ACCs share one partition's L2 at a time when its workgroups run in whole
+ * generations: the partition's launches (ids x, x + X, x + 2X, …) cut into runs of `slots`
+ * (a generation: what its compute units hold at once), and the distinct ACCs of each run
+ * averaged over the whole runs of every partition. `slots / accs` is then the workgroups that
+ * read each K/V tile a generation brings into the L2, and 1 − accs/slots the K/V hit rate of
+ * lockstep generations (a generation's workgroups start together and the next one finds the
+ * head's first tiles evicted; a steady stagger between launches could share tiles across
+ * generations as well, a spread beyond the L2's reach shares fewer).
+ *
+ * It shows what naive head-first's spreading costs and what it does not: a head's NB row
+ * blocks are dealt over X partitions, NB/X to each, so each L2 fetches every head (X copies
+ * of its K/V device-wide), yet while NB/X ≥ `slots` a generation still holds one or two heads
+ * and their tiles are shared by tens of workgroups, as under swizzled head-first.
+ */
+export function accsPerGeneration(mapping: AttentionMapping, g: AttentionGrid, partitions: number, slots: number): number {
+  const G = gridSize(g);
+  let runs = 0;
+  let accs = 0;
+  for (let x = 0; x < partitions; x++) {
+    const seen = new Set<number>();
+    let n = 0;
+    const before = runs;
+    for (let wid = x; wid < G; wid += partitions) {
+      seen.add(accOf(mapWorkgroup(mapping, wid, g, partitions), g));
+      if (++n === slots) {
+        accs += seen.size;
+        runs++;
+        seen.clear();
+        n = 0;
+      }
+    }
+    // A trailing partial generation counts only where it is the partition's whole share.
+    if (n > 0 && runs === before) {
+      accs += seen.size;
+      runs++;
+    }
+  }
+  return runs === 0 ? 0 : accs / runs;
+}

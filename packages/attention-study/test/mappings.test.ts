@@ -1,6 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ATTENTION_MAPPINGS, accOf, gridSize, logicalCoords, mapWorkgroup, type AttentionGrid, type AttentionMapping } from '../src/mappings.js';
+import {
+  ATTENTION_MAPPINGS,
+  accOf,
+  accsPerGeneration,
+  gridSize,
+  logicalCoords,
+  mapWorkgroup,
+  type AttentionGrid,
+  type AttentionMapping,
+} from '../src/mappings.js';
 
 const grids = fc
   .record({
@@ -105,6 +114,36 @@ describe('attention mappings', () => {
     const g: AttentionGrid = { batch: 1, heads: 8, kvHeads: 8, blocks: 64 };
     for (const m of ['naive-block-first', 'swizzled-block-first', 'swizzled-head-first'] as const) {
       for (const parts of partitionsPerKey(m, g, 8, headOf(g)).values()) expect(parts.size).toBe(1);
+    }
+  });
+});
+
+describe('ACCs per generation (what lockstep generations share)', () => {
+  const shape = (seq: number, heads = 128): AttentionGrid => ({ batch: 1, heads, kvHeads: heads, blocks: seq / 128 });
+  const slots = 38 * 2; // an MI300X XCD at the forward's two workgroups per CU
+
+  it('naive head-first at 128 heads × 128K: a head gives each XCD 128 row blocks, more than its 76 slots, so a generation holds under two heads', () => {
+    const nhf = accsPerGeneration('naive-head-first', shape(131072), 8, slots);
+    const shf = accsPerGeneration('swizzled-head-first', shape(131072), 8, slots);
+    expect(nhf).toBeGreaterThan(1.5);
+    expect(nhf).toBeLessThan(2);
+    expect(shf).toBeLessThan(1.1);
+    // lockstep K/V hit rate: both near 98%, not the paper's 40–60% for naive head-first
+    expect(1 - nhf / slots).toBeGreaterThan(0.97);
+  });
+
+  it('naive head-first spreads a head thinner than a generation only below NB/X = 76 row blocks (context < 76K at BLOCK_M 128)', () => {
+    // 8 row blocks per head per XCD: a generation of 76 spans 9.5 heads (10 distinct in most runs)
+    const short = accsPerGeneration('naive-head-first', shape(8192), 8, slots);
+    expect(short).toBeGreaterThan(9.5);
+    expect(short).toBeLessThanOrEqual(10);
+    expect(accsPerGeneration('naive-head-first', shape(32768), 8, slots)).toBeGreaterThan(2);
+  });
+
+  it('block-first holds 16 heads per XCD generation at 128 heads, whatever the context', () => {
+    for (const seq of [8192, 131072]) {
+      expect(accsPerGeneration('naive-block-first', shape(seq), 8, slots)).toBeCloseTo(16, 0);
+      expect(accsPerGeneration('swizzled-block-first', shape(seq), 8, slots)).toBeCloseTo(16, 0);
     }
   });
 });
