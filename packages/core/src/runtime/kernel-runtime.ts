@@ -174,7 +174,11 @@ export class KernelRuntime extends TaskProgress {
       this.kernelDone();
       return;
     }
-    for (let s = 0; s < this.m.slots; s++) if (!this.busy[s]) this.take(s);
+    // Breadth first: every unit's first slot, then every unit's second, … — the block scheduler
+    // gives a workgroup to the least-loaded SM, so a grid smaller than the slots spreads one per
+    // unit instead of doubling up on half of them.
+    const per = this.opts.slotsPerUnit ?? 1;
+    for (let r = 0; r < per; r++) for (let s = r; s < this.m.slots; s += per) if (!this.busy[s]) this.take(s);
   }
 
   /** Whether the running kernel's occupancy lets it use `slot` (the unit's first `workgroupsPerUnit` slots). */

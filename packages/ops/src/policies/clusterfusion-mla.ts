@@ -185,7 +185,7 @@ export function mlaFusedTasks(
           unit: 'matrix',
         });
       }
-      out.push(ctaTask(layer, c, j, tiles));
+      out.push(ctaTask(layer, c, j, tiles, opts.pipeline));
     }
   }
   return out;

@@ -70,7 +70,10 @@ export function compileClusterFusion(graph: OpGraph, topology: Topology, opts: C
     throw inputError(`clusterfusion: the cluster size (\`clusterSize\`) must be a power of two in 1..${maxSize} on ${topology.name} (got ${N})`, 'clusterSize');
   }
   const dataflow = opts.dataflow ?? 'split-token';
-  const base = lowerGraph(graph, 'clusterfusion-kernels', BASE_SCHEDULE, kernelPerOpLowering, topology, { layers: opts.layers });
+  // The kernels outside the block: the vendor library's GEMMs (CUTLASS/cuBLAS) with the serving
+  // engines' fused norm and activation kernels (the paper's FFN and RMSNorm "consistent with
+  // CUTLASS and FlashInfer"), not PyTorch's unfused ops.
+  const base = lowerGraph(graph, 'clusterfusion-kernels', BASE_SCHEDULE, kernelPerOpLowering, topology, { layers: opts.layers, library: opts.library });
   const bufId = (name: string) => {
     const b = base.buffers.find((x) => x.name === name);
     if (!b) throw new Error(`clusterfusion: compiled graph has no buffer '${name}'`);
@@ -216,7 +219,7 @@ function fusedTasks(
           unit: 'matrix',
         });
       }
-      out.push(ctaTask(layer, c, j, tiles));
+      out.push(ctaTask(layer, c, j, tiles, opts.pipeline));
     }
   }
   return out;
@@ -245,7 +248,9 @@ export function clusterFusionOptions(schedule: Schedule, opts: CompileOptions): 
   const maxActive = size === c.size ? c.maxActiveClusters : undefined;
   return {
     ctasPerUnit: c.ctasPerUnit,
+    pipeline: c.pipeline,
     layers: opts.layers,
+    library: opts.library,
     weights: opts.weights,
     clusterSize: size,
     dataflow: schedule.clusterDataflow ?? c.dataflow,
