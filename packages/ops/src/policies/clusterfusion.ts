@@ -181,30 +181,31 @@ function fusedTasks(
         });
         // 2. gather q/k/v of its requests; q/k norm and RoPE in registers
         if (gatherNs > 0) tiles.push({ reads: [], writes: [], flops: 8 * (G + 2) * d * nb, unit: 'vector', fixedNs: gatherNs });
-        // 3. attention, request by request: SplitToken over this CTA's positions; SplitHead over its head-dim slice
+        // 3. attention, request by request: SplitToken over this CTA's positions; SplitHead over
+        // its head-dim slice. One tile streamed in KV_CHUNK steps: the kernel's TMA boxes follow
+        // each other through the double buffer, so only the first chunk waits out the latency.
         for (let r = r0; r < r1; r++) {
           const kvBase = (r * kvHeads + g) * kvLen;
           const t0 = dataflow === 'split-token' ? Math.floor((j * kvLen) / N) : 0;
           const t1 = dataflow === 'split-token' ? Math.floor(((j + 1) * kvLen) / N) : kvLen;
-          for (let s = t0; s < t1 || (s === t0 && j === 0); s += KV_CHUNK) {
-            const len = Math.min(KV_CHUNK, t1 - s);
-            const kv = (buffer: number): Region =>
-              dataflow === 'split-token'
-                ? { buffer, offset: (kvBase + s) * d * EL, bytes: len * d * EL, policy: 'default' }
-                : { buffer, offset: ((kvBase + s) * d + j * rowsPer) * EL, bytes: rowsPer * EL, rows: len, strideBytes: d * EL, policy: 'default' };
-            const tile: Tile = {
-              reads: len > 0 ? [kv(b.k), kv(b.v)] : [],
-              writes: [],
-              flops: (4 * G * len * d) / (dataflow === 'split-token' ? 1 : N),
-              unit: 'matrix',
-            };
-            if (j === 0 && s === t0) {
-              const at = (kvBase + kvLen - 1) * d * EL;
-              tile.writes.push({ buffer: b.k, offset: at, bytes: d * EL, policy: 'default' }, { buffer: b.v, offset: at, bytes: d * EL, policy: 'default' });
-            }
-            tiles.push(tile);
-            if (len <= 0) break;
+          const len = t1 - t0;
+          const kv = (buffer: number): Region =>
+            dataflow === 'split-token'
+              ? { buffer, offset: (kvBase + t0) * d * EL, bytes: len * d * EL, policy: 'default' }
+              : { buffer, offset: ((kvBase + t0) * d + j * rowsPer) * EL, bytes: rowsPer * EL, rows: len, strideBytes: d * EL, policy: 'default' };
+          const tile: Tile = {
+            reads: len > 0 ? [kv(b.k), kv(b.v)] : [],
+            writes: [],
+            flops: (4 * G * len * d) / (dataflow === 'split-token' ? 1 : N),
+            unit: 'matrix',
+          };
+          const steps = Math.ceil(len / KV_CHUNK);
+          if (steps > 1) tile.steps = steps;
+          if (j === 0) {
+            const at = (kvBase + kvLen - 1) * d * EL;
+            tile.writes.push({ buffer: b.k, offset: at, bytes: d * EL, policy: 'default' }, { buffer: b.v, offset: at, bytes: d * EL, policy: 'default' });
           }
+          if (len > 0 || j === 0) tiles.push(tile);
         }
         // 4. softmax statistics and output (SplitHead: scores and output) reductions, its requests at once
         if (reduceNs > 0) tiles.push({ reads: [], writes: [], flops: 4 * G * d * nb, unit: 'vector', fixedNs: reduceNs });
