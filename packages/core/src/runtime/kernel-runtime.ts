@@ -174,11 +174,14 @@ export class KernelRuntime extends TaskProgress {
       this.kernelDone();
       return;
     }
-    // Breadth first: every unit's first slot, then every unit's second, … — the block scheduler
-    // gives a workgroup to the least-loaded SM, so a grid smaller than the slots spreads one per
-    // unit instead of doubling up on half of them.
+    // A grid smaller than its slots fills breadth first — every unit's first slot, then every
+    // unit's second, … — as the block scheduler gives a workgroup to the least-loaded SM, so it
+    // spreads one per unit instead of doubling up on half of them. A grid that fills every slot
+    // takes them in slot order (the same occupancy either way).
     const per = this.opts.slotsPerUnit ?? 1;
-    for (let r = 0; r < per; r++) for (let s = r; s < this.m.slots; s += per) if (!this.busy[s]) this.take(s);
+    const usable = (this.m.slots / per) * Math.min(per, k.workgroupsPerUnit ?? this.opts.defaultWorkgroupsPerUnit ?? per);
+    const stride = k.tasks.length < usable ? per : 1;
+    for (let r = 0; r < stride; r++) for (let s = r; s < this.m.slots; s += stride) if (!this.busy[s]) this.take(s);
   }
 
   /** Whether the running kernel's occupancy lets it use `slot` (the unit's first `workgroupsPerUnit` slots). */

@@ -1,7 +1,12 @@
 /**
  * ClusterFusion on Hopper: per decoder layer, the QKV projection, q/k norm, RoPE, the KV append,
  * attention and the output projection run as ONE kernel of thread-block clusters; the FFN (and
- * the residual + norm between them) stay kernels, all replayed as one CUDA graph.
+ * the residual + norm between them) stay kernels, all replayed as one CUDA graph. Those kernels
+ * are what the paper runs beside its block ("consistent with CUTLASS and FlashInfer"): the
+ * backend's vendor GEMMs with the serving engines' fusions (residual add + RMSNorm, SiLU·mul),
+ * whatever granularity the backend's kernel-per-op policies stand for (PyTorch's ops on H100).
+ * Each CTA streams its weights and KV through the backend's cluster pipeline (`tuning.cluster
+ * .pipeline`: on Hopper ClusterFusion's double-buffered 16 KB TMA boxes).
  *
  * One cluster of N CTAs serves one KV-head group for the requests of the batch (the batch rows
  * are the projections' M dimension, so a cluster reads its weights once per step, not once per
@@ -61,7 +66,8 @@ const EL = 2;
 
 /**
  * Compile a decode step under ClusterFusion. The FFN and everything outside the fused block are
- * kernel-per-op-graph's kernels; each sampled layer's attention block becomes one cluster kernel.
+ * kernel-per-op kernels (vendor GEMMs, engine fusions); each sampled layer's attention block
+ * becomes one cluster kernel.
  */
 export function compileClusterFusion(graph: OpGraph, topology: Topology, opts: ClusterFusionOptions): TaskGraph {
   const N = opts.clusterSize ?? 4;
