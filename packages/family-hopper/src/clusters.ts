@@ -41,6 +41,18 @@ export function maxActiveClusters(clusterSize: number, domains: readonly number[
  */
 export const CLUSTERFUSION_CTAS_PER_SM = Math.floor(233472 / (101312 + 1024));
 
+/** One TMA box of ClusterFusion's weight stream: 64 rows × 128 fp16 (seedcode §2, TMA_LOAD_ONCE). */
+export const CLUSTERFUSION_TMA_BOX_BYTES = 64 * 128 * 2;
+
+/**
+ * How a CTA of ClusterFusion's fused kernel streams W_qkv, the KV cache and W_o (seedcode §2,
+ * kernel.cuh): thread 0 issues the TMA copy of box i into one of two shared-memory buffers
+ * before the CTA waits on box i − 1, so two 16 KB boxes are in flight (the attention loop
+ * double-buffers an 8 KB K box and an 8 KB V box: the same 32 KB), and the CTA's dot products
+ * run on one buffer while the other fills.
+ */
+export const CLUSTERFUSION_TMA_PIPELINE = Object.freeze({ inFlightBytes: 2 * CLUSTERFUSION_TMA_BOX_BYTES, overlap: 2 });
+
 /** SMs busy when the grid is sized to `maxActiveClusters` (1 CTA per SM). */
 export function activeSms(clusterSize: number, domains: readonly number[] = CLUSTER_DOMAINS): number {
   return clusterSize * maxActiveClusters(clusterSize, domains);

@@ -1,6 +1,6 @@
 /** How H100 runs the policies' runtimes: MPK's layout, PyTorch's kernels, ClusterFusion's clusters. */
 import { occupancy, type BackendTuning, type KernelGranularity, type RowKernel } from '@fleet/core';
-import { CLUSTER_DOMAINS, CLUSTERFUSION_CTAS_PER_SM, maxActiveClusters } from './clusters.js';
+import { CLUSTER_DOMAINS, CLUSTERFUSION_CTAS_PER_SM, CLUSTERFUSION_TMA_PIPELINE, maxActiveClusters } from './clusters.js';
 import { TILE_OVERHEAD_NS, VECTOR_EFFICIENCY } from './cost-params.js';
 import { H100_SM, SPLITK_REDUCE_NS } from './hopper-libraries.js';
 import { MOE_ROUTING, PIPELINE } from './reference/calibration.js';
@@ -186,5 +186,6 @@ export const tuning: BackendTuning = {
     size: CLUSTERFUSION_DEFAULT_CLUSTER,
     maxActiveClusters: maxActiveClusters(CLUSTERFUSION_DEFAULT_CLUSTER, CLUSTER_DOMAINS, CLUSTERFUSION_CTAS_PER_SM),
     ctasPerUnit: CLUSTERFUSION_CTAS_PER_SM,
+    pipeline: CLUSTERFUSION_TMA_PIPELINE,
   },
 };

@@ -106,3 +106,30 @@ describe('attention module latency', () => {
     expect(() => attentionModuleLatency(backend, model, 'clusterfusion', { batch: 0, context: 4096 })).toThrow(/`batch`/);
   });
 });
+
+describe('the cluster kernel’s stream (the backend’s cluster pipeline)', () => {
+  const pipeline = { inFlightBytes: 32768, overlap: 2 };
+  const tuned = { ...backend, tuning: { ...backend.tuning, cluster: { size: 4, ctasPerUnit: 2, pipeline } } };
+  const fusedTasks = (b: typeof backend, batch: number, contextLen = 4095) => {
+    const gb = buildDecodeGraph(model, { batch, contextLen });
+    const tg = compilePolicy(gb, CLUSTERFUSION, b, { ...backendCompileOptions(b), layers: [0] });
+    const fused = tg.kernels.find((k) => k.name.endsWith('cluster_attention'))!;
+    return { tg, fused, tasks: fused.tasks.map((id) => tg.tasks[id]!) };
+  };
+
+  it('every tile of a CTA streams under the pipeline, its weights in windows of the bytes in flight', () => {
+    const { tasks } = fusedTasks(tuned, 1);
+    const tiles = tasks[0]!.tiles;
+    expect(tiles.every((t) => t.pipeline === pipeline)).toBe(true);
+    const qkv = tiles[0]!;
+    const bytes = qkv.reads.reduce((s, r) => s + r.bytes * (r.rows ?? 1), 0);
+    expect(qkv.steps).toBe(Math.ceil(bytes / pipeline.inFlightBytes));
+    // attention over this CTA's quarter of the context (its K and V): one tile, streamed in KV chunks
+    const quarter = (4096 / 4) * 128 * 2;
+    const attention = tiles.filter((t) => t.reads.length === 2 && t.reads.every((r) => r.bytes === quarter));
+    expect(attention.length).toBe(1);
+    expect(attention[0]!.steps).toBeGreaterThan(1);
+    // without a backend pipeline the tiles keep the kernel pipeline
+    expect(fusedTasks(backend, 1).tasks[0]!.tiles.every((t) => t.pipeline === undefined)).toBe(true);
+  });
+});

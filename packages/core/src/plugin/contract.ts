@@ -144,8 +144,12 @@ export interface BackendTuning {
   persistent?: PersistentTuning;
   /** Kernel-per-op policies: the framework's kernel granularity on this backend. */
   kernels?: KernelGranularity;
-  /** Cluster policies: blocks per thread-block cluster, and how many clusters fit at once (default: one CTA per SM, whole clusters per partition). */
-  cluster?: { size: number; maxActiveClusters?: number; ctasPerUnit?: number };
+  /**
+   * Cluster policies: blocks per thread-block cluster, how many clusters fit at once (default:
+   * one CTA per SM, whole clusters per partition), CTAs per SM, and how a cluster kernel's CTA
+   * streams its weight and KV tiles (default: the backend's kernel pipeline).
+   */
+  cluster?: { size: number; maxActiveClusters?: number; ctasPerUnit?: number; pipeline?: TilePipeline };
   /** Exceptions by policy name: a policy's own megakernel layout, or a refusal shown to users. */
   policies?: Record<string, { persistent?: PersistentTuning; refuse?: string }>;
 }

@@ -83,7 +83,17 @@ const validateTuning = schemaValidator({
       type: 'object',
       additionalProperties: false,
       required: ['size'],
-      properties: { size: count(64), maxActiveClusters: count(65536), ctasPerUnit: count(64) },
+      properties: {
+        size: count(64),
+        maxActiveClusters: count(65536),
+        ctasPerUnit: count(64),
+        pipeline: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['inFlightBytes', 'overlap'],
+          properties: { inFlightBytes: { type: 'number', exclusiveMinimum: 0, maximum: 2 ** 40 }, overlap: { type: 'number', minimum: 1, maximum: 2 ** 20 } },
+        },
+      },
     },
     policies: {
       type: 'object',

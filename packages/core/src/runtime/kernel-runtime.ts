@@ -174,7 +174,14 @@ export class KernelRuntime extends TaskProgress {
       this.kernelDone();
       return;
     }
-    for (let s = 0; s < this.m.slots; s++) if (!this.busy[s]) this.take(s);
+    // A grid smaller than its slots fills breadth first — every unit's first slot, then every
+    // unit's second, … — as the block scheduler gives a workgroup to the least-loaded SM, so it
+    // spreads one per unit instead of doubling up on half of them. A grid that fills every slot
+    // takes them in slot order (the same occupancy either way).
+    const per = this.opts.slotsPerUnit ?? 1;
+    const usable = (this.m.slots / per) * Math.min(per, k.workgroupsPerUnit ?? this.opts.defaultWorkgroupsPerUnit ?? per);
+    const stride = k.tasks.length < usable ? per : 1;
+    for (let r = 0; r < stride; r++) for (let s = r; s < this.m.slots; s += stride) if (!this.busy[s]) this.take(s);
   }
 
   /** Whether the running kernel's occupancy lets it use `slot` (the unit's first `workgroupsPerUnit` slots). */

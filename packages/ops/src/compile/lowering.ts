@@ -14,6 +14,7 @@ import {
   type TaskGraph,
   type DecodeAttentionKernel,
   type Tile,
+  type TilePipeline,
   type Topology,
 } from '@fleet/core';
 import { attentionTiles, DEFAULT_PREFILL_TILING, inMappingOrder, prefillAttentionTiles, streamChunks, withRowTile } from '../decompose/attention.js';
@@ -47,6 +48,8 @@ export interface CompileOptions {
     maxActiveClusters?: number;
     /** CTAs of the cluster kernel resident per compute unit. */
     ctasPerUnit?: number;
+    /** How a CTA of the cluster kernel streams its tiles (default: the backend's kernel pipeline). */
+    pipeline?: TilePipeline;
   };
   /**
    * Kernel-per-op policies: the backend's model of its vendor libraries (GEMM tiles, split-K,

@@ -15,6 +15,7 @@ import {
   type Region,
   type Task,
   type Tile,
+  type TilePipeline,
   type Topology,
 } from '@fleet/core';
 import type { CompileOptions } from '../compile/lowering.js';
@@ -35,6 +36,8 @@ export interface ClusterFusionOptions extends CompileOptions {
   maxActiveClusters?: (clusterSize: number) => number;
   /** CTAs of the fused kernel resident per SM (its shared memory decides; default 1). */
   ctasPerUnit?: number;
+  /** How a CTA streams its weight and KV tiles (the backend's; default: its kernel pipeline). */
+  pipeline?: TilePipeline;
 }
 
 const EL = 2;
@@ -98,8 +101,22 @@ export function batchRows(buffer: number, offset: number, bytes: number, rows: n
   return rows > 1 ? { buffer, offset, bytes, rows, strideBytes, policy: 'default' } : { buffer, offset, bytes, policy: 'default' };
 }
 
-/** The fused attention task of CTA `cta` of cluster `cluster` in `layer`: its tiles, no waits, no signal. */
-export function ctaTask(layer: number, cluster: number, cta: number, tiles: Tile[]): Omit<Task, 'id' | 'kernel'> {
+/**
+ * The fused attention task of CTA `cta` of cluster `cluster` in `layer`: its tiles, no waits, no
+ * signal. Under a `pipeline` (the backend's TMA stream) a tile that does not set its own steps
+ * streams its reads in windows of the pipeline's bytes in flight, as the kernel's double buffer
+ * does: the caches see what is live, so clusters that read the same weights at the same moment
+ * (a KV group's request shares) hit each other's lines instead of all missing at once.
+ */
+export function ctaTask(layer: number, cluster: number, cta: number, tiles: Tile[], pipeline?: TilePipeline): Omit<Task, 'id' | 'kernel'> {
+  if (pipeline) {
+    for (const t of tiles) {
+      t.pipeline = pipeline;
+      const bytes = t.reads.reduce((s, r) => s + r.bytes * (r.rows ?? 1), 0);
+      const steps = Math.ceil(bytes / pipeline.inFlightBytes);
+      if (t.steps === undefined && steps > 1) t.steps = steps;
+    }
+  }
   return {
     name: `L${layer}.cluster${cluster}.cta${cta}`,
     opId: `L${layer}.attention`,

@@ -136,32 +136,32 @@ export function mlaFusedTasks(
         tiles.push({ reads, writes: [], flops, unit: 'matrix' });
         // 2. gather q_lat and the new latent; RoPE and the latent norm in registers
         tiles.push({ reads: [], writes: [], flops: 8 * 2 * width * nb, unit: 'vector', ...(gatherNs > 0 ? { fixedNs: gatherNs } : {}) });
-        // 3. attention over this CTA's positions of each request's latent cache
+        // 3. attention over this CTA's positions of each request's latent cache: one tile per
+        // request streamed in KV_CHUNK steps (the TMA double buffer pays the latency once)
         for (let r = r0; r < r1; r++) {
           const t0 = Math.floor((j * kvLen) / N);
           const t1 = Math.floor(((j + 1) * kvLen) / N);
-          for (let s = t0; s < t1 || (s === t0 && j === 0); s += KV_CHUNK) {
-            const len = Math.min(KV_CHUNK, t1 - s);
-            const tile: Tile = {
-              reads: len > 0 ? [{ buffer: b.cache, offset: (r * kvLen + s) * width * EL, bytes: len * width * EL, policy: 'default' }] : [],
-              writes: [],
-              flops: 2 * Math.max(0, len) * width + 2 * Math.max(0, len) * rank,
-              unit: 'matrix',
-            };
-            if (j === 0 && h === 0 && share === 0 && s === t0) {
-              // the new latent, appended once per request
-              tile.writes.push({
-                buffer: b.cache,
-                offset: (r0 * kvLen + kvLen - 1) * width * EL,
-                bytes: width * EL,
-                rows: nb,
-                strideBytes: kvLen * width * EL,
-                policy: 'default',
-              });
-            }
-            tiles.push(tile);
-            if (len <= 0) break;
+          const len = t1 - t0;
+          const tile: Tile = {
+            reads: len > 0 ? [{ buffer: b.cache, offset: (r * kvLen + t0) * width * EL, bytes: len * width * EL, policy: 'default' }] : [],
+            writes: [],
+            flops: 2 * len * width + 2 * len * rank,
+            unit: 'matrix',
+          };
+          const steps = Math.ceil(len / KV_CHUNK);
+          if (steps > 1) tile.steps = steps;
+          if (j === 0 && h === 0 && share === 0 && r === r0) {
+            // the new latent, appended once per request
+            tile.writes.push({
+              buffer: b.cache,
+              offset: (r0 * kvLen + kvLen - 1) * width * EL,
+              bytes: width * EL,
+              rows: nb,
+              strideBytes: kvLen * width * EL,
+              policy: 'default',
+            });
           }
+          if (len > 0 || tile.writes.length > 0) tiles.push(tile);
         }
         // 4. softmax statistics and latent output reductions
         if (reduceNs > 0) tiles.push({ reads: [], writes: [], flops: 4 * rank * nb, unit: 'vector', fixedNs: reduceNs });
@@ -185,7 +185,7 @@ export function mlaFusedTasks(
           unit: 'matrix',
         });
       }
-      out.push(ctaTask(layer, c, j, tiles));
+      out.push(ctaTask(layer, c, j, tiles, opts.pipeline));
     }
   }
   return out;

@@ -1,7 +1,12 @@
 /**
  * ClusterFusion on Hopper: per decoder layer, the QKV projection, q/k norm, RoPE, the KV append,
  * attention and the output projection run as ONE kernel of thread-block clusters; the FFN (and
- * the residual + norm between them) stay kernels, all replayed as one CUDA graph.
+ * the residual + norm between them) stay kernels, all replayed as one CUDA graph. Those kernels
+ * are what the paper runs beside its block ("consistent with CUTLASS and FlashInfer"): the
+ * backend's vendor GEMMs with the serving engines' fusions (residual add + RMSNorm, SiLU·mul),
+ * whatever granularity the backend's kernel-per-op policies stand for (PyTorch's ops on H100).
+ * Each CTA streams its weights and KV through the backend's cluster pipeline (`tuning.cluster
+ * .pipeline`: on Hopper ClusterFusion's double-buffered 16 KB TMA boxes).
  *
  * One cluster of N CTAs serves one KV-head group for the requests of the batch (the batch rows
  * are the projections' M dimension, so a cluster reads its weights once per step, not once per
@@ -61,7 +66,8 @@ const EL = 2;
 
 /**
  * Compile a decode step under ClusterFusion. The FFN and everything outside the fused block are
- * kernel-per-op-graph's kernels; each sampled layer's attention block becomes one cluster kernel.
+ * kernel-per-op kernels (vendor GEMMs, engine fusions); each sampled layer's attention block
+ * becomes one cluster kernel.
  */
 export function compileClusterFusion(graph: OpGraph, topology: Topology, opts: ClusterFusionOptions): TaskGraph {
   const N = opts.clusterSize ?? 4;
@@ -70,7 +76,10 @@ export function compileClusterFusion(graph: OpGraph, topology: Topology, opts: C
     throw inputError(`clusterfusion: the cluster size (\`clusterSize\`) must be a power of two in 1..${maxSize} on ${topology.name} (got ${N})`, 'clusterSize');
   }
   const dataflow = opts.dataflow ?? 'split-token';
-  const base = lowerGraph(graph, 'clusterfusion-kernels', BASE_SCHEDULE, kernelPerOpLowering, topology, { layers: opts.layers });
+  // The kernels outside the block: the vendor library's GEMMs (CUTLASS/cuBLAS) with the serving
+  // engines' fused norm and activation kernels (the paper's FFN and RMSNorm "consistent with
+  // CUTLASS and FlashInfer"), not PyTorch's unfused ops.
+  const base = lowerGraph(graph, 'clusterfusion-kernels', BASE_SCHEDULE, kernelPerOpLowering, topology, { layers: opts.layers, library: opts.library });
   const bufId = (name: string) => {
     const b = base.buffers.find((x) => x.name === name);
     if (!b) throw new Error(`clusterfusion: compiled graph has no buffer '${name}'`);
@@ -178,30 +187,31 @@ function fusedTasks(
         });
         // 2. gather q/k/v of its requests; q/k norm and RoPE in registers
         if (gatherNs > 0) tiles.push({ reads: [], writes: [], flops: 8 * (G + 2) * d * nb, unit: 'vector', fixedNs: gatherNs });
-        // 3. attention, request by request: SplitToken over this CTA's positions; SplitHead over its head-dim slice
+        // 3. attention, request by request: SplitToken over this CTA's positions; SplitHead over
+        // its head-dim slice. One tile streamed in KV_CHUNK steps: the kernel's TMA boxes follow
+        // each other through the double buffer, so only the first chunk waits out the latency.
         for (let r = r0; r < r1; r++) {
           const kvBase = (r * kvHeads + g) * kvLen;
           const t0 = dataflow === 'split-token' ? Math.floor((j * kvLen) / N) : 0;
           const t1 = dataflow === 'split-token' ? Math.floor(((j + 1) * kvLen) / N) : kvLen;
-          for (let s = t0; s < t1 || (s === t0 && j === 0); s += KV_CHUNK) {
-            const len = Math.min(KV_CHUNK, t1 - s);
-            const kv = (buffer: number): Region =>
-              dataflow === 'split-token'
-                ? { buffer, offset: (kvBase + s) * d * EL, bytes: len * d * EL, policy: 'default' }
-                : { buffer, offset: ((kvBase + s) * d + j * rowsPer) * EL, bytes: rowsPer * EL, rows: len, strideBytes: d * EL, policy: 'default' };
-            const tile: Tile = {
-              reads: len > 0 ? [kv(b.k), kv(b.v)] : [],
-              writes: [],
-              flops: (4 * G * len * d) / (dataflow === 'split-token' ? 1 : N),
-              unit: 'matrix',
-            };
-            if (j === 0 && s === t0) {
-              const at = (kvBase + kvLen - 1) * d * EL;
-              tile.writes.push({ buffer: b.k, offset: at, bytes: d * EL, policy: 'default' }, { buffer: b.v, offset: at, bytes: d * EL, policy: 'default' });
-            }
-            tiles.push(tile);
-            if (len <= 0) break;
+          const len = t1 - t0;
+          const kv = (buffer: number): Region =>
+            dataflow === 'split-token'
+              ? { buffer, offset: (kvBase + t0) * d * EL, bytes: len * d * EL, policy: 'default' }
+              : { buffer, offset: ((kvBase + t0) * d + j * rowsPer) * EL, bytes: rowsPer * EL, rows: len, strideBytes: d * EL, policy: 'default' };
+          const tile: Tile = {
+            reads: len > 0 ? [kv(b.k), kv(b.v)] : [],
+            writes: [],
+            flops: (4 * G * len * d) / (dataflow === 'split-token' ? 1 : N),
+            unit: 'matrix',
+          };
+          const steps = Math.ceil(len / KV_CHUNK);
+          if (steps > 1) tile.steps = steps;
+          if (j === 0) {
+            const at = (kvBase + kvLen - 1) * d * EL;
+            tile.writes.push({ buffer: b.k, offset: at, bytes: d * EL, policy: 'default' }, { buffer: b.v, offset: at, bytes: d * EL, policy: 'default' });
           }
+          if (len > 0 || j === 0) tiles.push(tile);
         }
         // 4. softmax statistics and output (SplitHead: scores and output) reductions, its requests at once
         if (reduceNs > 0) tiles.push({ reads: [], writes: [], flops: 4 * G * d * nb, unit: 'vector', fixedNs: reduceNs });
@@ -216,7 +226,7 @@ function fusedTasks(
           unit: 'matrix',
         });
       }
-      out.push(ctaTask(layer, c, j, tiles));
+      out.push(ctaTask(layer, c, j, tiles, opts.pipeline));
     }
   }
   return out;
@@ -245,7 +255,9 @@ export function clusterFusionOptions(schedule: Schedule, opts: CompileOptions): 
   const maxActive = size === c.size ? c.maxActiveClusters : undefined;
   return {
     ctasPerUnit: c.ctasPerUnit,
+    pipeline: c.pipeline,
     layers: opts.layers,
+    library: opts.library,
     weights: opts.weights,
     clusterSize: size,
     dataflow: schedule.clusterDataflow ?? c.dataflow,

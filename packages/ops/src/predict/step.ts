@@ -170,7 +170,13 @@ export function backendCompileOptions(backend: Backend): Omit<CompileOptions, 'l
   // MPK's workers: the megakernel's CUs less its schedulers (one per partition where the tuning says so).
   const workers = (t.persistent?.workersPerPartition ?? Math.min(...parts) - 1) * parts.length;
   return {
-    cluster: { size: t.cluster?.size, maxActiveClusters: t.cluster?.maxActiveClusters, ctasPerUnit: t.cluster?.ctasPerUnit, collectives: backend.collectives },
+    cluster: {
+      size: t.cluster?.size,
+      maxActiveClusters: t.cluster?.maxActiveClusters,
+      ctasPerUnit: t.cluster?.ctasPerUnit,
+      pipeline: t.cluster?.pipeline,
+      collectives: backend.collectives,
+    },
     kernels: t.kernels,
     library: backend.kernelLibrary,
     ...(grid ? { persistentLinears: { grid, workers } } : {}),
