@@ -581,18 +581,20 @@ export function flashVectorFlopsPerScore(headDim: number, kvBlock: number): numb
  * (128 × 32 heads = 128 CTAs at 512 tokens, 132 above); each CTA pays its start once
  * (`CUDNN_FLASH_CTA_FIXED_NS`) and each tile its own prologue and epilogue beyond what the
  * machine charges (`CUDNN_FLASH_TILE_FIXED_NS`). Its warp-specialised ping-pong runs
- * one warpgroup's softmax under the other's wgmma, so the two overlap. Tiles are handed out
- * as FlashAttention-3's persistent scheduler does (cuDNN's is not public): heads in sections
- * whose K/V fit 32 MB of L2, the longest causal blocks of a section first. K/V stages are
- * double-buffered.
+ * one warpgroup's softmax under the other's wgmma, so the two overlap. K/V stages are
+ * double-buffered. cuDNN's tile scheduler is not public; it hands the tiles out as their index
+ * runs, the query block fastest (`head-major`, FlashAttention's grid order): of the orders a
+ * scheduler could take, that one times the batch-1 causal microbenchmark (PREFILL_TILES,
+ * section `causal`, 64–256 heads) within 8%, where FlashAttention-3's L2 sections (longest
+ * causal blocks of a 32 MB section of heads first) run 27% fast at 64 heads and the query block
+ * slowest 16%.
  */
 export function selectPrefillAttention(s: PrefillAttentionShape): PrefillAttentionKernel {
   return {
     name: 'cudnn_sm90_flash_fprop_wgmma_f16_64x128x128',
     queryRows: FLASH_BLOCK,
     kvCols: FLASH_BLOCK,
-    order: 'l2-sections',
-    l2SectionBytes: FLASH_L2_SECTION_BYTES,
+    order: 'head-major',
     softmaxFlopsPerScore: flashVectorFlopsPerScore(s.headDim, FLASH_BLOCK),
     tileFixedNs: CUDNN_FLASH_TILE_FIXED_NS,
     ctaFixedNs: CUDNN_FLASH_CTA_FIXED_NS,
@@ -602,8 +604,6 @@ export function selectPrefillAttention(s: PrefillAttentionShape): PrefillAttenti
 }
 
 const FLASH_BLOCK = 128;
-/** FlashAttention-3's tile scheduler budgets 32 MB of the L2 for a section's K and V (hopper/tile_scheduler.hpp). */
-const FLASH_L2_SECTION_BYTES = 32 * 1024 * 1024;
 
 /** The cost model's time for one 128 × 128 KV block of a head-dim-128 flash tile, ns: the larger of its wgmma and its softmax, which run under each other. */
 function flashBlockNs(d = 128): number {

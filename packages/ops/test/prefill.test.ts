@@ -42,6 +42,14 @@ describe('causal prefill attention tiles', () => {
     expect(flops).toBe(op.heads * perBlock * ((blocks * (blocks + 1)) / 2));
   });
 
+  it("hand out one head's query blocks after another in head-major order (its K/V re-read from the L2)", () => {
+    const tiles = prefillAttentionTiles(op, buf, { ...DEFAULT_PREFILL_TILING, order: 'head-major' });
+    const blocks = 1024 / 128;
+    expect(tiles.slice(0, blocks).map((t) => t.name)).toEqual(Array.from({ length: blocks }, (_, i) => `${op.id}.q${i}r0h0`));
+    expect(tiles[blocks]!.name).toBe(`${op.id}.q0r0h1`);
+    expect(new Set(tiles.map((t) => t.name)).size).toBe(tiles.length);
+  });
+
   it('hand out the longest blocks first when the kernel says so', () => {
     const inOrder = prefillAttentionTiles(op, buf, DEFAULT_PREFILL_TILING);
     const longest = prefillAttentionTiles(op, buf, { ...DEFAULT_PREFILL_TILING, order: 'longest-first' });
@@ -164,7 +172,7 @@ describe('attention mappings on a launch-order prefill grid', () => {
     expect(new Set(head0).size).toBe(1);
   });
 
-  it('is refused, naming the option, on a kernel that schedules its own order (FA3 L2 sections on H100)', () => {
+  it('is refused, naming the option, on a kernel that schedules its own order (cuDNN on H100)', () => {
     const backend = loadBackend(h100, 'h100');
     expect(() =>
       predictPrefill(backend, qwen, {

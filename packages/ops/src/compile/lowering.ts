@@ -511,7 +511,7 @@ class StageLowering {
     let grid = prefillAttentionTiles(op, b, tiling);
     const mapping = this.schedule.attentionMapping;
     if (mapping) {
-      // A mapping reorders a launch-order grid; a kernel with its own scheduler (FA3's L2 sections) has none to remap.
+      // A mapping reorders a launch-order grid; a persistent kernel with its own scheduler (cuDNN's on H100) has none to remap.
       if (tiling.order !== 'in-order')
         throw inputError(
           `\`attentionMapping\`: ${k?.name ?? 'this prefill attention kernel'} schedules its own work order ('${tiling.order}'); a mapping applies to a launch-order grid such as CDNA's`,
