@@ -8,6 +8,7 @@
  */
 import {
   dramLatencyAtInFlight,
+  gemmRaster,
   inFlightFromRate,
   loadedDramLatencyNs,
   occupancy,
@@ -245,6 +246,13 @@ const FP8_PEAK_FLOPS_SCALE = topology.computeUnit.matrixFlopsPerNs.bf16 / topolo
  * The library's estimate of one candidate's time, ns (its selection objective): a menu tile of
  * `cols` output columns × `rows` batch rows, K split `splitK` ways. Exported so a study can set
  * it beside the simulated time of the same kernel (`nvjetKernel`).
+ *
+ * A grid of one wave (decode, and the sweeps over K that set its stream) is priced per CTA: its
+ * weight tile streamed at the DRAM rate, shared by a multicast pair. A grid of several waves is
+ * a persistent kernel whose SMs run tile after tile, and is priced per round as the machine runs
+ * it: each round's CTAs meet in the L2 on the operand tiles they share, read again from DRAM
+ * whatever the raster sweeps past the L2 (`waveDramBytes`), and share the L2's bandwidth for
+ * every operand byte they read.
  */
 export function nvjetEstimateNs(s: GemmShape, cols: number, rows: number, splitK: number): number {
   const colTiles = Math.ceil(s.n / cols);
@@ -253,9 +261,11 @@ export function nvjetEstimateNs(s: GemmShape, cols: number, rows: number, splitK
   const k = s.k / splitK;
   const shared = multicast(rowTiles);
   const pipe = nvjetPipeline(cols, rows, rowTiles);
+  const multiWave = ctas > SMS;
   // Every CTA streams its weight tile through its own producer at the DRAM rate, except that
-  // the CTAs of a cluster sharing the tile (TMA multicast) each fetch their share of it.
-  const dram = (cols * k * s.weightBytes) / shared;
+  // the CTAs of a cluster sharing the tile (TMA multicast) each fetch their share of it; in a
+  // grid of several waves, the bytes its round reads from DRAM, shared by the round's CTAs.
+  const dram = multiWave ? waveDramBytes(s, cols, rows) : (cols * k * s.weightBytes) / shared;
   // W8A8: FP8 activations, FP8 MMAs at twice the bf16 rate.
   const onChip = rows * k * (s.fp8 ? 1 : 2);
   const computeNs = ((2 * cols * rows * k) / (topology.computeUnit.matrixFlopsPerNs.bf16 * WGMMA_EFFICIENCY)) * (s.fp8 ? FP8_PEAK_FLOPS_SCALE : 1);
@@ -274,13 +284,45 @@ export function nvjetEstimateNs(s: GemmShape, cols: number, rows: number, splitK
   }
   const memNs = Math.max(dramNs, onChipNs);
   const waves = Math.ceil(ctas / SMS);
+  if (multiWave) {
+    // Each round's CTAs share the L2's bandwidth for every byte of their operand tiles (the
+    // machine serves each CTA's reads, a multicast pair's included), whether or not they fill
+    // the round: the rounds are whole tiles, and a round is as long as its slowest resource.
+    const l2RoundNs = ((onChip + cols * k * s.weightBytes) * SMS) / topology.memory.l2.bandwidthBytesPerNs;
+    return waves * Math.max(memNs, computeNs, l2RoundNs);
+  }
   const reduceNs = splitK > 1 ? GRAPH_GAP_NS + SPLITK_REDUCE_NS + (s.m * s.n * 4 * splitK) / topology.memory.hbm.achievableBandwidthBytesPerNs : 0;
   // The L2, which all SMs share, serves every re-read of an operand: each CTA's activation
-  // rows, and the weight tile again for every further cluster of row tiles. Small tiles over
-  // a large problem re-read so often that the L2's bandwidth, not the SMs, sets the time.
-  const weightRereads = s.n * s.k * s.weightBytes * Math.max(0, rowTiles / shared - 1);
+  // rows, and the weight tile again for every further row tile, a multicast pair's second CTA
+  // included (the machine reads the tile for each CTA). Small tiles over a large problem
+  // re-read so often that the L2's bandwidth, not the SMs, sets the time.
+  const weightRereads = s.n * s.k * s.weightBytes * Math.max(0, rowTiles - 1);
   const l2Ns = (ctas * onChip + weightRereads) / topology.memory.l2.bandwidthBytesPerNs;
-  return Math.max(waves * Math.max(memNs, computeNs), l2Ns) + reduceNs;
+  return Math.max(memNs, computeNs, l2Ns) + reduceNs;
+}
+
+/**
+ * The DRAM bytes per CTA of a grid of several waves, as its raster (`NVJET_RASTER`) walks it:
+ * the CTAs of a round that share an operand tile meet in the L2, so a round reads each tile it
+ * spans once; the operand the raster sweeps once per tile of the other (the weights along N,
+ * the activations along M) stays in the L2 for the next sweep only if it fits one half of it
+ * (the SMs of either half read every tile of a sweep, and each half keeps its own copy). So a
+ * weight larger than 25 MB swept along N is read from DRAM again by every round, or by every
+ * row tile when a round does not cover one. The other operand is read once.
+ */
+export function waveDramBytes(s: GemmShape, cols: number, rows: number): number {
+  const colTiles = Math.ceil(s.n / cols);
+  const rowTiles = Math.ceil(s.m / rows);
+  const tiles = colTiles * rowTiles;
+  const round = Math.min(tiles, SMS);
+  const weight = s.n * s.k * s.weightBytes;
+  const act = s.m * s.k * (s.fp8 ? 1 : 2);
+  const alongM = gemmRaster({ raster: NVJET_RASTER }, rowTiles, colTiles) === 'along-m';
+  const [swept, sweptTiles, other, otherTiles] = alongM ? [act, rowTiles, weight, colTiles] : [weight, colTiles, act, rowTiles];
+  const l2 = topology.memory.l2;
+  const fits = swept <= l2.capacityBytes / (l2.organisation === 'shared' ? (l2.halves ?? 1) : 1);
+  const sweeps = fits ? 1 : round >= sweptTiles ? tiles / round : otherTiles;
+  return (swept * sweeps + other) / tiles;
 }
 
 /**

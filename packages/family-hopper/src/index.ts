@@ -67,6 +67,7 @@ export {
   nvjetPipeline,
   nvjetKernel,
   nvjetEstimateNs,
+  waveDramBytes,
   nvjetStages,
   H100_SM,
   NVJET_DRAM_IN_FLIGHT,

@@ -18,6 +18,7 @@ import {
   nvjetEstimateNs,
   nvjetKernel,
   nvjetStages,
+  waveDramBytes,
   selectDecodeAttention,
   selectFlashDecode,
   selectPrefillAttention,
@@ -60,6 +61,23 @@ describe('H100 kernel library', () => {
       const g = selectGemm({ m, n, k, weightBytes: 2 });
       if (g.splitK > 1) expect(Math.ceil(n / g.tileCols) * Math.ceil(m / g.tileRows) * g.splitK).toBeLessThanOrEqual(132);
     }
+  });
+
+  it('a grid of several waves: the weight swept along N past half the L2 is read again by every round', () => {
+    const s = { m: 8192, n: 4096, k: 12288, weightBytes: 2 };
+    const weight = s.n * s.k * 2;
+    const act = s.m * s.k * 2;
+    // 256 × 128 tiles: 16 column tiles < 64 row tiles, so the raster walks along N and each round
+    // of 132 CTAs spans the whole 100 MB weight, more than a 25 MB half of the L2.
+    const tiles = 16 * 64;
+    expect(waveDramBytes(s, 256, 128) * tiles).toBeCloseTo(weight * (tiles / 132) + act, -3);
+    // A weight that fits half the L2 is read once, whatever the rounds.
+    const small = { m: 8192, n: 1024, k: 4096, weightBytes: 2 };
+    expect(waveDramBytes(small, 256, 128) * 4 * 64).toBeCloseTo(small.n * small.k * 2 + small.m * small.k * 2, -3);
+    // Priced per round, the 112-column tile's 18 rounds of L2 traffic lose to 256 × 128's 8.
+    expect(nvjetEstimateNs(s, 256, 128, 1)).toBeLessThan(nvjetEstimateNs(s, 112, 128, 1));
+    expect(selectGemm(s).tileRows).toBe(128);
+    expect(selectGemm(s).tileCols).toBeGreaterThanOrEqual(192);
   });
 
   it('stages fill the shared memory left after the epilogue, as in the tile names cuBLAS shows', () => {
