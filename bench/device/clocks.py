@@ -1,9 +1,10 @@
 """SM clock, memory clock and power while decode attention kernels run back to back.
 
-Usage: python3 clocks.py OUT_DIR
+Usage: python3 clocks.py OUT_DIR [--only=attention,gemm]
 
-For each kernel (FlashAttention-2's unsplit kernel at batch 32 / KV 32K, 32/8 heads; cuDNN's
-grouped-rows kernel at batch 1 / KV 32K; a 2 GiB device copy), replays a CUDA graph of it for
+For each kernel (attention: FlashAttention-2's unsplit kernel at batch 32 / KV 32K, 32/8 heads;
+cuDNN's grouped-rows kernel at batch 1 / KV 32K; a 2 GiB device copy. gemm: cuBLAS bf16
+GEMMs of a prefill, M = 8192 by 4096 x 4096, 4096 x 12288 and 8192 x 8192), replays a CUDA graph of it for
 ~4 s while `nvidia-smi -lms 50` samples clocks.sm, clocks.mem and power.draw; writes the
 per-call time and the samples' median to OUT_DIR/clocks.json. Answers whether a GPU runs these
 kernels at a lower SM clock (power or thermal) than another.
@@ -20,6 +21,7 @@ import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
 OUT = sys.argv[1] if len(sys.argv) > 1 else "."
+ONLY = [x for a in sys.argv if a.startswith("--only=") for x in a.split("=", 1)[1].split(",")] or ["attention", "gemm"]
 os.makedirs(OUT, exist_ok=True)
 DEV = "cuda"
 
@@ -73,19 +75,29 @@ def run(name, fn, calls, seconds=4.0):
 
 res = {"script": "bench/device/clocks.py", "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "gpu": torch.cuda.get_device_name(0),
        "torch": torch.__version__, "rows": []}
-B, L = 32, 32768
-q = torch.randn(B, 32, 1, 128, dtype=torch.bfloat16, device=DEV)
-k = torch.randn(B, 8, L, 128, dtype=torch.bfloat16, device=DEV)
-v = torch.randn(B, 8, L, 128, dtype=torch.bfloat16, device=DEV)
-with sdpa_kernel([SDPBackend.FLASH_ATTENTION]):
-    res["rows"].append(run("flash_fwd_kernel 32/8 b32 kv32768", lambda: F.scaled_dot_product_attention(q, k, v, enable_gqa=True), 4))
-del q, k, v
-q = torch.randn(1, 8, 4, 128, dtype=torch.bfloat16, device=DEV)
-k = torch.randn(1, 8, L, 128, dtype=torch.bfloat16, device=DEV)
-v = torch.randn(1, 8, L, 128, dtype=torch.bfloat16, device=DEV)
-res["rows"].append(run("cudnn grouped rows 32/8 b1 kv32768", lambda: F.scaled_dot_product_attention(q, k, v), 16))
-x = torch.empty(1 << 31, dtype=torch.uint8, device=DEV)
-y = torch.empty_like(x)
-res["rows"].append(run("2 GiB copy", lambda: y.copy_(x), 2))
+if "attention" in ONLY:
+    B, L = 32, 32768
+    q = torch.randn(B, 32, 1, 128, dtype=torch.bfloat16, device=DEV)
+    k = torch.randn(B, 8, L, 128, dtype=torch.bfloat16, device=DEV)
+    v = torch.randn(B, 8, L, 128, dtype=torch.bfloat16, device=DEV)
+    with sdpa_kernel([SDPBackend.FLASH_ATTENTION]):
+        res["rows"].append(run("flash_fwd_kernel 32/8 b32 kv32768", lambda: F.scaled_dot_product_attention(q, k, v, enable_gqa=True), 4))
+    del q, k, v
+    q = torch.randn(1, 8, 4, 128, dtype=torch.bfloat16, device=DEV)
+    k = torch.randn(1, 8, L, 128, dtype=torch.bfloat16, device=DEV)
+    v = torch.randn(1, 8, L, 128, dtype=torch.bfloat16, device=DEV)
+    res["rows"].append(run("cudnn grouped rows 32/8 b1 kv32768", lambda: F.scaled_dot_product_attention(q, k, v), 16))
+    x = torch.empty(1 << 31, dtype=torch.uint8, device=DEV)
+    y = torch.empty_like(x)
+    res["rows"].append(run("2 GiB copy", lambda: y.copy_(x), 2))
+    del q, k, v, x, y
+if "gemm" in ONLY:
+    for m, n, kk in ((8192, 4096, 4096), (8192, 4096, 12288), (8192, 8192, 8192)):
+        a = torch.randn(m, kk, dtype=torch.bfloat16, device=DEV)
+        w = torch.randn(n, kk, dtype=torch.bfloat16, device=DEV)
+        r = run(f"F.linear bf16 M={m} N={n} K={kk}", lambda: F.linear(a, w), 8)
+        r["tflops"] = round(2 * m * n * kk / (r["usPerCall"] * 1e6), 1)
+        res["rows"].append(r)
+        del a, w
 with open(os.path.join(OUT, "clocks.json"), "w") as f:
     json.dump(res, f, indent=1)
