@@ -41,8 +41,17 @@ export class BandwidthResource {
   /** The engine timer of the next wake-up: an arrival or departure moves it. */
   private readonly timer: number;
 
+  /** Bytes/ns each active flow gets: min(perFlowCap, bandwidth / active), 0 when idle (kept with `active`). */
+  private flowRate = 0;
+
   private rate(): number {
-    return this.active === 0 ? 0 : Math.min(this.perFlowCap, this.bandwidthBytesPerNs / this.active);
+    return this.flowRate;
+  }
+
+  /** `active` changed: recompute the per-flow rate (the same expression every time, so the same value). */
+  private setActive(n: number): void {
+    this.active = n;
+    this.flowRate = n === 0 ? 0 : Math.min(this.perFlowCap, this.bandwidthBytesPerNs / n);
   }
 
   private advance(): void {
@@ -64,7 +73,7 @@ export class BandwidthResource {
     this.advance();
     this.bytes += bytes;
     this.heapPush(this.v + bytes, flowId);
-    this.active++;
+    this.setActive(this.active + 1);
     this.reschedule();
   }
 
@@ -92,10 +101,12 @@ export class BandwidthResource {
     const eps = Math.max(1e-9 * Math.max(1, this.v), 4 * Number.EPSILON * this.engine.now * this.rate());
     const done = this.done;
     let n = 0;
-    while (this.active > 0 && this.finish[0]! <= this.v + eps) {
+    let active = this.active;
+    while (active > 0 && this.finish[0]! <= this.v + eps) {
       done[n++] = this.heapPop();
-      this.active--;
+      active--;
     }
+    if (active !== this.active) this.setActive(active);
     this.reschedule();
     for (let i = 0; i < n; i++) this.onDone(done[i]!);
   }

@@ -258,24 +258,76 @@ export class Cache {
     if (i < end) {
       this.lastWay = i;
       stamps[i] = stamp;
-      this.restamped(i, set, streaming);
+      if (streaming) {
+        this.unlink(i, set);
+        this.linkInOrderFromTail(i, set);
+      } else if (this.tail[set] !== i) {
+        this.unlink(i, set);
+        this.linkBetween(i, set, this.tail[set]!, -1);
+      }
       if (writeBytes > 0) this.markDirty(i, writeBytes, req);
-      let present = 0;
-      let asked = 0;
       const miss = r.miss;
+      if (W === 4) {
+        // Blocks of 97–128 sectors (a 16 KiB block of 128 B lines, the default): the words unrolled.
+        const v = i * 4;
+        const s0 = req[0]!;
+        const s1 = req[1]!;
+        const s2 = req[2]!;
+        const s3 = req[3]!;
+        const h0 = valid[v]!;
+        const h1 = valid[v + 1]!;
+        const h2 = valid[v + 2]!;
+        const h3 = valid[v + 3]!;
+        const p0 = h0 & s0;
+        const p1 = h1 & s1;
+        const p2 = h2 & s2;
+        const p3 = h3 & s3;
+        miss[0] = s0 & ~p0;
+        miss[1] = s1 & ~p1;
+        miss[2] = s2 & ~p2;
+        miss[3] = s3 & ~p3;
+        if (p0 === s0 && p1 === s1 && p2 === s2 && p3 === s3) {
+          r.hit = true;
+          r.hitFraction = 1;
+          return r;
+        }
+        valid[v] = h0 | s0;
+        valid[v + 1] = h1 | s1;
+        valid[v + 2] = h2 | s2;
+        valid[v + 3] = h3 | s3;
+        r.hit = false;
+        r.hitFraction = (popcount(p0) + popcount(p1) + popcount(p2) + popcount(p3)) / (popcount(s0) + popcount(s1) + popcount(s2) + popcount(s3));
+        return r;
+      }
+      // Every requested sector present (the common hit): no sector counting.
+      let all = true;
       for (let w = 0, v = i * W; w < W; w++, v++) {
         const s = req[w]!;
         const had = valid[v]!;
         const p = had & s;
-        if (p !== s) valid[v] = had | s;
+        if (p !== s) {
+          valid[v] = had | s;
+          all = false;
+        }
         miss[w] = s & ~p;
+      }
+      if (all) {
+        r.hit = true;
+        r.hitFraction = 1;
+        return r;
+      }
+      let present = 0;
+      let asked = 0;
+      for (let w = 0; w < W; w++) {
+        const s = req[w]!;
+        const p = s & ~miss[w]!;
         if (s === -1) asked += 32;
         else if (s !== 0) asked += popcount(s);
         if (p === -1) present += 32;
         else if (p !== 0) present += popcount(p);
       }
-      r.hit = present === asked;
-      r.hitFraction = r.hit ? 1 : present / asked;
+      r.hit = false;
+      r.hitFraction = present / asked;
       return r;
     }
     // The set's least recently used way, as `lruVictim(stamps, base, ways)` would choose it.
@@ -284,7 +336,12 @@ export class Cache {
     r.hit = false;
     r.hitFraction = 0;
     const miss = r.miss;
-    for (let w = 0; w < W; w++) miss[w] = req[w]!;
+    if (W === 4) {
+      miss[0] = req[0]!;
+      miss[1] = req[1]!;
+      miss[2] = req[2]!;
+      miss[3] = req[3]!;
+    } else for (let w = 0; w < W; w++) miss[w] = req[w]!;
     const dirty = this.dirty[victim]!;
     r.evictedBlock = tags[victim]!;
     const v0 = victim * W;
@@ -298,7 +355,12 @@ export class Cache {
       this.dirty[victim] = 0;
     }
     tags[victim] = block;
-    for (let w = 0; w < W; w++) valid[v0 + w] = req[w]!;
+    if (W === 4) {
+      valid[v0] = req[0]!;
+      valid[v0 + 1] = req[1]!;
+      valid[v0 + 2] = req[2]!;
+      valid[v0 + 3] = req[3]!;
+    } else for (let w = 0; w < W; w++) valid[v0 + w] = req[w]!;
     stamps[victim] = stamp;
     this.restamped(victim, set, streaming);
     if (writeBytes > 0) this.markDirty(victim, writeBytes, req);

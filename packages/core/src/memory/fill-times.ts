@@ -65,6 +65,8 @@ export class FillTimes {
       [this.cur, null],
       [this.old, this.cur],
     ] as const) {
+      // A generation whose latest fill has landed holds none in flight.
+      if (!(t.maxReady > nowNs)) continue;
       for (let i = 0; i < t.capacity; i++) {
         const b = t.blocks[i]!;
         if (b === -1 || !(t.ready[i]! > nowNs) || (other && other.find(b, t.sectors[i]!) >= 0)) continue;

@@ -130,6 +130,8 @@ export class MemorySystem {
   /** Byte range within a block that `request` holds the sectors of (-1: none yet). */
   private maskLo = -1;
   private maskHi = -1;
+  /** The first sector `request` holds (its fill key with the block): bytes [lo, hi) are never empty. */
+  private maskFirst = 0;
 
   constructor(engine: Engine, topology: Topology, buffers: readonly BufferSpec[], options: MemorySystemOptions, onFlowDone: (flowId: number) => void) {
     const { l2, llc, hbm } = topology.memory;
@@ -168,9 +170,9 @@ export class MemorySystem {
   }
 
   /** Record that the fill of `block`'s request for `sectors` lands at `readyNs`. */
-  private recordFill(fills: FillTimes, block: number, sectors: SectorMask, readyNs: number): void {
+  private recordFill(fills: FillTimes, block: number, first: number, readyNs: number): void {
     if (!this.tracksFills) return;
-    fills.set(block, firstSector(sectors), readyNs, this.engine.now);
+    fills.set(block, first, readyNs, this.engine.now);
   }
 
   /**
@@ -185,9 +187,9 @@ export class MemorySystem {
    * `tracksFills`), whoever waits on them; a request is known by its block and first line (a
    * tile step's slice of a row).
    */
-  private pendingFillNs(fills: FillTimes, block: number, sectors: SectorMask, hitLatencyNs: number): number {
+  private pendingFillNs(fills: FillTimes, block: number, first: number, hitLatencyNs: number): number {
     const now = this.engine.now;
-    const ready = fills.get(block, firstSector(sectors), now);
+    const ready = fills.get(block, first, now);
     if (ready - now <= hitLatencyNs) return hitLatencyNs;
     // Measured from when this request issues in its own step's stream.
     return Math.max(hitLatencyNs, ready - (now + this.issueOffsetNs));
@@ -376,15 +378,18 @@ export class MemorySystem {
     const policy = r.policy;
     const nontemporal = policy === 'nontemporal';
     const streaming = policy === 'streaming';
+    const shared = this.shared;
+    // Addresses are integers below 2⁵³: the running block start is exact.
     for (let row = row0; row < row1; row++) {
       const start = base + row * stride + lo;
       const end = base + row * stride + hi;
-      for (let b = Math.floor(start / G); b * G < end; b++) {
-        const bLo = Math.max(start, b * G) - b * G;
-        const bHi = Math.min(end, (b + 1) * G) - b * G;
+      let b = Math.floor(start / G);
+      for (let at = b * G; at < end; b++, at += G) {
+        const bLo = start > at ? start - at : 0;
+        const bHi = end < at + G ? end - at : G;
         const sectors = this.sectorMask(bLo, bHi);
         if (nontemporal) this.bypassBlock(b, bHi - bLo, sectors, write, c, out);
-        else if (this.shared) this.sharedBlock(b, bHi - bLo, sectors, write, streaming, c, out);
+        else if (shared) this.sharedBlock(b, bHi - bLo, sectors, write, streaming, c, out);
         else this.block(b, bHi - bLo, sectors, write, streaming, c, out);
       }
     }
@@ -397,6 +402,7 @@ export class MemorySystem {
     this.maskLo = lo;
     this.maskHi = hi;
     const a = (lo / this.sectorBytes) | 0;
+    this.maskFirst = a;
     const b = Math.ceil(hi / this.sectorBytes);
     for (let w = 0; w < m.length; w++) {
       const from = Math.max(a - 32 * w, 0);
@@ -431,7 +437,7 @@ export class MemorySystem {
     let lat = l2Lat;
     c.l2.hitBytes += hitBytes;
     if (!write && hitBytes > 0) {
-      if (this.waitOnFills) lat = this.pendingFillNs(this.fillReady[inst]!, block, sectors, l2Lat);
+      if (this.waitOnFills) lat = this.pendingFillNs(this.fillReady[inst]!, block, this.maskFirst, l2Lat);
       out.readLatencyByteNs += hitBytes * lat;
     }
     if (hitBytes < bytes) {
@@ -439,7 +445,7 @@ export class MemorySystem {
       if (!write) {
         const missSectors = res.miss;
         const missLat = this.memorySide(block, this.lineBytesOf(missSectors), missSectors, false, c, out);
-        this.recordFill(this.fillReady[inst]!, block, sectors, this.engine.now + this.issueOffsetNs + missLat);
+        this.recordFill(this.fillReady[inst]!, block, this.maskFirst, this.engine.now + this.issueOffsetNs + missLat);
         lat = Math.max(lat, missLat);
       }
     }
@@ -537,7 +543,8 @@ export class MemorySystem {
     const hitBytes = bytes * res.hitFraction;
     c.llc.hitBytes += hitBytes;
     // Another XCD's miss on the same line a moment ago: the LLC holds the read until its fill lands.
-    const hitLat = !write && this.waitOnFills && hitBytes > 0 ? this.pendingFillNs(this.llcFillReady, block, sectors, this.llcLatencyNs) : this.llcLatencyNs;
+    const hitLat =
+      !write && this.waitOnFills && hitBytes > 0 ? this.pendingFillNs(this.llcFillReady, block, firstSector(sectors), this.llcLatencyNs) : this.llcLatencyNs;
     if (!write) {
       out.readLatencyByteNs += hitBytes * hitLat + (bytes - hitBytes) * hbmLat;
       out.dramReadLatencyByteNs += (bytes - hitBytes) * hbmLat;
@@ -546,7 +553,7 @@ export class MemorySystem {
       c.llc.missBytes += bytes - hitBytes;
       return hitLat;
     }
-    if (!write) this.recordFill(this.llcFillReady, block, sectors, this.engine.now + this.issueOffsetNs + hbmLat);
+    if (!write) this.recordFill(this.llcFillReady, block, firstSector(sectors), this.engine.now + this.issueOffsetNs + hbmLat);
     c.llc.missBytes += bytes - hitBytes;
     c.hbmReadBytes += bytes - hitBytes;
     out.hbmBytes += bytes - hitBytes;
