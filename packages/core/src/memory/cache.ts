@@ -83,6 +83,8 @@ export class Cache {
   private readonly tail: Int32Array;
   /** Dirty bytes held, in total. */
   dirtyBytes = 0;
+  /** The dirty-sector mask `writeBackAll` hands its sink (reused). */
+  private readonly writeBackMask: SectorMask;
   private readonly result: AccessResult;
   /** Every sector of a block. */
   readonly full: SectorMask;
@@ -129,6 +131,7 @@ export class Cache {
       this.full[w] = bits >= 32 ? -1 : (1 << bits) - 1;
     }
     this.scratch = new Int32Array(this.words);
+    this.writeBackMask = new Int32Array(this.words);
     this.result = { hit: false, hitFraction: 0, miss: new Int32Array(this.words), evictedDirtyBytes: 0, evictedBlock: -1, evicted: new Int32Array(this.words) };
   }
 
@@ -446,10 +449,11 @@ export class Cache {
     const n = this.dirtyBytes;
     if (n === 0) return 0;
     const W = this.words;
-    const mask = new Int32Array(W);
-    const order: number[] = [];
+    const mask = this.writeBackMask;
     for (let s = 0; s < this.sets; s++) {
-      for (const i of this.waysByAge(s, this.stamps, (i) => this.dirty[i]! > 0, order)) {
+      // The set's list is in ascending stamp order, and dirty ways never share a stamp.
+      for (let i = this.head[s]!; i >= 0; i = this.nextWay[i]!) {
+        if (!(this.dirty[i]! > 0)) continue;
         for (let w = 0; w < W; w++) {
           mask[w] = this.dirtySectors[i * W + w]!;
           this.dirtySectors[i * W + w] = 0;
@@ -517,14 +521,6 @@ export class Cache {
       }
     }
     return o;
-  }
-
-  /** The ways of set `s` that `keep` accepts, into `order`, least recently used first. */
-  private waysByAge(s: number, stamps: Float64Array, keep: (way: number) => boolean, order: number[]): number[] {
-    order.length = 0;
-    for (let i = s * this.ways; i < (s + 1) * this.ways; i++) if (keep(i)) order.push(i);
-    if (order.length > 1) order.sort((a, b) => stamps[a]! - stamps[b]!);
-    return order;
   }
 
   /**
