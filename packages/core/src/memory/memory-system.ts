@@ -549,9 +549,9 @@ export class MemorySystem {
   /** A read or write that reaches the memory side (LLC if any, else HBM); returns its latency. */
   /** A read or write that reaches the memory side; its latency goes to `sideLatNs`. */
   private memorySide(block: number, bytes: number, sectors: SectorMask, write: boolean, c: MemoryCounters, out: TileTraffic): void {
-    const hbmLat = this.hbmLatencyNs;
     if (!write) c.fabricReadBytes += bytes;
     if (!this.llc) {
+      const hbmLat = this.hbmLatencyNs;
       out.hbmBytes += bytes;
       if (write) c.hbmWriteBytes += bytes;
       else {
@@ -569,6 +569,7 @@ export class MemorySystem {
     this.fillLatNs = this.llcLatencyNs;
     if (!write && this.waitOnFills && bytes * res.hitFraction > 0) this.pendingFillNs(this.llcFillReady, block, firstSector(sectors));
     const hitLat = this.fillLatNs;
+    const hbmLat = this.hbmLatencyNs;
     if (res.evictedDirtyBytes > 0) {
       c.llc.writeBackBytes += res.evictedDirtyBytes;
       c.hbmWriteBytes += res.evictedDirtyBytes;
