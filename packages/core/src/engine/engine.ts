@@ -51,8 +51,29 @@ export class Engine {
    * same way (no tie between two events flips with the rounding of a larger clock).
    */
   at(time: number, kind: number, arg = 0): void {
-    if (!(time >= this.nowNs)) throw new Error(`engine: event '${this.names[kind]}' scheduled at ${time} ns, before now (${this.nowNs} ns)`);
-    this.queue.push(time === Infinity ? time : Math.round(time * TICKS_PER_NS) / TICKS_PER_NS, kind, arg);
+    this.nextTime = time;
+    this.atNext(kind, arg);
+  }
+
+  /**
+   * The time `atNext` schedules at and the delay `setTimerNext` sets, ns: fields, for the hot
+   * callers, since a double passed to a call that is not inlined is boxed (an allocation per
+   * event).
+   */
+  nextTime = 0.5;
+  nextDelay = 0.5;
+
+  /** `at(nextTime, kind, arg)`. */
+  atNext(kind: number, arg: number): void {
+    const time = this.nextTime;
+    if (!(time >= this.nowNs)) this.before(kind, time);
+    const q = this.queue;
+    q.nextTime = time === Infinity ? time : Math.round(time * TICKS_PER_NS) / TICKS_PER_NS;
+    q.pushNext(kind, arg);
+  }
+
+  private before(kind: number, time: number): never {
+    throw new Error(`engine: event '${this.names[kind]}' scheduled at ${time} ns, before now (${this.nowNs} ns)`);
   }
 
   /** Schedule `kind` after `delay` ns. */
@@ -73,9 +94,17 @@ export class Engine {
    * firing order as scheduling it with `after` and ignoring the replaced event when it fires.
    */
   setTimer(id: number, delay: number, kind: number, arg = 0): void {
-    const time = this.nowNs + delay;
-    if (!(time >= this.nowNs)) throw new Error(`engine: event '${this.names[kind]}' scheduled at ${time} ns, before now (${this.nowNs} ns)`);
-    this.queue.setTimer(id, time === Infinity ? time : Math.round(time * TICKS_PER_NS) / TICKS_PER_NS, kind, arg);
+    this.nextDelay = delay;
+    this.setTimerNext(id, kind, arg);
+  }
+
+  /** `setTimer(id, nextDelay, kind, arg)`. */
+  setTimerNext(id: number, kind: number, arg: number): void {
+    const time = this.nowNs + this.nextDelay;
+    if (!(time >= this.nowNs)) this.before(kind, time);
+    const q = this.queue;
+    q.nextTime = time === Infinity ? time : Math.round(time * TICKS_PER_NS) / TICKS_PER_NS;
+    q.setTimerNext(id, kind, arg);
   }
 
   /** Drop timer `id`'s pending event, if any. */
@@ -99,13 +128,13 @@ export class Engine {
    * every `every` events and may throw to stop a run that makes no progress.
    */
   run(until = Infinity, watchdog?: () => void, every = 1 << 20): void {
-    const ev: [number, number, number] = [0, 0, 0];
+    const q = this.queue;
     let countdown = every;
-    while (this.queue.size > 0 && this.queue.peekTime() <= until) {
-      this.queue.pop(ev);
-      this.nowNs = ev[0];
+    while (q.size > 0 && q.topTime() <= until) {
+      const kind = q.popNext();
+      this.nowNs = q.poppedTime;
       this.fired++;
-      this.handlers[ev[1]]!(ev[2]);
+      this.handlers[kind]!(q.poppedArg);
       if (watchdog && --countdown === 0) {
         countdown = every;
         watchdog();

@@ -26,6 +26,15 @@ export class EventQueue {
   /** The latest key of a timer event superseded or cancelled before it was due. */
   private ghostTime = -Infinity;
   private ghostSeq = -1;
+  /**
+   * Time and sequence number of the entry being placed (`siftUp`, `siftDown`), and the time
+   * `pushNext` / `setTimerNext` schedule at: fields rather than arguments, since a double
+   * passed to a call that is not inlined is boxed (a heap allocation per event).
+   */
+  private et = 0.5;
+  private es = 0;
+  /** Time the next `pushNext` or `setTimerNext` schedules at. */
+  nextTime = 0.5;
 
   constructor(capacity = 1024) {
     capacity = Math.max(1, Math.floor(capacity));
@@ -50,10 +59,18 @@ export class EventQueue {
   }
 
   push(time: number, kind: number, arg: number): void {
+    this.nextTime = time;
+    this.pushNext(kind, arg);
+  }
+
+  /** `push` at `nextTime`. */
+  pushNext(kind: number, arg: number): void {
     if (this.n === this.time.length) this.grow();
     const i = this.n++;
     this.timerAt[i] = -1;
-    this.siftUp(i, time, this.nextSeq++, kind, arg, -1);
+    this.et = this.nextTime;
+    this.es = this.nextSeq++;
+    this.siftUp(i, kind, arg, -1);
   }
 
   /** A new timer: its id for `setTimer` and `cancelTimer`. */
@@ -68,17 +85,28 @@ export class EventQueue {
 
   /** Set timer `id` to fire at `time` (replacing its pending event, if any), keyed as a push now would be. */
   setTimer(id: number, time: number, kind: number, arg: number): void {
+    this.nextTime = time;
+    this.setTimerNext(id, kind, arg);
+  }
+
+  /** `setTimer` at `nextTime`. */
+  setTimerNext(id: number, kind: number, arg: number): void {
+    const time = this.nextTime;
     const s = this.nextSeq++;
     const at = this.timerPos[id]!;
     if (at < 0) {
       if (this.n === this.time.length) this.grow();
-      this.siftUp(this.n++, time, s, kind, arg, id);
+      this.et = time;
+      this.es = s;
+      this.siftUp(this.n++, kind, arg, id);
       return;
     }
     this.ghost(at);
+    this.et = time;
+    this.es = s;
     // The new key is later than the old one in sequence; in time it may go either way.
-    if (time < this.time[at]!) this.siftUp(at, time, s, kind, arg, id);
-    else this.siftDown(at, time, s, kind, arg, id);
+    if (time < this.time[at]!) this.siftUp(at, kind, arg, id);
+    else this.siftDown(at, kind, arg, id);
   }
 
   /** Drop timer `id`'s pending event, if any. */
@@ -94,13 +122,20 @@ export class EventQueue {
     const k = this.kind[last]!;
     const a = this.arg[last]!;
     const tm = this.timerAt[last]!;
-    if (at > 0 && (t < this.time[(at - 1) >> 1]! || (t === this.time[(at - 1) >> 1] && s < this.seq[(at - 1) >> 1]!))) this.siftUp(at, t, s, k, a, tm);
-    else this.siftDown(at, t, s, k, a, tm);
+    this.et = t;
+    this.es = s;
+    if (at > 0 && (t < this.time[(at - 1) >> 1]! || (t === this.time[(at - 1) >> 1] && s < this.seq[(at - 1) >> 1]!))) this.siftUp(at, k, a, tm);
+    else this.siftDown(at, k, a, tm);
   }
 
   /** Time of the earliest event; `Infinity` when empty. */
   peekTime(): number {
     return this.n === 0 ? Infinity : this.time[0]!;
+  }
+
+  /** Time of the earliest event of a queue that is not empty (no `Infinity` to merge with: the engine's loop boxes nothing). */
+  topTime(): number {
+    return this.time[0]!;
   }
 
   /** Pops the earliest event into `out` ([time, kind, arg]); false when empty. */
@@ -109,14 +144,36 @@ export class EventQueue {
     out[0] = this.time[0]!;
     out[1] = this.kind[0]!;
     out[2] = this.arg[0]!;
+    this.popNext();
+    return true;
+  }
+
+  /** The time of the event `popNext` popped last (its arg is `poppedArg`). */
+  get poppedTime(): number {
+    return this.lastTime;
+  }
+
+  /** The arg of the event `popNext` popped last. */
+  poppedArg = 0;
+
+  /**
+   * Pops the earliest event (the queue is not empty) and returns its kind; its time and arg
+   * are `poppedTime` and `poppedArg` (no array to fill: the engine's loop stores no double
+   * through a call).
+   */
+  popNext(): number {
+    const kind = this.kind[0]!;
+    this.poppedArg = this.arg[0]!;
     this.lastTime = this.time[0]!;
     this.lastSeq = this.seq[0]!;
     const top = this.timerAt[0]!;
     if (top >= 0) this.timerPos[top] = -1;
     const last = --this.n;
-    if (last === 0) return true;
-    this.siftDown(0, this.time[last]!, this.seq[last]!, this.kind[last]!, this.arg[last]!, this.timerAt[last]!);
-    return true;
+    if (last === 0) return kind;
+    this.et = this.time[last]!;
+    this.es = this.seq[last]!;
+    this.siftDown(0, this.kind[last]!, this.arg[last]!, this.timerAt[last]!);
+    return kind;
   }
 
   /** Remember the key of the event at heap index `i` as superseded. */
@@ -129,19 +186,23 @@ export class EventQueue {
     }
   }
 
-  /** Place the entry (t, s, k, a, timer) at the hole `i` or above it. */
-  private siftUp(i: number, t: number, s: number, k: number, a: number, timer: number): void {
+  /** Place the entry (`et`, `es`, k, a, timer) at the hole `i` or above it. */
+  private siftUp(i: number, k: number, a: number, timer: number): void {
+    const t = this.et;
+    const s = this.es;
     while (i > 0) {
       const p = (i - 1) >> 1;
       if (this.time[p]! < t || (this.time[p] === t && this.seq[p]! < s)) break;
       this.move(p, i);
       i = p;
     }
-    this.place(i, t, s, k, a, timer);
+    this.place(i, k, a, timer);
   }
 
-  /** Place the entry (t, s, k, a, timer) at the hole `i` or below it. */
-  private siftDown(i: number, t: number, s: number, k: number, a: number, timer: number): void {
+  /** Place the entry (`et`, `es`, k, a, timer) at the hole `i` or below it. */
+  private siftDown(i: number, k: number, a: number, timer: number): void {
+    const t = this.et;
+    const s = this.es;
     const n = this.n;
     for (;;) {
       const l = 2 * i + 1;
@@ -153,12 +214,12 @@ export class EventQueue {
       this.move(c, i);
       i = c;
     }
-    this.place(i, t, s, k, a, timer);
+    this.place(i, k, a, timer);
   }
 
-  private place(i: number, t: number, s: number, k: number, a: number, timer: number): void {
-    this.time[i] = t;
-    this.seq[i] = s;
+  private place(i: number, k: number, a: number, timer: number): void {
+    this.time[i] = this.et;
+    this.seq[i] = this.es;
     this.kind[i] = k;
     this.arg[i] = a;
     this.timerAt[i] = timer;

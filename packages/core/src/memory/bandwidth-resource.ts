@@ -15,9 +15,13 @@ export class BandwidthResource {
   private last = 0;
   private active = 0;
   private generation = 0;
-  /** Min-heap of finish virtual times, parallel to `ids`. */
-  private finish: number[] = [];
-  private ids: number[] = [];
+  /**
+   * Min-heap of finish virtual times, parallel to `ids`, `heapN` entries (typed arrays: an
+   * array's `pop` would box every double it returns).
+   */
+  private finish = new Float64Array(16);
+  private ids = new Int32Array(16);
+  private heapN = 0;
   /** Scratch list of flows finishing at one wake-up (reused: no allocation per event). */
   private readonly done: number[] = [];
   private readonly kind: number;
@@ -41,8 +45,17 @@ export class BandwidthResource {
   /** The engine timer of the next wake-up: an arrival or departure moves it. */
   private readonly timer: number;
 
+  /** Bytes/ns each active flow gets: min(perFlowCap, bandwidth / active), 0 when idle (kept with `active`). */
+  private flowRate = 0;
+
   private rate(): number {
-    return this.active === 0 ? 0 : Math.min(this.perFlowCap, this.bandwidthBytesPerNs / this.active);
+    return this.flowRate;
+  }
+
+  /** `active` changed: recompute the per-flow rate (the same expression every time, so the same value). */
+  private setActive(n: number): void {
+    this.active = n;
+    this.flowRate = n === 0 ? 0 : Math.min(this.perFlowCap, this.bandwidthBytesPerNs / n);
   }
 
   private advance(): void {
@@ -61,10 +74,21 @@ export class BandwidthResource {
 
   /** Start a transfer of `bytes`; `onDone(flowId)` fires when it has been served. */
   start(bytes: number, flowId: number): void {
+    this.nextBytes = bytes;
+    this.startNext(flowId);
+  }
+
+  /** The bytes of the transfer `startNext` starts (a field: a double argument would be boxed). */
+  nextBytes = 0.5;
+
+  /** `start(nextBytes, flowId)`. */
+  startNext(flowId: number): void {
+    const bytes = this.nextBytes;
     this.advance();
     this.bytes += bytes;
-    this.heapPush(this.v + bytes, flowId);
-    this.active++;
+    this.pushFinish = this.v + bytes;
+    this.heapPush(flowId);
+    this.setActive(this.active + 1);
     this.reschedule();
   }
 
@@ -79,8 +103,10 @@ export class BandwidthResource {
     }
     const dt = Math.max(0, (this.finish[0]! - this.v) / this.rate());
     // At least one tick of the engine's time grid: a wake-up rounded to now would find the
-    // flow a hair short of done, forever.
-    this.engine.setTimer(this.timer, dt > 0 ? Math.max(dt, 1 / TICKS_PER_NS) : 0, this.kind, this.generation);
+    // flow a hair short of done, forever. (The delay goes through the engine's field: a double
+    // argument would be boxed.)
+    this.engine.nextDelay = dt > 0 ? Math.max(dt, 1 / TICKS_PER_NS) : 0;
+    this.engine.setTimerNext(this.timer, this.kind, this.generation);
   }
 
   private wake(gen: number): void {
@@ -90,22 +116,39 @@ export class BandwidthResource {
     // Relative slack on the virtual clock, and enough absolute slack that late in a long run
     // (large `now`) rounding of the wake-up time cannot leave a flow a hair short forever.
     const eps = Math.max(1e-9 * Math.max(1, this.v), 4 * Number.EPSILON * this.engine.now * this.rate());
+    // The bound in a field: a double local live across `heapPop` would be boxed.
+    this.doneBelow = this.v + eps;
     const done = this.done;
     let n = 0;
-    while (this.active > 0 && this.finish[0]! <= this.v + eps) {
+    let active = this.active;
+    while (active > 0 && this.finish[0]! <= this.doneBelow) {
       done[n++] = this.heapPop();
-      this.active--;
+      active--;
     }
+    if (active !== this.active) this.setActive(active);
     this.reschedule();
     for (let i = 0; i < n; i++) this.onDone(done[i]!);
   }
 
-  private heapPush(f: number, id: number): void {
+  /** Virtual time up to which `wake` counts flows as done. */
+  private doneBelow = 0.5;
+
+  /** Finish virtual time of the flow `heapPush` adds (a field: a double argument would be boxed). */
+  private pushFinish = 0.5;
+
+  private heapPush(id: number): void {
+    const f = this.pushFinish;
+    if (this.heapN === this.finish.length) {
+      const fin = new Float64Array(this.heapN * 2);
+      fin.set(this.finish);
+      this.finish = fin;
+      const ids = new Int32Array(this.heapN * 2);
+      ids.set(this.ids);
+      this.ids = ids;
+    }
     const fin = this.finish;
     const ids = this.ids;
-    let i = fin.length;
-    fin.push(f);
-    ids.push(id);
+    let i = this.heapN++;
     while (i > 0) {
       const p = (i - 1) >> 1;
       if (fin[p]! <= f) break;
@@ -121,9 +164,9 @@ export class BandwidthResource {
     const fin = this.finish;
     const ids = this.ids;
     const top = ids[0]!;
-    const f = fin.pop()!;
-    const id = ids.pop()!;
-    const n = fin.length;
+    const n = --this.heapN;
+    const f = fin[n]!;
+    const id = ids[n]!;
     if (n === 0) return top;
     let i = 0;
     for (;;) {

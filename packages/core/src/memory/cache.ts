@@ -83,6 +83,8 @@ export class Cache {
   private readonly tail: Int32Array;
   /** Dirty bytes held, in total. */
   dirtyBytes = 0;
+  /** The dirty-sector mask `writeBackAll` hands its sink (reused). */
+  private readonly writeBackMask: SectorMask;
   private readonly result: AccessResult;
   /** Every sector of a block. */
   readonly full: SectorMask;
@@ -129,6 +131,7 @@ export class Cache {
       this.full[w] = bits >= 32 ? -1 : (1 << bits) - 1;
     }
     this.scratch = new Int32Array(this.words);
+    this.writeBackMask = new Int32Array(this.words);
     this.result = { hit: false, hitFraction: 0, miss: new Int32Array(this.words), evictedDirtyBytes: 0, evictedBlock: -1, evicted: new Int32Array(this.words) };
   }
 
@@ -258,24 +261,76 @@ export class Cache {
     if (i < end) {
       this.lastWay = i;
       stamps[i] = stamp;
-      this.restamped(i, set, streaming);
+      if (streaming) {
+        this.unlink(i, set);
+        this.linkInOrderFromTail(i, set);
+      } else if (this.tail[set] !== i) {
+        this.unlink(i, set);
+        this.linkBetween(i, set, this.tail[set]!, -1);
+      }
       if (writeBytes > 0) this.markDirty(i, writeBytes, req);
-      let present = 0;
-      let asked = 0;
       const miss = r.miss;
+      if (W === 4) {
+        // Blocks of 97–128 sectors (a 16 KiB block of 128 B lines, the default): the words unrolled.
+        const v = i * 4;
+        const s0 = req[0]!;
+        const s1 = req[1]!;
+        const s2 = req[2]!;
+        const s3 = req[3]!;
+        const h0 = valid[v]!;
+        const h1 = valid[v + 1]!;
+        const h2 = valid[v + 2]!;
+        const h3 = valid[v + 3]!;
+        const p0 = h0 & s0;
+        const p1 = h1 & s1;
+        const p2 = h2 & s2;
+        const p3 = h3 & s3;
+        miss[0] = s0 & ~p0;
+        miss[1] = s1 & ~p1;
+        miss[2] = s2 & ~p2;
+        miss[3] = s3 & ~p3;
+        if (p0 === s0 && p1 === s1 && p2 === s2 && p3 === s3) {
+          r.hit = true;
+          r.hitFraction = 1;
+          return r;
+        }
+        valid[v] = h0 | s0;
+        valid[v + 1] = h1 | s1;
+        valid[v + 2] = h2 | s2;
+        valid[v + 3] = h3 | s3;
+        r.hit = false;
+        r.hitFraction = (popcount(p0) + popcount(p1) + popcount(p2) + popcount(p3)) / (popcount(s0) + popcount(s1) + popcount(s2) + popcount(s3));
+        return r;
+      }
+      // Every requested sector present (the common hit): no sector counting.
+      let all = true;
       for (let w = 0, v = i * W; w < W; w++, v++) {
         const s = req[w]!;
         const had = valid[v]!;
         const p = had & s;
-        if (p !== s) valid[v] = had | s;
+        if (p !== s) {
+          valid[v] = had | s;
+          all = false;
+        }
         miss[w] = s & ~p;
+      }
+      if (all) {
+        r.hit = true;
+        r.hitFraction = 1;
+        return r;
+      }
+      let present = 0;
+      let asked = 0;
+      for (let w = 0; w < W; w++) {
+        const s = req[w]!;
+        const p = s & ~miss[w]!;
         if (s === -1) asked += 32;
         else if (s !== 0) asked += popcount(s);
         if (p === -1) present += 32;
         else if (p !== 0) present += popcount(p);
       }
-      r.hit = present === asked;
-      r.hitFraction = r.hit ? 1 : present / asked;
+      r.hit = false;
+      r.hitFraction = present / asked;
       return r;
     }
     // The set's least recently used way, as `lruVictim(stamps, base, ways)` would choose it.
@@ -284,7 +339,12 @@ export class Cache {
     r.hit = false;
     r.hitFraction = 0;
     const miss = r.miss;
-    for (let w = 0; w < W; w++) miss[w] = req[w]!;
+    if (W === 4) {
+      miss[0] = req[0]!;
+      miss[1] = req[1]!;
+      miss[2] = req[2]!;
+      miss[3] = req[3]!;
+    } else for (let w = 0; w < W; w++) miss[w] = req[w]!;
     const dirty = this.dirty[victim]!;
     r.evictedBlock = tags[victim]!;
     const v0 = victim * W;
@@ -298,7 +358,12 @@ export class Cache {
       this.dirty[victim] = 0;
     }
     tags[victim] = block;
-    for (let w = 0; w < W; w++) valid[v0 + w] = req[w]!;
+    if (W === 4) {
+      valid[v0] = req[0]!;
+      valid[v0 + 1] = req[1]!;
+      valid[v0 + 2] = req[2]!;
+      valid[v0 + 3] = req[3]!;
+    } else for (let w = 0; w < W; w++) valid[v0 + w] = req[w]!;
     stamps[victim] = stamp;
     this.restamped(victim, set, streaming);
     if (writeBytes > 0) this.markDirty(victim, writeBytes, req);
@@ -384,10 +449,11 @@ export class Cache {
     const n = this.dirtyBytes;
     if (n === 0) return 0;
     const W = this.words;
-    const mask = new Int32Array(W);
-    const order: number[] = [];
+    const mask = this.writeBackMask;
     for (let s = 0; s < this.sets; s++) {
-      for (const i of this.waysByAge(s, this.stamps, (i) => this.dirty[i]! > 0, order)) {
+      // The set's list is in ascending stamp order, and dirty ways never share a stamp.
+      for (let i = this.head[s]!; i >= 0; i = this.nextWay[i]!) {
+        if (!(this.dirty[i]! > 0)) continue;
         for (let w = 0; w < W; w++) {
           mask[w] = this.dirtySectors[i * W + w]!;
           this.dirtySectors[i * W + w] = 0;
@@ -455,14 +521,6 @@ export class Cache {
       }
     }
     return o;
-  }
-
-  /** The ways of set `s` that `keep` accepts, into `order`, least recently used first. */
-  private waysByAge(s: number, stamps: Float64Array, keep: (way: number) => boolean, order: number[]): number[] {
-    order.length = 0;
-    for (let i = s * this.ways; i < (s + 1) * this.ways; i++) if (keep(i)) order.push(i);
-    if (order.length > 1) order.sort((a, b) => stamps[a]! - stamps[b]!);
-    return order;
   }
 
   /**

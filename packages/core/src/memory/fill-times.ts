@@ -31,22 +31,54 @@ export class FillTimes {
    * is not searched.
    */
   get(block: number, sector: number, nowNs: number): number {
+    this.nowNs = nowNs;
+    this.lookup(block, sector);
+    return this.readyNs;
+  }
+
+  /**
+   * The times `lookup` and `record` take and give, ns: fields rather than arguments and
+   * results, since a double crossing a call that is not inlined is boxed (an allocation per
+   * access on the memory system's hot path).
+   */
+  nowNs = 0.5;
+  readyNs = 0.5;
+
+  /** `get` at `nowNs`, its answer in `readyNs`. */
+  lookup(block: number, sector: number): void {
+    const nowNs = this.nowNs;
     const cur = this.cur;
     if (this.old.maxReady <= nowNs) {
-      if (cur.maxReady <= nowNs) return -Infinity;
+      if (cur.maxReady <= nowNs) {
+        this.readyNs = -Infinity;
+        return;
+      }
       const i = cur.find(block, sector);
-      return i >= 0 ? cur.ready[i]! : -Infinity;
+      this.readyNs = i >= 0 ? cur.ready[i]! : -Infinity;
+      return;
     }
     const i = cur.find(block, sector);
-    if (i >= 0) return cur.ready[i]!;
+    if (i >= 0) {
+      this.readyNs = cur.ready[i]!;
+      return;
+    }
     const j = this.old.find(block, sector);
-    return j >= 0 ? this.old.ready[j]! : -Infinity;
+    this.readyNs = j >= 0 ? this.old.ready[j]! : -Infinity;
   }
 
   /** Record that the fill of (`block`, `sector`) lands at `readyNs`; `nowNs` lets landed fills be forgotten. */
   set(block: number, sector: number, readyNs: number, nowNs: number): void {
+    this.readyNs = readyNs;
+    this.nowNs = nowNs;
+    this.record(block, sector);
+  }
+
+  /** `set` with the times in `readyNs` and `nowNs`. */
+  record(block: number, sector: number): void {
+    const nowNs = this.nowNs;
     const cur = this.cur;
-    cur.put(block, sector, readyNs);
+    cur.putReady = this.readyNs;
+    cur.put(block, sector);
     if (cur.used * 2 <= cur.capacity) return;
     if (this.old.maxReady <= nowNs) {
       // Every fill of the previous generation has landed: forget them all.
@@ -65,6 +97,8 @@ export class FillTimes {
       [this.cur, null],
       [this.old, this.cur],
     ] as const) {
+      // A generation whose latest fill has landed holds none in flight.
+      if (!(t.maxReady > nowNs)) continue;
       for (let i = 0; i < t.capacity; i++) {
         const b = t.blocks[i]!;
         if (b === -1 || !(t.ready[i]! > nowNs) || (other && other.find(b, t.sectors[i]!) >= 0)) continue;
@@ -81,7 +115,10 @@ export class FillTimes {
     while ((live.length / 3) * 4 > n) n *= 2;
     this.cur = new Table(n);
     this.old = new Table(n);
-    for (let i = 0; i < live.length; i += 3) this.cur.put(live[i]!, live[i + 1]!, nowNs + live[i + 2]!);
+    for (let i = 0; i < live.length; i += 3) {
+      this.cur.putReady = nowNs + live[i + 2]!;
+      this.cur.put(live[i]!, live[i + 1]!);
+    }
   }
 }
 
@@ -120,7 +157,11 @@ class Table {
     }
   }
 
-  put(block: number, sector: number, readyNs: number): void {
+  /** The landing time `put` records (a field: a double argument would be boxed). */
+  putReady = 0.5;
+
+  put(block: number, sector: number): void {
+    const readyNs = this.putReady;
     const blocks = this.blocks;
     let i = this.slot(block, sector);
     for (; ; i = (i + 1) & this.mask) {

@@ -130,6 +130,8 @@ export class MemorySystem {
   /** Byte range within a block that `request` holds the sectors of (-1: none yet). */
   private maskLo = -1;
   private maskHi = -1;
+  /** The first sector `request` holds (its fill key with the block): bytes [lo, hi) are never empty. */
+  private maskFirst = 0;
 
   constructor(engine: Engine, topology: Topology, buffers: readonly BufferSpec[], options: MemorySystemOptions, onFlowDone: (flowId: number) => void) {
     const { l2, llc, hbm } = topology.memory;
@@ -168,9 +170,11 @@ export class MemorySystem {
   }
 
   /** Record that the fill of `block`'s request for `sectors` lands at `readyNs`. */
-  private recordFill(fills: FillTimes, block: number, sectors: SectorMask, readyNs: number): void {
+  private recordFill(fills: FillTimes, block: number, first: number): void {
     if (!this.tracksFills) return;
-    fills.set(block, firstSector(sectors), readyNs, this.engine.now);
+    fills.readyNs = this.engine.now + this.issueOffsetNs + this.fillLatNs;
+    fills.nowNs = this.engine.now;
+    fills.record(block, first);
   }
 
   /**
@@ -185,13 +189,25 @@ export class MemorySystem {
    * `tracksFills`), whoever waits on them; a request is known by its block and first line (a
    * tile step's slice of a row).
    */
-  private pendingFillNs(fills: FillTimes, block: number, sectors: SectorMask, hitLatencyNs: number): number {
+  private pendingFillNs(fills: FillTimes, block: number, first: number): void {
+    const hitLatencyNs = this.fillLatNs;
     const now = this.engine.now;
-    const ready = fills.get(block, firstSector(sectors), now);
-    if (ready - now <= hitLatencyNs) return hitLatencyNs;
+    fills.nowNs = now;
+    fills.lookup(block, first);
+    const ready = fills.readyNs;
+    if (ready - now <= hitLatencyNs) return;
     // Measured from when this request issues in its own step's stream.
-    return Math.max(hitLatencyNs, ready - (now + this.issueOffsetNs));
+    this.fillLatNs = Math.max(hitLatencyNs, ready - (now + this.issueOffsetNs));
   }
+
+  /**
+   * Latencies handed between the hot path's calls, ns: `pendingFillNs` takes the hit latency
+   * and leaves the latency the hit sees, `recordFill` takes the miss latency; `memorySide`
+   * leaves its latency in `sideLatNs`. Fields rather than arguments and results, since a
+   * double crossing a call that is not inlined is boxed (an allocation per access).
+   */
+  private fillLatNs = 0.5;
+  private sideLatNs = 0.5;
 
   /**
    * Blocks per layer slot of the address layout (a power of two), or null when the layout is
@@ -376,15 +392,18 @@ export class MemorySystem {
     const policy = r.policy;
     const nontemporal = policy === 'nontemporal';
     const streaming = policy === 'streaming';
+    const shared = this.shared;
+    // Addresses are integers below 2⁵³: the running block start is exact.
     for (let row = row0; row < row1; row++) {
       const start = base + row * stride + lo;
       const end = base + row * stride + hi;
-      for (let b = Math.floor(start / G); b * G < end; b++) {
-        const bLo = Math.max(start, b * G) - b * G;
-        const bHi = Math.min(end, (b + 1) * G) - b * G;
+      let b = Math.floor(start / G);
+      for (let at = b * G; at < end; b++, at += G) {
+        const bLo = start > at ? start - at : 0;
+        const bHi = end < at + G ? end - at : G;
         const sectors = this.sectorMask(bLo, bHi);
         if (nontemporal) this.bypassBlock(b, bHi - bLo, sectors, write, c, out);
-        else if (this.shared) this.sharedBlock(b, bHi - bLo, sectors, write, streaming, c, out);
+        else if (shared) this.sharedBlock(b, bHi - bLo, sectors, write, streaming, c, out);
         else this.block(b, bHi - bLo, sectors, write, streaming, c, out);
       }
     }
@@ -397,6 +416,7 @@ export class MemorySystem {
     this.maskLo = lo;
     this.maskHi = hi;
     const a = (lo / this.sectorBytes) | 0;
+    this.maskFirst = a;
     const b = Math.ceil(hi / this.sectorBytes);
     for (let w = 0; w < m.length; w++) {
       const from = Math.max(a - 32 * w, 0);
@@ -416,7 +436,8 @@ export class MemorySystem {
     this.issueAt(out);
     c.l2.bypassBytes += bytes;
     if (write) this.l2[this.inst]!.invalidate(block, sectors);
-    const lat = this.memorySide(block, write ? bytes : this.lineBytesOf(sectors), sectors, write, c, out);
+    this.memorySide(block, write ? bytes : this.lineBytesOf(sectors), sectors, write, c, out);
+    const lat = this.sideLatNs;
     if (lat > out.latencyNs) out.latencyNs = lat;
   }
 
@@ -427,24 +448,31 @@ export class MemorySystem {
     const inst = this.inst;
     const l2Lat = this.l2LatencyNs;
     const res = this.l2[inst]!.accessMask(block, write ? bytes : 0, streaming, sectors);
+    // The fill a hit waits on is looked up before any double is computed: a double local live
+    // across a call that is not inlined gets boxed (an allocation per access). For the same
+    // reason each latency goes straight into the tile's maximum, and `memorySide` leaves its
+    // latency in a field.
+    const hitRead = !write && bytes * res.hitFraction > 0;
+    this.fillLatNs = l2Lat;
+    if (hitRead && this.waitOnFills) this.pendingFillNs(this.fillReady[inst]!, block, this.maskFirst);
     const hitBytes = bytes * res.hitFraction;
-    let lat = l2Lat;
     c.l2.hitBytes += hitBytes;
-    if (!write && hitBytes > 0) {
-      if (this.waitOnFills) lat = this.pendingFillNs(this.fillReady[inst]!, block, sectors, l2Lat);
+    if (hitRead) {
+      const lat = this.fillLatNs;
       out.readLatencyByteNs += hitBytes * lat;
-    }
+      if (lat > out.latencyNs) out.latencyNs = lat;
+    } else if (l2Lat > out.latencyNs) out.latencyNs = l2Lat;
     if (hitBytes < bytes) {
       c.l2.missBytes += bytes - hitBytes;
       if (!write) {
         const missSectors = res.miss;
-        const missLat = this.memorySide(block, this.lineBytesOf(missSectors), missSectors, false, c, out);
-        this.recordFill(this.fillReady[inst]!, block, sectors, this.engine.now + this.issueOffsetNs + missLat);
-        lat = Math.max(lat, missLat);
+        this.memorySide(block, this.lineBytesOf(missSectors), missSectors, false, c, out);
+        this.fillLatNs = this.sideLatNs;
+        this.recordFill(this.fillReady[inst]!, block, this.maskFirst);
+        if (this.sideLatNs > out.latencyNs) out.latencyNs = this.sideLatNs;
       }
     }
     if (res.evictedDirtyBytes > 0) this.writeBackEvicted(res, c, out);
-    if (lat > out.latencyNs) out.latencyNs = lat;
   }
 
   /**
@@ -476,7 +504,8 @@ export class MemorySystem {
     if (resNear.evictedDirtyBytes > 0) this.writeBackEvicted(resNear, c, out);
     c.l2.hitBytes += nearHit;
     out.readLatencyByteNs += nearHit * l2Lat;
-    let lat = l2Lat;
+    // Each latency the access sees goes straight into the tile's maximum (a running maximum in
+    // a local, live across the calls, would be boxed).
     let rest = bytes - nearHit;
     if (rest > 0 && home !== near) {
       const resHome = this.l2[home]!.accessMask(block, 0, streaming, missSectors);
@@ -485,17 +514,21 @@ export class MemorySystem {
       if (resHome.evictedDirtyBytes > 0) this.writeBackEvicted(resHome, c, out);
       c.l2.hitBytes += homeHit;
       out.readLatencyByteNs += homeHit * farLat;
-      lat = farLat;
+      if (farLat > out.latencyNs) out.latencyNs = farLat;
       rest -= homeHit;
       if (rest > 0) {
         c.l2.missBytes += rest;
-        lat = Math.max(lat, this.memorySide(block, this.lineBytesOf(stillMissing), stillMissing, false, c, out));
+        this.memorySide(block, this.lineBytesOf(stillMissing), stillMissing, false, c, out);
+        if (this.sideLatNs > out.latencyNs) out.latencyNs = this.sideLatNs;
       }
-    } else if (rest > 0) {
-      c.l2.missBytes += rest;
-      lat = Math.max(lat, this.memorySide(block, this.lineBytesOf(missSectors), missSectors, false, c, out));
+      return;
     }
-    if (lat > out.latencyNs) out.latencyNs = lat;
+    if (l2Lat > out.latencyNs) out.latencyNs = l2Lat;
+    if (rest > 0) {
+      c.l2.missBytes += rest;
+      this.memorySide(block, this.lineBytesOf(missSectors), missSectors, false, c, out);
+      if (this.sideLatNs > out.latencyNs) out.latencyNs = this.sideLatNs;
+    }
   }
 
   /**
@@ -514,10 +547,11 @@ export class MemorySystem {
   }
 
   /** A read or write that reaches the memory side (LLC if any, else HBM); returns its latency. */
-  private memorySide(block: number, bytes: number, sectors: SectorMask, write: boolean, c: MemoryCounters, out: TileTraffic): number {
-    const hbmLat = this.hbmLatencyNs;
+  /** A read or write that reaches the memory side; its latency goes to `sideLatNs`. */
+  private memorySide(block: number, bytes: number, sectors: SectorMask, write: boolean, c: MemoryCounters, out: TileTraffic): void {
     if (!write) c.fabricReadBytes += bytes;
     if (!this.llc) {
+      const hbmLat = this.hbmLatencyNs;
       out.hbmBytes += bytes;
       if (write) c.hbmWriteBytes += bytes;
       else {
@@ -525,10 +559,17 @@ export class MemorySystem {
         out.readLatencyByteNs += bytes * hbmLat;
         out.dramReadLatencyByteNs += bytes * hbmLat;
       }
-      return hbmLat;
+      this.sideLatNs = hbmLat;
+      return;
     }
     out.llcBytes += bytes;
     const res = this.llc.accessMask(block, write ? bytes : 0, false, sectors);
+    // Another XCD's miss on the same line a moment ago: the LLC holds the read until its fill
+    // lands (looked up first: no double is kept across the call).
+    this.fillLatNs = this.llcLatencyNs;
+    if (!write && this.waitOnFills && bytes * res.hitFraction > 0) this.pendingFillNs(this.llcFillReady, block, firstSector(sectors));
+    const hitLat = this.fillLatNs;
+    const hbmLat = this.hbmLatencyNs;
     if (res.evictedDirtyBytes > 0) {
       c.llc.writeBackBytes += res.evictedDirtyBytes;
       c.hbmWriteBytes += res.evictedDirtyBytes;
@@ -536,21 +577,23 @@ export class MemorySystem {
     }
     const hitBytes = bytes * res.hitFraction;
     c.llc.hitBytes += hitBytes;
-    // Another XCD's miss on the same line a moment ago: the LLC holds the read until its fill lands.
-    const hitLat = !write && this.waitOnFills && hitBytes > 0 ? this.pendingFillNs(this.llcFillReady, block, sectors, this.llcLatencyNs) : this.llcLatencyNs;
     if (!write) {
       out.readLatencyByteNs += hitBytes * hitLat + (bytes - hitBytes) * hbmLat;
       out.dramReadLatencyByteNs += (bytes - hitBytes) * hbmLat;
     }
     if (hitBytes >= bytes || write) {
       c.llc.missBytes += bytes - hitBytes;
-      return hitLat;
+      this.sideLatNs = hitLat;
+      return;
     }
-    if (!write) this.recordFill(this.llcFillReady, block, sectors, this.engine.now + this.issueOffsetNs + hbmLat);
     c.llc.missBytes += bytes - hitBytes;
     c.hbmReadBytes += bytes - hitBytes;
     out.hbmBytes += bytes - hitBytes;
-    return hbmLat;
+    this.sideLatNs = hbmLat;
+    if (!write) {
+      this.fillLatNs = hbmLat;
+      this.recordFill(this.llcFillReady, block, firstSector(sectors));
+    }
   }
 
   private halfOf(block: number): number {
@@ -573,7 +616,8 @@ export class MemorySystem {
     out.readLatencyByteNs = 0;
     out.dramReadLatencyByteNs = 0;
     const bytes = this.l2[instance]!.writeBackAll((block, dirty, sectors) => {
-      out.latencyNs = Math.max(out.latencyNs, this.memorySide(block, dirty, sectors, true, c, out));
+      this.memorySide(block, dirty, sectors, true, c, out);
+      out.latencyNs = Math.max(out.latencyNs, this.sideLatNs);
     });
     c.l2.writeBackBytes += bytes;
     out.l2Bytes = bytes;

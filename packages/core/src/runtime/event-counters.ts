@@ -116,7 +116,10 @@ export function checkTaskGraph(graph: TaskGraph, partitions: number): void {
   const E = graph.events.length;
   const producers = new Int32Array(E);
   for (const t of graph.tasks) {
-    for (const e of [...t.waits, ...(t.signal === null ? [] : [t.signal])]) {
+    // The waits, then the signal (no array built per task: the graph may have millions).
+    for (let k = 0, n = t.waits.length; k <= n; k++) {
+      const e = k < n ? t.waits[k]! : t.signal;
+      if (e === null) continue;
       if (!(e >= 0 && e < E)) throw new DeadlockError(`task graph '${graph.policy}': task ${t.name} refers to event ${e}, which does not exist`, [t.name], []);
     }
     if (t.signal !== null) producers[t.signal]!++;
@@ -129,7 +132,8 @@ export function checkTaskGraph(graph: TaskGraph, partitions: number): void {
     }
   }
   for (const t of graph.tasks) {
-    for (const e of t.waits) {
+    for (let k = 0; k < t.waits.length; k++) {
+      const e = t.waits[k]!;
       const spec = graph.events[e]!;
       if (producers[e] === 0) {
         throw new DeadlockError(`task graph '${graph.policy}': task ${t.name} waits on event ${spec.name}, which no task signals`, [t.name], [spec.name]);
@@ -150,7 +154,7 @@ export function checkTaskGraph(graph: TaskGraph, partitions: number): void {
   const consumers: number[][] = Array.from({ length: E }, () => []);
   for (const t of graph.tasks) {
     indeg[t.id] = t.waits.length;
-    for (const e of t.waits) consumers[e]!.push(t.id);
+    for (let k = 0; k < t.waits.length; k++) consumers[t.waits[k]!]!.push(t.id);
   }
   const eventLeft = Int32Array.from(graph.events.map((e) => e.threshold));
   const stack = graph.tasks.filter((t) => t.waits.length === 0).map((t) => t.id);

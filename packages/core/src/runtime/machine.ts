@@ -140,7 +140,9 @@ export class Machine {
     t.latencyNs = step > 0 ? 0 : t.latencyNs / resident;
     const last = step === steps - 1;
     this.linkBytes = last ? (tile.linkBytes ?? 0) : 0;
-    this.startOp(slot, t, compute, last ? (this.cost.tileOverheadNs(task.kind) + (tile.fixedNs ?? 0)) / resident : 0, pipe);
+    this.opComputeNs = compute;
+    this.opOverheadNs = last ? (this.cost.tileOverheadNs(task.kind) + (tile.fixedNs ?? 0)) / resident : 0;
+    this.startOp(slot, t, pipe);
   }
 
   private stepDone(slot: number): void {
@@ -188,7 +190,9 @@ export class Machine {
     } else {
       t.l2Bytes = t.llcBytes = t.hbmBytes = t.latencyNs = t.readLatencyByteNs = t.dramReadLatencyByteNs = 0;
     }
-    this.startOp(slot, t, 0, wait + fixedNs, this.pipeline);
+    this.opComputeNs = 0;
+    this.opOverheadNs = wait + fixedNs;
+    this.startOp(slot, t, this.pipeline);
     return bytes;
   }
 
@@ -225,10 +229,19 @@ export class Machine {
     this.engine.after(ns, this.doneKind, slot);
   }
 
-  private startOp(slot: number, t: TileTraffic, computeNs: number, overheadNs: number, pipe: TilePipeline): void {
+  /**
+   * Compute and fixed time of the operation `startOp` starts, ns: fields rather than
+   * arguments, since a double passed to a call that is not inlined is boxed.
+   */
+  private opComputeNs = 0.5;
+  private opOverheadNs = 0.5;
+
+  private startOp(slot: number, t: TileTraffic, pipe: TilePipeline): void {
+    const computeNs = this.opComputeNs;
+    const overheadNs = this.opOverheadNs;
     const now = this.engine.now;
     const dramReadBytes = t.dramReadLatencyByteNs / this.topology.memory.hbm.latencyNs;
-    this.loadDramLatency(slot, t, pipe, computeNs, dramReadBytes);
+    this.loadDramLatency(slot, t, pipe);
     // Compute and the latency-bound read time overlap each other and the transfers, except
     // for the share the pipeline's contexts cannot hide.
     const memoryNs = latencyBoundNs(t.readLatencyByteNs, t.dramReadLatencyByteNs, pipe, dramReadBytes);
@@ -245,12 +258,23 @@ export class Machine {
     if (link > 0) flows++;
     this.pending[slot] = flows;
     if (flows === 0) {
-      this.finish(slot, now);
+      this.finish(slot);
       return;
     }
-    if (t.l2Bytes > 0) m.l2Bandwidth[part]!.start(t.l2Bytes, slot);
-    if (t.llcBytes > 0 && m.llcBandwidth) m.llcBandwidth.start(t.llcBytes, slot);
-    if (t.hbmBytes > 0) m.hbmBandwidth.start(t.hbmBytes, slot);
+    // Bytes through each resource's field: a double argument would be boxed.
+    if (t.l2Bytes > 0) {
+      const r = m.l2Bandwidth[part]!;
+      r.nextBytes = t.l2Bytes;
+      r.startNext(slot);
+    }
+    if (t.llcBytes > 0 && m.llcBandwidth) {
+      m.llcBandwidth.nextBytes = t.llcBytes;
+      m.llcBandwidth.startNext(slot);
+    }
+    if (t.hbmBytes > 0) {
+      m.hbmBandwidth.nextBytes = t.hbmBytes;
+      m.hbmBandwidth.startNext(slot);
+    }
     if (link > 0) this.link!.start(link, slot);
   }
 
@@ -262,9 +286,11 @@ export class Machine {
    * in-flight bytes (at most what it reads) for the share of its time its DRAM stream takes:
    * one bound by compute or by on-chip hits issues its DRAM reads more sparsely.
    */
-  private loadDramLatency(slot: number, t: TileTraffic, pipe: TilePipeline, computeNs: number, dramReadBytes: number): void {
+  private loadDramLatency(slot: number, t: TileTraffic, pipe: TilePipeline): void {
     const hbm = this.topology.memory.hbm;
     if (!hbm.loadedLatency || t.dramReadLatencyByteNs <= 0) return;
+    const computeNs = this.opComputeNs;
+    const dramReadBytes = t.dramReadLatencyByteNs / hbm.latencyNs;
     // An issue-limited stream keeps its rate × latency outstanding and is not slowed by the load.
     const issued = pipe.dramBytesPerNs !== undefined;
     const dramLimit = issued ? pipe.dramBytesPerNs! * hbm.latencyNs : (pipe.dramInFlightBytes ?? pipe.inFlightBytes);
@@ -284,12 +310,14 @@ export class Machine {
   }
 
   private flowDone(slot: number): void {
-    if (--this.pending[slot]! === 0) this.finish(slot, this.engine.now);
+    if (--this.pending[slot]! === 0) this.finish(slot);
   }
 
-  private finish(slot: number, memoryDone: number): void {
+  /** The operation on `slot` has its bytes now. */
+  private finish(slot: number): void {
+    const memoryDone = this.engine.now;
     // Memory latency is paid once per operation (accesses pipeline); compute overlaps memory.
-    const end = Math.max(memoryDone + this.extra[slot]!, this.computeEnd[slot]! + this.extra[slot]!);
-    this.engine.at(end, this.doneKind, slot);
+    this.engine.nextTime = Math.max(memoryDone + this.extra[slot]!, this.computeEnd[slot]! + this.extra[slot]!);
+    this.engine.atNext(this.doneKind, slot);
   }
 }
