@@ -27,7 +27,7 @@ import {
 } from '@fleet/core';
 import { selectFlashDecode } from './flash-decoding.js';
 import { median } from './stats.js';
-import { FP8_CAL, GAPS, KSWEEP, PIPELINE, PREFILL_TILES } from './reference/calibration.js';
+import { DECODE_BLOCKS, FP8_CAL, GAPS, KSWEEP, PIPELINE, PREFILL_TILES } from './reference/calibration.js';
 import { selectLowBitGemm, type DenseGemm, type LowBitKernelFamily } from './lowbit-gemm.js';
 import { h100Sm80Device } from './lowbit-h100.js';
 import { GRAPH_GAP_NS, GRAPH_LAUNCH_NS, TILE_OVERHEAD_NS, VECTOR_EFFICIENCY, WGMMA_EFFICIENCY } from './cost-params.js';
@@ -563,6 +563,48 @@ export const CUDNN_SDPA_MEMSET_NODE_NS = (() => {
 })();
 
 /**
+ * CAL ours (bench/h100/decode_blocks.py; batch 1, 1–4 CTAs, far from the HBM limit): the
+ * grouped-rows decode kernel's time per CTA and 128-token KV block (`64x128x{d}` at every head
+ * dim), ns — the slope of its kernel time from 8K to 32K tokens, averaged over 1, 2 and 4 KV
+ * heads: 1074 at head dim 64, 1435 at 128, 2640 at 256.
+ */
+const CUDNN_DECODE_BLOCK_NS: readonly (readonly [number, number])[] = [...new Set(DECODE_BLOCKS.rows.map((r) => r.headDim))]
+  .sort((a, b) => a - b)
+  .map((d) => {
+    const at = (L: number) => DECODE_BLOCKS.rows.filter((r) => r.headDim === d && r.kvLen === L).map((r) => r.kernelUs * 1000);
+    const [short, long] = [at(8192), at(32768)];
+    const slopes = long.map((t, i) => (t - short[i]!) / ((32768 - 8192) / 128));
+    return [d, slopes.reduce((a, x) => a + x, 0) / slopes.length] as const;
+  });
+
+/**
+ * DER from CUDNN_DECODE_BLOCK_NS: the grouped-rows decode kernel's vector work per score (its
+ * softmax and accumulator rescale, FLOP-equivalents at the cost model's vector rate) — what
+ * its 64-row, 128-token block takes beyond the wgmma at the GEMMs' efficiency, the two serial as
+ * the machine charges this kernel. Between measured head dims the block time is interpolated
+ * linearly, beyond them the nearest is scaled by the head dim's share of the rescale only.
+ */
+export function cudnnDecodeVectorFlopsPerScore(headDim: number): number {
+  const pts = CUDNN_DECODE_BLOCK_NS;
+  const j = pts.findIndex(([d]) => d >= headDim);
+  let blockNs: number;
+  if (j === 0 || j < 0) {
+    const [d, ns] = pts[j === 0 ? 0 : pts.length - 1]!;
+    blockNs = ns + ((headDim - d) / d) * matrixBlockNs(d);
+  } else {
+    const [d0, t0] = pts[j - 1]!;
+    const [d1, t1] = pts[j]!;
+    blockNs = t0 + ((headDim - d0) / (d1 - d0)) * (t1 - t0);
+  }
+  return ((blockNs - matrixBlockNs(headDim)) * topology.computeUnit.vectorFlopsPerNs * VECTOR_EFFICIENCY) / (64 * 128);
+}
+
+/** The wgmma of a 64-row, 128-token decode block at head dim `d` (QKᵀ and PV), ns at the GEMMs' efficiency. */
+function matrixBlockNs(d: number): number {
+  return (4 * 64 * 128 * d) / (topology.computeUnit.matrixFlopsPerNs.bf16 * WGMMA_EFFICIENCY);
+}
+
+/**
  * cuDNN's SDPA decode, as our sweep shows it (PyTorch 2.11, cuDNN 9.19): GQA with the
  * group's queries as rows runs `sm90_flash_fprop`, one CTA per (request, KV head), no split
  * (grid min(B × H_kv, 132), a persistent kernel); one query per head (MHA) runs the sm80
@@ -588,9 +630,7 @@ export function selectDecodeAttention(s: DecodeAttentionShape): DecodeAttentionK
       tileFixedNs: CUDNN_FLASH_CTA_FIXED_NS + CUDNN_FLASH_TILE_FIXED_NS + CUDNN_SDPA_MEMSET_NODE_NS,
       persistentWorkgroups: Math.min(s.batch * s.kvHeads, SMS),
       queryRowTile: 64,
-      // Three stages of K and V fit its shared memory with 128-token blocks up to head dim 128,
-      // 64 above (MEAS ours: 232448 B at head dims 128 and 256).
-      softmaxFlopsPerScore: flashVectorFlopsPerScore(s.headDim, s.headDim <= 128 ? 128 : 64),
+      softmaxFlopsPerScore: cudnnDecodeVectorFlopsPerScore(s.headDim),
     };
   const ctas = s.batch * s.kvHeads;
   const splits = ctas * 8 <= 2 * SMS && s.kvLen >= 1024 ? 8 : 1;

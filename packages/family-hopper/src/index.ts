@@ -6,10 +6,20 @@
  * which turns a device's topology and calibration into a backend descriptor.
  *
  * The measurements all of this is calibrated on were taken on one H100 SXM5; they ship here as
- * the reference calibration (`OURS`, `PRIOR`, `PIPELINE`, `KSWEEP`, `LOADED_LATENCY`, on `H100_SXM5`).
+ * the reference calibration (`OURS`, `PRIOR`, `PIPELINE`, `KSWEEP`, `LOADED_LATENCY`, `PREFILL_TILES`, `DECODE_BLOCKS`, on `H100_SXM5`).
  */
 export { H100_SXM5, H100_CLOCK_GHZ, H100_LATENCY_CYCLES } from './reference/topology.js';
-export { OURS, PRIOR, PIPELINE, KSWEEP, LOADED_LATENCY, dsmemLatencyCycles, clusterBarrierCycles } from './reference/calibration.js';
+export {
+  OURS,
+  PRIOR,
+  PIPELINE,
+  KSWEEP,
+  LOADED_LATENCY,
+  PREFILL_TILES,
+  DECODE_BLOCKS,
+  dsmemLatencyCycles,
+  clusterBarrierCycles,
+} from './reference/calibration.js';
 export {
   params,
   BYTES_IN_FLIGHT_PER_SM,
@@ -83,6 +93,7 @@ export {
   CUDNN_FLASH_DRAM_BYTES_PER_NS,
   CUDNN_FLASH_CTA_FIXED_NS,
   CUDNN_FLASH_TILE_FIXED_NS,
+  cudnnDecodeVectorFlopsPerScore,
 } from './hopper-libraries.js';
 export {
   selectLowBitGemm,

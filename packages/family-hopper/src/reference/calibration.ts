@@ -17,6 +17,7 @@ import ksweep from './h100-ksweep-ours.json' with { type: 'json' };
 import gaps from './h100-gaps-ours.json' with { type: 'json' };
 import moeRouting from './h100-moe-routing-ours.json' with { type: 'json' };
 import prefillTiles from './h100-prefill-tiles-ours.json' with { type: 'json' };
+import decodeBlocks from './h100-decode-blocks-ours.json' with { type: 'json' };
 
 /** Our 2026-11-21 microbenchmarks: clusters, DSMEM, L2 halves, atomics, fences, launches, GEMV at M = 1. */
 export const OURS = cal;
@@ -48,6 +49,8 @@ export const GAPS = gaps;
 export const MOE_ROUTING = moeRouting;
 /** cuDNN's prefill attention at batch 1 over tiles a CTA and KV blocks a tile (bench/h100/prefill_tiles.py). */
 export const PREFILL_TILES = prefillTiles;
+/** cuDNN's grouped-rows decode attention at batch 1 on 1–4 CTAs over head dims and KV lengths (bench/h100/decode_blocks.py). */
+export const DECODE_BLOCKS = decodeBlocks;
 /** The earlier reference set (/work/shared/reference/h100-microbench.json): HBM, launch, latencies, GEMV at M = 1. */
 export const PRIOR = prior;
 
