@@ -582,7 +582,8 @@ const CUDNN_DECODE_BLOCK_NS: readonly (readonly [number, number])[] = [...new Se
  * softmax and accumulator rescale, FLOP-equivalents at the cost model's vector rate) — what
  * its 64-row, 128-token block takes beyond the wgmma at the GEMMs' efficiency, the two serial as
  * the machine charges this kernel. Between measured head dims the block time is interpolated
- * linearly, beyond them the nearest is scaled by the head dim's share of the rescale only.
+ * linearly; beyond them only the wgmma grows with the head dim (the nearest one's vector work a
+ * score is kept).
  */
 export function cudnnDecodeVectorFlopsPerScore(headDim: number): number {
   const pts = CUDNN_DECODE_BLOCK_NS;
@@ -700,7 +701,7 @@ function flashBlockNs(d = 128): number {
  * run 1–8 tiles each. Its time is linear in the tiles of the busiest CTA (⌈tiles / 132⌉): a
  * least-squares line, whose slope is one tile's time and whose intercept the time a CTA spends
  * once — its start, the pipeline's first fill and the kernel's drain (10.8 µs for one tile, 64.2
- * for eight: 3.3 + 7.6 per tile).
+ * for eight: 2.9 + 7.6 per tile).
  */
 const CUDNN_FLASH_TILE_LINE = (() => {
   const pts = PREFILL_TILES.rows.filter((r) => r.section === 'tiles' && r.tiles >= SMS / 2).map((r) => [Math.ceil(r.tiles / SMS), r.kernelUs * 1000] as const);
