@@ -1,6 +1,6 @@
 """Microbenchmarks for Fleet's tile pipeline model, and end-to-end decode to validate it.
 
-Usage: python3 pipeline.py OUT_DIR [--only=gemm,sdpa,...]
+Usage: python3 pipeline.py OUT_DIR [--only=gemm,sdpa,...] [--decode-plan=MODEL:BATCH:KV,...]
 
 Sections (each independent; a failure is recorded and the rest run). Calibration sections
 may set model parameters; validation sections (marked) may not.
@@ -391,8 +391,26 @@ def decode_model(cfg, points, profile_at):
     return rows, profiles
 
 
+# --decode-plan=MODEL:BATCH:KV,...: only these decode points (e.g. long contexts), no profiles
+PLAN = [a.split("=", 1)[1] for a in sys.argv if a.startswith("--decode-plan=")]
+
+
+def planned(name):
+    pts = [tuple(int(x) for x in p.split(":")[1:]) for p in PLAN[0].split(",") if p.split(":")[0] == name]
+    return pts
+
+
 @section("decode")
 def decode():
+    if PLAN:
+        cfgs = {c["name"]: c for c in (QWEN3, LLAMA3)}
+        out = {}
+        for name, cfg in cfgs.items():
+            pts = planned(name)
+            if pts:
+                need = max(kv for _, kv in pts)
+                out[name] = {"rows": decode_model({**cfg, "maxPos": max(cfg["maxPos"], need)}, pts, set())[0]}
+        return {"use": "validation only", "plan": PLAN[0], "method": "as the default decode section", **out}
     q_rows, q_prof = decode_model(QWEN3, QWEN3_POINTS, {(1, 1024), (64, 1024), (256, 1024), (1, 32768), (8, 32768)})
     l_rows, l_prof = decode_model(LLAMA3, LLAMA3_POINTS, {(64, 1024)})
     return {

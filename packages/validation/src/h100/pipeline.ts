@@ -2,7 +2,7 @@
  * The tile-pipeline suite: predictions beside our 2026-11-24 H100 sweep
  * (measured/h100-pipeline-ours.json, validation only) — cuBLAS GEMMs at M = 1 … 8192 with
  * cold weights, PyTorch's W4A16 tinygemm at M = 1 … 64, cuDNN decode attention over batch × KV length, and Qwen3-8B / Llama3-8B
- * decode TPOT in one CUDA graph at batch 1 … 256 and KV up to 32K. The three calibration
+ * decode TPOT in one CUDA graph at batch 1 … 256 and KV up to 128K. The three calibration
  * points of calibration/h100-pipeline-ours.json are listed as such.
  */
 import { buildDecodeGraph, loadModel, simulateGraph, type Backend, type ValidationRow } from '@fleet/core';
