@@ -1,7 +1,7 @@
 /**
  * The single-H200 suites: predictions beside our own H200 measurements, taken with the
  * scripts of the H100 ones (measured/, validation only) — cuBLAS GEMMs at M = 1 … 8192,
- * Qwen3-8B / Llama3-8B decode TPOT in one CUDA graph at batch 1 … 256 and KV to 32K, and
+ * Qwen3-8B / Llama3-8B decode TPOT in one CUDA graph at batch 1 … 256 and KV to 128K, and
  * prefill TTFT. Microbenchmarks (achievable HBM read bandwidth, HBM latency under load) set
  * topology fields; no number below sets anything.
  */
