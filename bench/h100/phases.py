@@ -1,6 +1,6 @@
 """Prefill and Mixture-of-Experts measurements on the H100 — validation data only.
 
-Usage: python3 phases.py OUT_DIR [--only=attn,prefill,moe] [--moe-plan=BATCH:KV,...]
+Usage: python3 phases.py OUT_DIR [--only=attn,prefill,moe] [--moe-plan=BATCH:KV,...] [--prefill-plan=MODEL:BATCH:PROMPT,...]
 
 Sections (each independent; a failure is recorded and the rest run):
   attn     causal F.scaled_dot_product_attention alone (prefill attention): batch x prompt
@@ -143,7 +143,18 @@ def prefill_model(cfg, points, profile_at):
     return rows, profiles
 
 
+# --prefill-plan=MODEL:BATCH:PROMPT,...: only these prefill points (e.g. long prompts), no profiles
+PREFILL_PLAN = [a.split("=", 1)[1] for a in sys.argv if a.startswith("--prefill-plan=")]
+
+
 def prefill():
+    if PREFILL_PLAN:
+        out = {}
+        for cfg in (P.QWEN3, P.LLAMA3):
+            pts = [tuple(int(x) for x in p.split(":")[1:]) for p in PREFILL_PLAN[0].split(",") if p.split(":")[0] == cfg["name"]]
+            if pts:
+                out[cfg["name"]] = {"rows": prefill_model({**cfg, "maxPos": max(cfg["maxPos"], max(S for _, S in pts))}, pts, set())[0]}
+        return {"plan": PREFILL_PLAN[0], "method": "as the default prefill section", **out}
     q_rows, q_prof = prefill_model(P.QWEN3, [(1, 512), (1, 1024), (1, 2048), (1, 4096), (1, 8192), (1, 16384), (4, 2048), (8, 1024), (16, 512)], {(1, 512), (1, 2048), (1, 8192)})
     l_rows, l_prof = prefill_model(P.LLAMA3, [(1, 1024), (1, 4096), (4, 4096)], {(1, 4096)})
     return {

@@ -666,11 +666,12 @@ export function flashVectorFlopsPerScore(headDim: number, kvBlock: number): numb
  * machine charges (`CUDNN_FLASH_TILE_FIXED_NS`). Its warp-specialised ping-pong runs
  * one warpgroup's softmax under the other's wgmma, so the two overlap. K/V stages are
  * double-buffered. cuDNN's tile scheduler is not public; it hands the tiles out as their index
- * runs, the query block fastest (`head-major`, FlashAttention's grid order): of the orders a
- * scheduler could take, that one times the batch-1 causal microbenchmark (PREFILL_TILES,
- * section `causal`, 64–256 heads) within 8%, where FlashAttention-3's L2 sections (longest
- * causal blocks of a 32 MB section of heads first) run 27% fast at 64 heads and the query block
- * slowest 16%.
+ * runs, the query block fastest and a head's longest causal block first (`head-major`,
+ * FlashAttention's causal grid order): of the orders a scheduler could take, that one times the
+ * batch-1 causal microbenchmark (PREFILL_TILES, section `causal`, 64–256 heads) within 8%,
+ * where FlashAttention-3's L2 sections (longest causal blocks of a 32 MB section of heads first)
+ * run 27% fast at 64 heads and the query block slowest 16%. At 32K tokens it leaves Qwen3-8B's
+ * TTFT 11% over the measured where FA3's order leaves it 8% (bench/h100/results/h100-long-prefill).
  */
 export function selectPrefillAttention(s: PrefillAttentionShape): PrefillAttentionKernel {
   return {

@@ -42,11 +42,11 @@ describe('causal prefill attention tiles', () => {
     expect(flops).toBe(op.heads * perBlock * ((blocks * (blocks + 1)) / 2));
   });
 
-  it("hand out one head's query blocks after another in head-major order (its K/V re-read from the L2)", () => {
+  it("hand out one head's query blocks after another, the longest first, in head-major order", () => {
     const tiles = prefillAttentionTiles(op, buf, { ...DEFAULT_PREFILL_TILING, order: 'head-major' });
     const blocks = 1024 / 128;
-    expect(tiles.slice(0, blocks).map((t) => t.name)).toEqual(Array.from({ length: blocks }, (_, i) => `${op.id}.q${i}r0h0`));
-    expect(tiles[blocks]!.name).toBe(`${op.id}.q0r0h1`);
+    expect(tiles.slice(0, blocks).map((t) => t.name)).toEqual(Array.from({ length: blocks }, (_, i) => `${op.id}.q${blocks - 1 - i}r0h0`));
+    expect(tiles[blocks]!.name).toBe(`${op.id}.q${blocks - 1}r0h1`);
     expect(new Set(tiles.map((t) => t.name)).size).toBe(tiles.length);
   });
 

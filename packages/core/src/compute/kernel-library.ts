@@ -115,9 +115,9 @@ export interface PrefillAttentionKernel {
    * Order the kernel's scheduler hands out query blocks: `longest-first` (causal blocks with
    * the most KV first, over all heads), `l2-sections` (FlashAttention-3's persistent
    * scheduler: heads in sections whose K/V fit `l2SectionBytes`, longest blocks first within
-   * a section), `head-major` (the tile index with the query block fastest: each request's
-   * head's blocks in turn, as FlashAttention's grid numbers them) or `in-order` (the query
-   * block slowest).
+   * a section), `head-major` (each request's head's blocks in turn, the longest first: the tile
+   * index with the query block fastest, as FlashAttention's causal grids walk it) or
+   * `in-order` (the query block slowest).
    */
   order: 'longest-first' | 'in-order' | 'l2-sections' | 'head-major';
   /** `l2-sections`: K/V bytes one section of heads may hold in the L2. */

@@ -123,9 +123,10 @@ export function prefillAttentionTiles(op: AttentionOp, buf: AttentionBuffers, ti
       }
     }
   } else if (tiling.order === 'head-major') {
-    // One (request, head)'s query blocks after another: its K/V is re-read while still in the L2.
+    // One (request, head)'s query blocks after another, the longest first: its K/V is re-read
+    // while still in the L2, and the long blocks do not trail behind the next heads' short ones.
     for (let r = 0; r < op.batch; r++)
-      for (let kvh = 0; kvh < op.kvHeads; kvh++) for (let g = 0; g < group; g++) for (let i = 0; i < blocks; i++) items.push([i, r, kvh, g]);
+      for (let kvh = 0; kvh < op.kvHeads; kvh++) for (let g = 0; g < group; g++) for (let i = blocks - 1; i >= 0; i--) items.push([i, r, kvh, g]);
   } else {
     const order = Array.from({ length: blocks }, (_, i) => (tiling.order === 'longest-first' ? blocks - 1 - i : i));
     for (const i of order)
