@@ -591,18 +591,18 @@ export function cudnnDecodeVectorFlopsPerScore(headDim: number): number {
   let blockNs: number;
   if (j === 0 || j < 0) {
     const [d, ns] = pts[j === 0 ? 0 : pts.length - 1]!;
-    blockNs = ns + ((headDim - d) / d) * matrixBlockNs(d);
+    blockNs = ns + ((headDim - d) / d) * wgmmaBlockNs(64, d);
   } else {
     const [d0, t0] = pts[j - 1]!;
     const [d1, t1] = pts[j]!;
     blockNs = t0 + ((headDim - d0) / (d1 - d0)) * (t1 - t0);
   }
-  return ((blockNs - matrixBlockNs(headDim)) * topology.computeUnit.vectorFlopsPerNs * VECTOR_EFFICIENCY) / (64 * 128);
+  return ((blockNs - wgmmaBlockNs(64, headDim)) * topology.computeUnit.vectorFlopsPerNs * VECTOR_EFFICIENCY) / (64 * FLASH_BLOCK);
 }
 
-/** The wgmma of a 64-row, 128-token decode block at head dim `d` (QKᵀ and PV), ns at the GEMMs' efficiency. */
-function matrixBlockNs(d: number): number {
-  return (4 * 64 * 128 * d) / (topology.computeUnit.matrixFlopsPerNs.bf16 * WGMMA_EFFICIENCY);
+/** The wgmma of a flash block of `rows` queries × 128 KV tokens at head dim `d` (QKᵀ and PV), ns at the GEMMs' efficiency. */
+function wgmmaBlockNs(rows: number, d: number): number {
+  return (4 * rows * FLASH_BLOCK * d) / (topology.computeUnit.matrixFlopsPerNs.bf16 * WGMMA_EFFICIENCY);
 }
 
 /**
@@ -690,10 +690,10 @@ export function selectPrefillAttention(s: PrefillAttentionShape): PrefillAttenti
 const FLASH_BLOCK = 128;
 
 /** The cost model's time for one 128 × 128 KV block of a head-dim-128 flash tile, ns: the larger of its wgmma and its softmax, which run under each other. */
-function flashBlockNs(d = 128): number {
-  const matrixNs = (4 * FLASH_BLOCK * FLASH_BLOCK * d) / (topology.computeUnit.matrixFlopsPerNs.bf16 * WGMMA_EFFICIENCY);
+function flashBlockNs(): number {
+  const d = 128;
   const vectorNs = (flashVectorFlopsPerScore(d, FLASH_BLOCK) * FLASH_BLOCK * FLASH_BLOCK) / (topology.computeUnit.vectorFlopsPerNs * VECTOR_EFFICIENCY);
-  return Math.max(matrixNs, vectorNs);
+  return Math.max(wgmmaBlockNs(FLASH_BLOCK, d), vectorNs);
 }
 
 /**
