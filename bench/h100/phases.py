@@ -151,7 +151,7 @@ def prefill():
     if PREFILL_PLAN:
         out = {}
         for cfg in (P.QWEN3, P.LLAMA3):
-            pts = [tuple(int(x) for x in p.split(":")[1:]) for p in PREFILL_PLAN[0].split(",") if p.split(":")[0] == cfg["name"]]
+            pts = P.plan_points(PREFILL_PLAN[0], cfg["name"])
             if pts:
                 out[cfg["name"]] = {"rows": prefill_model({**cfg, "maxPos": max(cfg["maxPos"], max(S for _, S in pts))}, pts, set())[0]}
         return {"plan": PREFILL_PLAN[0], "method": "as the default prefill section", **out}

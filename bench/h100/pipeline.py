@@ -395,9 +395,9 @@ def decode_model(cfg, points, profile_at):
 PLAN = [a.split("=", 1)[1] for a in sys.argv if a.startswith("--decode-plan=")]
 
 
-def planned(name):
-    pts = [tuple(int(x) for x in p.split(":")[1:]) for p in PLAN[0].split(",") if p.split(":")[0] == name]
-    return pts
+def plan_points(spec, name):
+    """The (batch, length) points a MODEL:BATCH:LENGTH,... plan lists for model `name`."""
+    return [tuple(int(x) for x in p.split(":")[1:]) for p in spec.split(",") if p.split(":")[0] == name]
 
 
 @section("decode")
@@ -406,7 +406,7 @@ def decode():
         cfgs = {c["name"]: c for c in (QWEN3, LLAMA3)}
         out = {}
         for name, cfg in cfgs.items():
-            pts = planned(name)
+            pts = plan_points(PLAN[0], name)
             if pts:
                 need = max(kv for _, kv in pts)
                 out[name] = {"rows": decode_model({**cfg, "maxPos": max(cfg["maxPos"], need)}, pts, set())[0]}

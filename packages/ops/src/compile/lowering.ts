@@ -520,12 +520,13 @@ class StageLowering {
       grid = inMappingOrder(grid, op, tiling.queryRows, mapping, this.ctx.partitions);
     }
     // A persistent grid's CTAs each start once, with the first tile they run.
-    const ctas = k?.ctaFixedNs ? (k.persistentCtas ?? 0) : 0;
+    const start = k?.ctaFixedNs ?? 0;
+    const ctas = start > 0 ? (k?.persistentCtas ?? 0) : 0;
     return grid.map(({ name, tile }, i) => ({
       name,
       level: 'cu' as const,
       partition: null,
-      tiles: [i < ctas ? { ...tile, fixedNs: (tile.fixedNs ?? 0) + k!.ctaFixedNs! } : tile],
+      tiles: [i < ctas ? { ...tile, fixedNs: (tile.fixedNs ?? 0) + start } : tile],
     }));
   }
 

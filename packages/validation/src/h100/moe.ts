@@ -205,8 +205,8 @@ export function h100MoeValidation(device: Backend, opts: H100ValidationOptions =
 }
 
 /**
- * The Qwen3-30B-A3B step and the grouped-GEMM calls of our sweep on an H200 (its moe section): priced with the H100's
- * CUTLASS calibration, every row a prediction.
+ * On an H200: the Qwen3-30B-A3B step and our sweep's grouped-GEMM calls (its moe section),
+ * priced with the H100's CUTLASS calibration, every row a prediction.
  */
 export function h200MoeValidation(device: Backend, opts: H100ValidationOptions = {}): ValidationRow[] {
   const backend = groupedRows(device);
