@@ -161,6 +161,20 @@ describe('whole-model decode with a proven steady layer', () => {
     });
   }
 
+  // The last iteration reaches its proven boundary in the state the first had there, so the
+  // rest of it (the layers after and the head) is the first iteration's rest again: it is
+  // replayed, not simulated (the skip tests above show the result is the simulated one).
+  for (const [policy, b, batch] of [persistentCases[0]!, persistentCases[1]!, persistentCases[3]!]) {
+    it(`${policy} on ${b.name}: the last iteration's rest is replayed from the first`, () => {
+      const { tg, runtime } = compiledSample(b, policy, buildDecodeGraph(batch > 8 ? small : model, { batch, contextLen: 1023 }));
+      const events = (iterations: number) =>
+        simulateGraph(b, tg, { ...runtime, persistent: { ...runtime.persistent!, iterations }, checkSteadyState: true }).engineEvents;
+      const one = events(1);
+      // Simulated, a second iteration costs what the first does; replayed, it stops at its proof.
+      expect(events(2) - one).toBeLessThan(0.75 * one);
+    });
+  }
+
   // Whole small models at a larger batch: the memoised step (proof, skipped layers,
   // extrapolation) equals simulating every layer of every iteration.
   for (const [policy, b] of [

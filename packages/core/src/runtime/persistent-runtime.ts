@@ -5,7 +5,7 @@ import { TaskProgress } from './task-progress.js';
 import type { Machine } from './machine.js';
 import { EventCounters } from './event-counters.js';
 import { schedulerLayout } from './scheduler-layout.js';
-import { SteadyStateProbe } from './steady-state.js';
+import { equalStates, once, SteadyStateProbe, type BoundaryState } from './steady-state.js';
 import { sameLayerTask } from './layer-repeat.js';
 
 /** How a persistent megakernel is organised on the device. */
@@ -165,6 +165,15 @@ export class PersistentRuntime extends TaskProgress {
   private endOfGraph(now: number): void {
     const prepareNs = this.device.acquire.fixedNs + this.device.atomicLatencyNs + this.m.cost.dispatchNs;
     this.iterationStartNs = now;
+    if (this.iteration === this.iterations - 1) {
+      this.previousEnd = {
+        ...this.markNow(now),
+        layerEnd: [...this.layerEnd],
+        counters: this.countersNow(),
+        mixedSegments: this.mixedSegments,
+        mixed: this.mixed,
+      };
+    }
     this.m.engine.at(now + prepareNs, this.endOfGraphKind, 0);
   }
 
@@ -179,6 +188,8 @@ export class PersistentRuntime extends TaskProgress {
     this.probe = new SteadyStateProbe();
     this.boundary = 0;
     this.marks.clear();
+    if (this.iteration === this.iterations) this.previous = this.boundaries;
+    this.boundaries = new Map();
     this.countersAtStart = this.m.memory.allCounters().map((c) => {
       const copy = zeroCounters();
       addCounters(copy, c);
@@ -247,11 +258,12 @@ export class PersistentRuntime extends TaskProgress {
       this.probe.offer(b, null);
       return false;
     }
-    const memory = this.m.memory.layerRelativeState(b);
-    if (memory === null) {
+    const relative = this.m.memory.layerRelativeState(b);
+    if (relative === null) {
       this.probe.offer(b, null);
       return false;
     }
+    const memory = once(relative);
     const now = this.m.engine.now;
     const sched = this.schedWorkers.flatMap((ws, s) => [this.schedCursor[s]! % Math.max(1, ws.length), Math.max(0, this.schedFree[s]! - now)]);
     const writeBack = this.m.writeBackBusyNs();
@@ -265,19 +277,85 @@ export class PersistentRuntime extends TaskProgress {
     const signalledBy = this.signaller < 0 || this.opts.chipletAware ? -1 : this.schedulerOfWorker[this.signaller]!;
     const equivariant = !this.mixed;
     this.mixed = false;
+    if (!equivariant) this.mixedSegments++;
     const state = {
       runtime: [this.signaller, ...sched, ...writeBack],
       memory,
       canonical: { runtime: [signalledBy, ...canonicalSched, ...writeBack], memory },
       equivariant,
     };
-    this.marks.set(b, this.markNow(now));
+    const mark = this.markNow(now);
+    this.marks.set(b, mark);
+    if (this.iteration === this.iterations - 1) this.boundaries.set(b, { ...mark, state, counters: this.countersNow(), mixedSegments: this.mixedSegments });
     this.probe.offer(b, state);
-    if (this.probe.steadyFrom === null || !this.skipRepeats(b)) return false;
+    if (this.probe.steadyFrom === null) return false;
+    if (this.replayRest(b, state)) return true;
+    if (!this.skipRepeats(b)) return false;
     // The layers skipped would have mixed work as the steady one did.
     if (!equivariant) this.mixed = true;
     return true;
   }
+
+  /** Memory counters of every bucket as they stand (copies). */
+  private countersNow(): MemoryCounters[] {
+    return this.m.memory.allCounters().map((c) => {
+      const copy = zeroCounters();
+      addCounters(copy, c);
+      return copy;
+    });
+  }
+
+  /**
+   * The last iteration reached boundary `b` in the state the iteration before it had there
+   * (as labelled, or up to a relabelling of interchangeable workers under which the earlier
+   * iteration ran the rest equivariantly): the rest of it — its remaining layers and the head —
+   * would repeat the earlier iteration's rest exactly, shifted in time (the graph and its
+   * events are the same in every iteration, the clock is translation-exact, see `Engine.at`).
+   * Instead of running it the runtime finishes the launch where that rest leaves it: every
+   * task done, the completion times, memory counters and schedule counts the earlier rest
+   * added, added again. Only where nothing watches the run, the machine is quiescent, and the
+   * iteration has proven its own steady layer here (so the proof a result reports is this
+   * iteration's); returns whether it finished.
+   */
+  private replayRest(b: number, state: CanonicalState): boolean {
+    const end = this.previousEnd;
+    const rec = this.previous.get(b);
+    if (this.iteration !== this.iterations || !end || !rec || this.m.bus.active || !this.m.canSkipLayers()) return false;
+    const mixedAfter = end.mixed || end.mixedSegments > rec.mixedSegments;
+    const sameRuntime = equalStates(rec.state.runtime, state.runtime);
+    if (!sameRuntime && (mixedAfter || !equalStates(rec.state.canonical.runtime, state.canonical.runtime))) return false;
+    if (!equalStates(rec.state.memory(), state.memory())) return false;
+    const dt = this.m.engine.now - rec.now;
+    for (let id = 0; id < this.completedFlags.length; id++) {
+      if (this.completedFlags[id]) continue;
+      this.completedFlags[id] = 1;
+      this.finished++;
+    }
+    for (let k = b + 1; k < end.layerEnd.length; k++) if (end.layerEnd[k] !== undefined) this.layerEnd[k] = end.layerEnd[k]! + dt;
+    end.counters.forEach((c, k) => {
+      const rest = zeroCounters();
+      addCounters(rest, c);
+      const before = rec.counters[k];
+      if (before) addCounters(rest, before, -1);
+      addCounters(this.m.memory.countersOf(k), rest);
+    });
+    this.dispatches += end.dispatches - rec.dispatches;
+    this.fences += end.fences - rec.fences;
+    this.descriptorFetches += end.descriptorFetches - rec.descriptorFetches;
+    this.descriptorsFetched += end.descriptorsFetched - rec.descriptorsFetched;
+    this.finishedAt = end.now + dt;
+    // The rest mixed work (or not) as the earlier one did: a proof up to a relabelling holds only if not.
+    this.mixed = mixedAfter;
+    return true;
+  }
+
+  /** Quiescent boundaries of the iteration before the last, by layer (`replayRest`). */
+  private boundaries = new Map<number, IterationMark>();
+  /** Those of the iteration before the one running (the last), and where that iteration ended. */
+  private previous = new Map<number, IterationMark>();
+  private previousEnd: (BoundaryMark & { layerEnd: number[]; counters: MemoryCounters[]; mixedSegments: number; mixed: boolean }) | null = null;
+  /** Stretches between quiescent boundaries (and skipped layers) in which work mixed, so far. */
+  private mixedSegments = 0;
 
   private markNow(now: number): BoundaryMark {
     return {
@@ -616,7 +694,8 @@ export class PersistentRuntime extends TaskProgress {
     if (task.partition === null) this.cuOutstanding[this.m.partitionOf[w]!]!--;
     else this.chipletOutstanding[this.m.partitionOf[w]!]!--;
     if (complete) {
-      this.finished++;
+      // Whether this task ends the iteration, known before its signal (a replayed rest finishes the others in it).
+      const last = ++this.finished === this.graph.tasks.length;
       this.completedFlags[task.id] = 1;
       if (task.signal !== null) {
         if (this.m.bus.active)
@@ -626,7 +705,7 @@ export class PersistentRuntime extends TaskProgress {
         this.signaller = -1;
       }
       this.layerEnd[this.layerOfTask[task.id]! + 1] = now;
-      if (this.finished === this.graph.tasks.length) {
+      if (last) {
         if (this.iteration < this.iterations) this.endOfGraph(now);
         else this.finishedAt = now;
       }
@@ -638,6 +717,16 @@ export class PersistentRuntime extends TaskProgress {
   readonly layerEnd: number[] = [];
   /** When the last task completed, ns. */
   finishedAt = 0;
+}
+
+/** A quiescent boundary of the iteration before the last: its state, counters, and the mixed stretches before it. */
+/** A boundary state with its canonical form. */
+type CanonicalState = BoundaryState & { canonical: NonNullable<BoundaryState['canonical']> };
+
+interface IterationMark extends BoundaryMark {
+  state: CanonicalState;
+  counters: MemoryCounters[];
+  mixedSegments: number;
 }
 
 /** What a persistent runtime had counted when it reached a quiescent layer boundary. */

@@ -54,14 +54,14 @@ export class SteadyStateProbe {
     const canonical = c ? { runtime: c.runtime, memory: c.memory === state.memory ? memory : once(c.memory) } : null;
     const last = this.last;
     if (last && last.boundary === boundary - 1) {
-      const same = equal(last.runtime, state.runtime) && equal(last.memory(), memory());
+      const same = equalStates(last.runtime, state.runtime) && equalStates(last.memory(), memory());
       const symmetric =
         !same &&
         state.equivariant === true &&
         last.canonical !== null &&
         canonical !== null &&
-        equal(last.canonical.runtime, canonical.runtime) &&
-        equal(last.canonical.memory(), canonical.memory());
+        equalStates(last.canonical.runtime, canonical.runtime) &&
+        equalStates(last.canonical.memory(), canonical.memory());
       if (same || symmetric) {
         this.steadyFrom = boundary - 1;
         this.upToSymmetry = symmetric;
@@ -73,7 +73,8 @@ export class SteadyStateProbe {
   }
 }
 
-function once<T>(f: () => T): () => T {
+/** `f`, evaluated on the first call only. */
+export function once<T>(f: () => T): () => T {
   let done = false;
   let value: T;
   return () => {
@@ -85,7 +86,8 @@ function once<T>(f: () => T): () => T {
   };
 }
 
-function equal(a: ArrayLike<number>, b: ArrayLike<number>): boolean {
+/** Whether two state vectors hold the same numbers. */
+export function equalStates(a: ArrayLike<number>, b: ArrayLike<number>): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
