@@ -60,6 +60,7 @@ export {
   sameLayerOps,
   worseExtrapolation,
   PROOF_LAYERS,
+  PROOF_TRIES,
   type LayerExtrapolation,
   type StepOptions,
   type StepResult,

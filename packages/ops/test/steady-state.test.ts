@@ -186,6 +186,41 @@ describe('whole-model decode with a proven steady layer', () => {
       expectMemoisedEqualsEveryLayer(b, small, policy, 64));
   }
 
+  // A try at a proof with too few layers: kernel-per-op on MI350 repeats from layer 3 (its
+  // memory-side cache takes another layer to turn over), so 3 layers prove nothing, and the
+  // try stops at the head's boundary instead of simulating the head.
+  it('a try that proves nothing by the head stops there', () => {
+    const g = buildDecodeGraph(model, { batch: 1, contextLen: 1023 });
+    const resolved = resolvePolicy(backend, 'kernel-per-op');
+    if ('reason' in resolved) throw new Error(resolved.reason);
+    const tg = resolved.policy.compile(g, backend, resolved.schedule, { ...backendCompileOptions(backend), layers: [0, 1, 2] });
+    const opts = { ...resolved.policy.runtime(backend, resolved.schedule), checkSteadyState: true };
+    const whole = simulateGraph(backend, tg, opts);
+    const tried = simulateGraph(backend, tg, { ...opts, abandonUnproven: true });
+    expect(whole).toMatchObject({ steadyFrom: null, abandoned: false });
+    expect(tried).toMatchObject({ steadyFrom: null, abandoned: true });
+    expect(tried.engineEvents).toBeLessThan(whole.engineEvents);
+    // The whole model still comes out proven, from a larger try.
+    expect(
+      predictDecode(backend, model, { policy: 'kernel-per-op', batch: 1, prompt: 1023, decode: 1, positions: 1, layers: model.numLayers }).sampling,
+    ).toMatchObject({
+      layersSimulated: PROOF_LAYERS,
+      layersExtrapolated: 'proven',
+    });
+  });
+
+  // ClusterFusion's last layer runs a little longer than the steady one (the head's kernels
+  // follow it): a proven step extrapolates the steady layer alone, never an average with the
+  // last sampled layer, which stands for the model's last.
+  it('clusterfusion on h100 at batch 256: the unsimulated layers repeat the steady one, not the last', () => {
+    const opts = { policy: 'clusterfusion', batch: 256, prompt: 1023, decode: 1, positions: 1, layers: small.numLayers };
+    const memo = predictDecode(h100, small, opts);
+    const full = predictDecode(h100, small, { ...opts, observers: [() => {}] });
+    expect(memo.sampling.layersExtrapolated).toBe('proven');
+    expect(memo.tpotMs).toBe(full.tpotMs);
+    expect(memo.hbmReadBytes).toBe(full.hbmReadBytes);
+  });
+
   it('layers with different ops are not taken for repeats', () => {
     const g = buildDecodeGraph(model, { batch: 4, contextLen: 100 });
     expect(sameLayerOps(g, 1, 2)).toBe(true);

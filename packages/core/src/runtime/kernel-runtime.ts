@@ -18,6 +18,8 @@ export interface KernelRuntimeOptions {
    * so the caches are the whole state a layer inherits.
    */
   checkSteadyState?: boolean;
+  /** With `checkSteadyState`: stop at the head's boundary if no layer was proven to repeat (`abandoned`). */
+  abandonUnproven?: boolean;
   /** Slots each compute unit has (the largest occupancy of any kernel). Default 1. */
   slotsPerUnit?: number;
   /** Occupancy of a kernel that does not give its own `workgroupsPerUnit`. Default: `slotsPerUnit`. */
@@ -81,8 +83,12 @@ export class KernelRuntime extends TaskProgress {
       return;
     }
     if (this.opts.checkSteadyState && this.probe.steadyFrom === null && this.kernel > 0) {
-      this.checkBoundary();
+      const head = this.checkBoundary();
       if (this.probe.steadyFrom !== null) this.skipRepeats();
+      else if (head && this.opts.abandonUnproven) {
+        this.abandoned = true;
+        return;
+      }
     }
     const { eagerNs, graphNodeNs } = this.m.cost.launch;
     const now = this.m.engine.now;
@@ -93,15 +99,20 @@ export class KernelRuntime extends TaskProgress {
     this.m.engine.at(startAt, this.launchKind, k.id);
   }
 
-  /** At the first kernel after a decoder layer: offer the (quiescent) state at the boundary. */
-  private checkBoundary(): void {
+  /** At the first kernel after a decoder layer: offer the (quiescent) state at the boundary; returns whether it is the head's. */
+  private checkBoundary(): boolean {
     const ended = this.graph.kernels[this.kernel - 1]!.layer;
     const next = this.graph.kernels[this.kernel]!.layer;
-    if (ended < 0 || ended === next) return;
+    if (ended < 0 || ended === next) return false;
     const memory = this.m.memory.layerRelativeState(ended + 1);
     this.boundaryNs.set(ended + 1, this.m.engine.now);
     this.probe.offer(ended + 1, memory && { runtime: [], memory });
+    const layers = this.graph.layers;
+    return next > layers[layers.length - 1]!;
   }
+
+  /** The run stopped at the head's boundary, unproven (`abandonUnproven`). */
+  abandoned = false;
 
   /** When each layer boundary offered to the probe was reached (the first kernel of the layer about to launch), ns. */
   private readonly boundaryNs = new Map<number, number>();

@@ -111,6 +111,8 @@ export class PersistentRuntime extends TaskProgress {
     private readonly opts: PersistentOptions,
     /** Offer the state at quiescent layer boundaries to a `SteadyStateProbe` (`steadyFrom`). */
     private readonly checkSteadyState = false,
+    /** Stop at the head's boundary of the last iteration if no layer was proven to repeat (`abandoned`). */
+    private readonly abandonUnproven = false,
   ) {
     super(graph);
     const W = m.slots;
@@ -288,9 +290,15 @@ export class PersistentRuntime extends TaskProgress {
     this.marks.set(b, mark);
     if (this.iteration === this.iterations - 1) this.boundaries.set(b, { ...mark, state, counters: this.countersNow(), mixedSegments: this.mixedSegments });
     this.probe.offer(b, state);
-    if (this.probe.steadyFrom === null) return false;
-    if (this.replayRest(b, state)) return true;
-    if (!this.skipRepeats(b)) return false;
+    // The rest is replayed where this iteration proved its steady layer, or at the head, past which no proof can come.
+    const head = b === this.graph.layers.length;
+    if ((this.probe.steadyFrom !== null || head) && this.replayRest(b, state)) return true;
+    if (head && this.probe.steadyFrom === null && this.abandonUnproven && this.iteration === this.iterations) {
+      // Nothing is dispatched any more: the engine drains and the run ends here.
+      this.abandoned = true;
+      return true;
+    }
+    if (this.probe.steadyFrom === null || !this.skipRepeats(b)) return false;
     // The layers skipped would have mixed work as the steady one did.
     if (!equivariant) this.mixed = true;
     return true;
@@ -313,9 +321,9 @@ export class PersistentRuntime extends TaskProgress {
    * events are the same in every iteration, the clock is translation-exact, see `Engine.at`).
    * Instead of running it the runtime finishes the launch where that rest leaves it: every
    * task done, the completion times, memory counters and schedule counts the earlier rest
-   * added, added again. Only where nothing watches the run, the machine is quiescent, and the
-   * iteration has proven its own steady layer here (so the proof a result reports is this
-   * iteration's); returns whether it finished.
+   * added, added again. Only where nothing watches the run and the machine is quiescent; the
+   * caller asks only where no later boundary could still prove a steady layer (so the proof a
+   * result reports is this iteration's). Returns whether it finished.
    */
   private replayRest(b: number, state: CanonicalState): boolean {
     const end = this.previousEnd;
@@ -713,6 +721,8 @@ export class PersistentRuntime extends TaskProgress {
     this.fetch(w);
   }
 
+  /** The run stopped at the head's boundary, unproven (`abandonUnproven`). */
+  abandoned = false;
   /** Time the last task of each layer bucket completed (index = layer + 1). */
   readonly layerEnd: number[] = [];
   /** When the last task completed, ns. */

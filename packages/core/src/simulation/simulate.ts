@@ -28,6 +28,12 @@ export interface SimulationOptions {
    */
   checkSteadyState?: boolean;
   /**
+   * With `checkSteadyState`: a run wanted only for a proof stops where the last chance of one
+   * has passed — at the head's boundary with no steady layer proven (a persistent launch: in
+   * its last iteration) — and reports `abandoned` instead of simulating the head.
+   */
+  abandonUnproven?: boolean;
+  /**
    * Kernel-per-op graphs: workgroups resident per compute unit (the kernel's occupancy).
    * Each unit gets this many slots, which share its compute. Default 1.
    */
@@ -67,6 +73,8 @@ export interface GraphSimulationResult {
    * harmless (every later layer with the same ops repeats it exactly), or null.
    */
   steadyFrom: number | null;
+  /** With `abandonUnproven`: the run stopped at the head's boundary, unproven (its times and counters are partial). */
+  abandoned: boolean;
 }
 
 /** Where persistent workers sit: CDNA's dispatcher deals workgroups round-robin; NVIDIA fills SMs. */
@@ -171,7 +179,7 @@ function simulateFresh(backend: Backend, graph: TaskGraph, opts: SimulationOptio
       undefined,
       opts.linkBytesPerNs,
     );
-    rt = new PersistentRuntime(machine, graph, p, opts.checkSteadyState ?? false);
+    rt = new PersistentRuntime(machine, graph, p, opts.checkSteadyState ?? false, opts.abandonUnproven ?? false);
     runtime = rt;
   } else {
     let rt!: KernelRuntime;
@@ -188,6 +196,7 @@ function simulateFresh(backend: Backend, graph: TaskGraph, opts: SimulationOptio
     rt = new KernelRuntime(machine, graph, {
       launchMode: opts.launchMode ?? 'eager',
       checkSteadyState: opts.checkSteadyState ?? false,
+      abandonUnproven: opts.abandonUnproven ?? false,
       slotsPerUnit: perUnit,
       defaultWorkgroupsPerUnit: defaultPerUnit,
     });
@@ -232,7 +241,7 @@ function simulateFresh(backend: Backend, graph: TaskGraph, opts: SimulationOptio
     lastNow = engine.now;
   };
   engine.run(Infinity, watchdog);
-  if (!runtime.done) {
+  if (!runtime.done && !runtime.abandoned) {
     const blocked = graph.tasks.filter((t) => !runtime.completed[t.id]).map((t) => t.name);
     const pending = runtime instanceof PersistentRuntime ? runtime.counters.pendingEvents() : [];
     throw new DeadlockError(
@@ -270,6 +279,7 @@ function simulateFresh(backend: Backend, graph: TaskGraph, opts: SimulationOptio
     descriptorsFetched: runtime instanceof PersistentRuntime ? runtime.descriptorsFetched : 0,
     engineEvents: engine.eventCount,
     backendMetrics: contributed,
-    steadyFrom: runtime.steadyFrom,
+    steadyFrom: runtime.abandoned ? null : runtime.steadyFrom,
+    abandoned: runtime.abandoned,
   };
 }

@@ -15,7 +15,7 @@ import {
   kvElementsPerToken,
   tensorParallelProblem,
 } from '@fleet/core';
-import { PROOF_LAYERS, simulateStep, stepSimulation, worseExtrapolation, type LayerExtrapolation, type StepOptions } from './step.js';
+import { PROOF_TRIES, simulateStep, stepSimulation, worseExtrapolation, type LayerExtrapolation, type StepOptions } from './step.js';
 import { NO_TRAFFIC, trafficOf, type StepTraffic } from './traffic.js';
 import { resolvePolicy } from '../policies/registry.js';
 import { fp8RefusalOn, refusedInPhase } from '../policies/options.js';
@@ -205,7 +205,7 @@ export function predictDecode(backend: Backend, model: ModelSpec, opts: DecodeOp
   sampling.positions = positions;
   const budget = opts.maxSimSteps ?? DEFAULT_MAX_SIM_STEPS;
 
-  // `proofOnly`: the run is wanted only if its layers are proven to repeat; null where they cannot be.
+  // `proofOnly`: the run is wanted only if its layers are proven to repeat (`simulateStep` says why they are not).
   const simulate = (S: number, proofOnly = false) => {
     const layers = Array.from({ length: S }, (_, i) => i);
     const acc = {
@@ -230,7 +230,7 @@ export function predictDecode(backend: Backend, model: ModelSpec, opts: DecodeOp
         );
       }
       const r = simulateStep(backend, resolved, g, { ...stepSimulation(model, opts, layers), iterations: DECODE_ITERATIONS, proofOnly });
-      if (r === null) return null;
+      if (typeof r === 'string') return r;
       acc.tasksPerLayer = r.tasksPerLayer;
       acc.timeNs += r.timeNs;
       addCounters(acc.total, r.counters, 1 / nPos);
@@ -243,10 +243,18 @@ export function predictDecode(backend: Backend, model: ModelSpec, opts: DecodeOp
     }
     return { ...acc, layersSimulated: S };
   };
+  type Run = Exclude<ReturnType<typeof simulate>, string>;
   // The whole model asked for: a few layers first, exact when a steady layer is proven
   // (the rest repeat it); otherwise every layer.
-  let run = S === L && L > PROOF_LAYERS && !opts.observers?.length ? simulate(PROOF_LAYERS, true) : null;
-  if (run?.extrapolation !== 'proven') run = simulate(S)!;
+  const proven = (): Run | null => {
+    for (const k of PROOF_TRIES) {
+      const r = k < L ? simulate(k, true) : 'unprovable';
+      if (r === 'unprovable') return null;
+      if (r !== 'unproven' && r.extrapolation === 'proven') return r;
+    }
+    return null;
+  };
+  const run = (S === L && !opts.observers?.length ? proven() : null) ?? (simulate(S) as Run);
   sampling.layersSimulated = run.layersSimulated;
   sampling.layersExtrapolated = run.extrapolation;
   const { timeNs, fences, dispatches, launches, tasksPerLayer, experts, total, metrics } = run;

@@ -81,9 +81,11 @@ export interface StepSimulation {
   /** Persistent policies: iterations the one launch runs; the step is the last (default 1). */
   iterations?: number;
   /**
-   * The step is wanted only if its unsimulated layers are proven to repeat (a first try at a
-   * whole-model step): where no proof is possible (`repetitionProvable`), `simulateStep`
-   * returns null without simulating.
+   * The step is wanted only if its unsimulated layers are proven to repeat (a try at a
+   * whole-model step): where no proof is possible with any number of layers
+   * (`repetitionProvable`), `simulateStep` returns `'unprovable'` without simulating, and where
+   * none came by the head's boundary, `'unproven'` without simulating the head
+   * (`SimulationOptions.abandonUnproven`).
    */
   proofOnly?: boolean;
 }
@@ -133,8 +135,18 @@ export function collectivesFor(backend: Backend, g: OpGraph): { collective: NonN
  */
 export type LayerExtrapolation = 'none' | 'proven' | 'assumed';
 
-/** Decoder layers a whole-model prediction simulates first, looking for a provably steady layer. */
-export const PROOF_LAYERS = 6;
+/**
+ * Decoder layers a whole-model prediction compiles and simulates first, looking for a provably
+ * steady layer, each try larger than the last: a layer is proven at the boundary after it, the
+ * head's included, so a try of k layers proves one up to layer k − 1. Most machines repeat from
+ * layer 1 or 2 (a layer's weights outgrow the caches; a memory-side cache can take another), and
+ * every layer compiled past the proof is only checked and skipped, which costs about as much as
+ * compiling it.
+ */
+export const PROOF_TRIES = [3, 6] as const;
+
+/** The most decoder layers a try at a proof simulates (`PROOF_TRIES`). */
+export const PROOF_LAYERS = PROOF_TRIES[PROOF_TRIES.length - 1]!;
 
 /** The less certain of two extrapolations (several positions or chunks). */
 export function worseExtrapolation(a: LayerExtrapolation, b: LayerExtrapolation): LayerExtrapolation {
@@ -194,9 +206,14 @@ export function compiledSteps(tasks: readonly { tiles: readonly { steps?: number
  * Compile and simulate one step's op graph with a sample of its layers, then extrapolate:
  * the unsimulated layers repeat the steady-state layer (time and counters).
  */
-export function simulateStep(backend: Backend, resolved: ResolvedPolicy, g: OpGraph, sim: StepSimulation & { proofOnly: boolean }): StepResult | null;
+export function simulateStep(
+  backend: Backend,
+  resolved: ResolvedPolicy,
+  g: OpGraph,
+  sim: StepSimulation & { proofOnly: boolean },
+): StepResult | 'unprovable' | 'unproven';
 export function simulateStep(backend: Backend, resolved: ResolvedPolicy, g: OpGraph, sim: StepSimulation): StepResult;
-export function simulateStep(backend: Backend, { policy, schedule }: ResolvedPolicy, g: OpGraph, sim: StepSimulation): StepResult | null {
+export function simulateStep(backend: Backend, { policy, schedule }: ResolvedPolicy, g: OpGraph, sim: StepSimulation): StepResult | 'unprovable' | 'unproven' {
   const S = sim.layers.length;
   const L = g.layers;
   const multi = collectivesFor(backend, g);
@@ -217,10 +234,12 @@ export function simulateStep(backend: Backend, { policy, schedule }: ResolvedPol
     ...runtime,
     observers: sim.observers,
     checkSteadyState: S < L,
+    ...(sim.proofOnly ? { abandonUnproven: true } : {}),
     ...(multi ? { linkBytesPerNs: multi.linkBytesPerNs } : {}),
   };
-  if (sim.proofOnly && !(S < L && repetitionProvable(backend, tg, options))) return null;
+  if (sim.proofOnly && !(S < L && repetitionProvable(backend, tg, options))) return 'unprovable';
   const r = simulateGraph(backend, tg, options);
+  if (r.abandoned) return 'unproven';
   // Bucket b = layer + 1: 0 embedding, 1..S sampled layers, S+1 the head (layer L).
   const end = (b: number) => r.layerEndNs[b] ?? 0;
   const layerNs = (l: number) => end(l + 1) - end(l);
@@ -239,12 +258,20 @@ export function simulateStep(backend: Backend, { policy, schedule }: ResolvedPol
   const counters = zeroCounters();
   for (const bucket of r.counters) addCounters(counters, bucket);
   let restNs = 0;
-  for (const moe of [false, true]) {
-    const n = rest.filter((l) => kind(l) === moe).length;
-    if (n === 0) continue;
-    const pool = proven ? sim.layers.filter((l) => l >= steady!) : steadyOf(moe);
-    restNs += (n * pool.reduce((a, l) => a + layerNs(l), 0)) / pool.length;
-    for (const l of pool) addCounters(counters, r.counters[l + 1] ?? zeroCounters(), n / pool.length);
+  if (proven) {
+    // The layers not simulated sit between the steady one and the model's last, which the last
+    // sampled layer stands for (it too is followed by the head, whose kernels may fuse into its
+    // own): each repeats the steady layer exactly.
+    restNs = rest.length * layerNs(steady);
+    addCounters(counters, r.counters[steady + 1] ?? zeroCounters(), rest.length);
+  } else {
+    for (const moe of [false, true]) {
+      const n = rest.filter((l) => kind(l) === moe).length;
+      if (n === 0) continue;
+      const pool = steadyOf(moe);
+      restNs += (n * pool.reduce((a, l) => a + layerNs(l), 0)) / pool.length;
+      for (const l of pool) addCounters(counters, r.counters[l + 1] ?? zeroCounters(), n / pool.length);
+    }
   }
   const counts = stepCounts(tg, g, sim.layers, runtime.persistent, (layers) =>
     policy.compile(g, backend, schedule, {
