@@ -10,6 +10,7 @@ import {
   type LinearOp,
   type OpGraph,
   type OpNode,
+  type Region,
   type RowOp,
   type TaskGraph,
   type DecodeAttentionKernel,
@@ -380,23 +381,32 @@ class StageLowering {
     };
     const tile = (m: number, n0: number): Tile => tileK(m, n0, 0, op.k);
     let ws = -1;
+    // The partial sums of output tile (m, n0), as every K part but the last writes them: one
+    // frozen array per tile, shared by its parts (a step's split-K GEMMs have many thousands).
+    const partials = new Map<number, Region[]>();
     const kPart = (m: number, n0: number, part: number, parts: number): Tile => {
       const chunks = Math.ceil(op.k / TILE_K);
       const k0 = Math.floor((chunks * part) / parts) * TILE_K;
       const k1 = Math.min(op.k, Math.floor((chunks * (part + 1)) / parts) * TILE_K);
       const t = tileK(m, n0, k0, k1 - k0);
       if (ws < 0) ws = this.buf.add(`${op.id}.splitk_partials`, mTiles(op) * 16 * op.n * 4, 'activation');
-      const tn = Math.min(TILE_N, op.n - n0);
-      const partial = {
-        buffer: ws,
-        offset: (m * 16 * op.n + n0) * 4,
-        bytes: tn * 4,
-        rows: Math.min(16, op.m - m * 16),
-        strideBytes: op.n * 4,
-        policy: 'default' as const,
-      };
+      const key = m * op.n + n0;
+      let writes = partials.get(key);
+      if (!writes) {
+        const tn = Math.min(TILE_N, op.n - n0);
+        const partial: Region = {
+          buffer: ws,
+          offset: (m * 16 * op.n + n0) * 4,
+          bytes: tn * 4,
+          rows: Math.min(16, op.m - m * 16),
+          strideBytes: op.n * 4,
+          policy: 'default',
+        };
+        writes = Object.freeze([partial]) as unknown as Region[];
+        partials.set(key, writes);
+      }
       // The sum is read back from the L2 lines the atomics left there (not modelled as a read: it never leaves the XCD).
-      return part < parts - 1 ? { ...t, writes: [partial] } : { ...t, writes: [...t.writes, partial] };
+      return { ...t, writes: part < parts - 1 ? writes : [...t.writes, writes[0]!] };
     };
     return this.family.linear({ op, buffers: b, weights: qw, policies: pol, fusedAct, mTiles: mTiles(op), tile, kPart }, this.ctx);
   }

@@ -1,6 +1,9 @@
 import type { AttentionOp, DecodeAttentionKernel, PrefillAttentionKernel, Region, Tile } from '@fleet/core';
 import { logicalCoords, mapWorkgroup, type AttentionMapping } from '@fleet/attention-study';
 
+/** The writes of a chunk that writes nothing: one frozen array for all of them (a step's attention has thousands). */
+const NO_WRITES = Object.freeze([]) as unknown as Region[];
+
 /** KV tokens one split-KV tile streams (flash-decoding chunk). */
 export const KV_CHUNK = 256;
 
@@ -35,7 +38,9 @@ export function attentionTiles(op: AttentionOp, buf: AttentionBuffers, b: number
         { buffer: buf.k, offset: base, bytes: len * op.headDim * el, policy: 'default' },
         { buffer: buf.v, offset: base, bytes: len * op.headDim * el, policy: 'default' },
       ],
-      writes: last ? [{ buffer: buf.out, offset: (row * op.heads + h * group) * op.headDim * el, bytes: group * op.headDim * el, policy: 'default' }] : [],
+      writes: last
+        ? [{ buffer: buf.out, offset: (row * op.heads + h * group) * op.headDim * el, bytes: group * op.headDim * el, policy: 'default' }]
+        : NO_WRITES,
       // QKᵀ and PV: 2 FLOP per multiply-add, two matmuls.
       flops: 4 * group * len * op.headDim,
       unit: 'matrix',
