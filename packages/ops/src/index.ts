@@ -60,7 +60,7 @@ export {
   sameLayerOps,
   worseExtrapolation,
   PROOF_LAYERS,
-  PROOF_TRIES,
+  proofTries,
   type LayerExtrapolation,
   type StepOptions,
   type StepResult,

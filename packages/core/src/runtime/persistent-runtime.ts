@@ -357,10 +357,11 @@ export class PersistentRuntime extends TaskProgress {
     return true;
   }
 
-  /** Quiescent boundaries of the iteration before the last, by layer (`replayRest`). */
+  /** Quiescent boundaries the iteration before the last reached, by layer (`replayRest`). */
   private boundaries = new Map<number, IterationMark>();
-  /** Those of the iteration before the one running (the last), and where that iteration ended. */
+  /** Those boundaries, once the last iteration runs. */
   private previous = new Map<number, IterationMark>();
+  /** Where the iteration before the last ended: its clock, completion times, counters and schedule counts. */
   private previousEnd: (BoundaryMark & { layerEnd: number[]; counters: MemoryCounters[]; mixedSegments: number; mixed: boolean }) | null = null;
   /** Stretches between quiescent boundaries (and skipped layers) in which work mixed, so far. */
   private mixedSegments = 0;
@@ -729,10 +730,10 @@ export class PersistentRuntime extends TaskProgress {
   finishedAt = 0;
 }
 
-/** A quiescent boundary of the iteration before the last: its state, counters, and the mixed stretches before it. */
 /** A boundary state with its canonical form. */
 type CanonicalState = BoundaryState & { canonical: NonNullable<BoundaryState['canonical']> };
 
+/** A quiescent boundary of the iteration before the last: its state, counters, and the mixed stretches before it. */
 interface IterationMark extends BoundaryMark {
   state: CanonicalState;
   counters: MemoryCounters[];

@@ -15,7 +15,7 @@ import {
   kvElementsPerToken,
   tensorParallelProblem,
 } from '@fleet/core';
-import { PROOF_TRIES, simulateStep, stepSimulation, worseExtrapolation, type LayerExtrapolation, type StepOptions } from './step.js';
+import { proofTries, simulateStep, stepSimulation, worseExtrapolation, type LayerExtrapolation, type StepOptions } from './step.js';
 import { NO_TRAFFIC, trafficOf, type StepTraffic } from './traffic.js';
 import { resolvePolicy } from '../policies/registry.js';
 import { fp8RefusalOn, refusedInPhase } from '../policies/options.js';
@@ -247,7 +247,7 @@ export function predictDecode(backend: Backend, model: ModelSpec, opts: DecodeOp
   // The whole model asked for: a few layers first, exact when a steady layer is proven
   // (the rest repeat it); otherwise every layer.
   const proven = (): Run | null => {
-    for (const k of PROOF_TRIES) {
+    for (const k of proofTries(backend)) {
       const r = k < L ? simulate(k, true) : 'unprovable';
       if (r === 'unprovable') return null;
       if (r !== 'unproven' && r.extrapolation === 'proven') return r;

@@ -135,18 +135,23 @@ export function collectivesFor(backend: Backend, g: OpGraph): { collective: NonN
  */
 export type LayerExtrapolation = 'none' | 'proven' | 'assumed';
 
-/**
- * Decoder layers a whole-model prediction compiles and simulates first, looking for a provably
- * steady layer, each try larger than the last: a layer is proven at the boundary after it, the
- * head's included, so a try of k layers proves one up to layer k − 1. Most machines repeat from
- * layer 1 or 2 (a layer's weights outgrow the caches; a memory-side cache can take another), and
- * every layer compiled past the proof is only checked and skipped, which costs about as much as
- * compiling it.
- */
-export const PROOF_TRIES = [3, 6] as const;
+/** The most decoder layers a try at a proof simulates (`proofTries`). */
+export const PROOF_LAYERS = 6;
 
-/** The most decoder layers a try at a proof simulates (`PROOF_TRIES`). */
-export const PROOF_LAYERS = PROOF_TRIES[PROOF_TRIES.length - 1]!;
+/**
+ * Decoder layers a whole-model prediction compiles and simulates first on `backend`, looking
+ * for a provably steady layer, each try larger than the last. A layer is proven at the boundary
+ * after it; the last compiled layer is followed by the head, whose kernels may take in its
+ * epilogue, so a try of k layers proves one up to layer k − 2 in general. A layer's weights
+ * outgrow the caches, so most machines repeat from layer 1; a memory-side cache holding a
+ * layer's worth keeps some sets' older lines longer (the same sets fill alike in every layer),
+ * and there kernel-per-op repeats from layer 3 and FLEET from layer 2. A layer compiled past
+ * the proof is only checked and skipped, which costs about as much as compiling it; a try that
+ * fails costs its layers.
+ */
+export function proofTries(backend: Backend): readonly number[] {
+  return backend.topology.memory.llc ? [5, PROOF_LAYERS] : [3, PROOF_LAYERS];
+}
 
 /** The less certain of two extrapolations (several positions or chunks). */
 export function worseExtrapolation(a: LayerExtrapolation, b: LayerExtrapolation): LayerExtrapolation {
