@@ -3,6 +3,16 @@ import { EventQueue } from './event-queue.js';
 /** Event times are multiples of 1/TICKS_PER_NS ns (about a picosecond). */
 export const TICKS_PER_NS = 1024;
 
+/**
+ * A duration rounded to the time grid. A time reached as a grid time plus a grid duration is
+ * exact, so a schedule built that way replays alike shifted by any whole number of ticks —
+ * what replaying or skipping a proven layer relies on. (Rounding `now + delay` instead would
+ * round differently at a larger `now`.)
+ */
+export function onGrid(ns: number): number {
+  return Math.round(ns * TICKS_PER_NS) / TICKS_PER_NS;
+}
+
 /** Handles one kind of event; `arg` is the integer the event was scheduled with. */
 export type Handler = (arg: number) => void;
 
@@ -46,9 +56,9 @@ export class Engine {
   }
 
   /**
-   * Schedule `kind` at absolute time `time` (not before now), rounded to the time grid: on a
-   * grid of 2⁻¹⁰ ns sums of event times are exact, so a schedule shifted in time replays the
-   * same way (no tie between two events flips with the rounding of a larger clock).
+   * Schedule `kind` at absolute time `time` (not before now), rounded to the time grid. A time
+   * that is a grid time plus an `onGrid` duration is exact, so a schedule shifted in time
+   * replays the same way; a relative delay goes through `after`.
    */
   at(time: number, kind: number, arg = 0): void {
     this.nextTime = time;
@@ -76,9 +86,9 @@ export class Engine {
     throw new Error(`engine: event '${this.names[kind]}' scheduled at ${time} ns, before now (${this.nowNs} ns)`);
   }
 
-  /** Schedule `kind` after `delay` ns. */
+  /** Schedule `kind` after `delay` ns (rounded to the grid before it is added to now). */
   after(delay: number, kind: number, arg = 0): void {
-    this.at(this.nowNs + delay, kind, arg);
+    this.at(this.nowNs + onGrid(delay), kind, arg);
   }
 
   /**
@@ -100,10 +110,10 @@ export class Engine {
 
   /** `setTimer(id, nextDelay, kind, arg)`. */
   setTimerNext(id: number, kind: number, arg: number): void {
-    const time = this.nowNs + this.nextDelay;
+    const time = this.nowNs + onGrid(this.nextDelay);
     if (!(time >= this.nowNs)) this.before(kind, time);
     const q = this.queue;
-    q.nextTime = time === Infinity ? time : Math.round(time * TICKS_PER_NS) / TICKS_PER_NS;
+    q.nextTime = time;
     q.setTimerNext(id, kind, arg);
   }
 

@@ -102,20 +102,19 @@ export class BandwidthResource {
       return;
     }
     const dt = Math.max(0, (this.finish[0]! - this.v) / this.rate());
-    // At least one tick of the engine's time grid: a wake-up rounded to now would find the
-    // flow a hair short of done, forever. (The delay goes through the engine's field: a double
-    // argument would be boxed.)
-    this.engine.nextDelay = dt > 0 ? Math.max(dt, 1 / TICKS_PER_NS) : 0;
+    // Up to the next tick of the engine's time grid, never before the flow is done: rounded
+    // down, a wake-up would find it a hair short. (The delay goes through the engine's field: a
+    // double argument would be boxed.)
+    this.engine.nextDelay = Math.ceil(dt * TICKS_PER_NS) / TICKS_PER_NS;
     this.engine.setTimerNext(this.timer, this.kind, this.generation);
   }
 
   private wake(gen: number): void {
     if (gen !== this.generation) return; // superseded by a later arrival or departure
     this.advance();
-    // Everything within rounding of the virtual clock is done.
-    // Relative slack on the virtual clock, and enough absolute slack that late in a long run
-    // (large `now`) rounding of the wake-up time cannot leave a flow a hair short forever.
-    const eps = Math.max(1e-9 * Math.max(1, this.v), 4 * Number.EPSILON * this.engine.now * this.rate());
+    // Everything within rounding of the virtual clock is done (the wake-up is never early, and
+    // the slack depends on no absolute time, so a shifted schedule ends its flows alike).
+    const eps = 1e-9 * Math.max(1, this.v);
     // The bound in a field: a double local live across `heapPop` would be boxed.
     this.doneBelow = this.v + eps;
     const done = this.done;

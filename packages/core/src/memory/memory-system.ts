@@ -1,4 +1,4 @@
-import type { Engine } from '../engine/engine.js';
+import { onGrid, type Engine } from '../engine/engine.js';
 import { parseLayerName } from '../graph/op-graph.js';
 import type { BufferSpec, Region, Tile } from '../graph/task-graph.js';
 import type { LevelCounters } from '../protocol/events.js';
@@ -172,7 +172,8 @@ export class MemorySystem {
   /** Record that the fill of `block`'s request for `sectors` lands at `readyNs`. */
   private recordFill(fills: FillTimes, block: number, first: number): void {
     if (!this.tracksFills) return;
-    fills.readyNs = this.engine.now + this.issueOffsetNs + this.fillLatNs;
+    // On the grid after now, so the time left is exact however late the run is.
+    fills.readyNs = this.engine.now + onGrid(this.issueOffsetNs + this.fillLatNs);
     fills.nowNs = this.engine.now;
     fills.record(block, first);
   }
@@ -194,10 +195,10 @@ export class MemorySystem {
     const now = this.engine.now;
     fills.nowNs = now;
     fills.lookup(block, first);
-    const ready = fills.readyNs;
-    if (ready - now <= hitLatencyNs) return;
+    const left = fills.readyNs - now;
+    if (left <= hitLatencyNs) return;
     // Measured from when this request issues in its own step's stream.
-    this.fillLatNs = Math.max(hitLatencyNs, ready - (now + this.issueOffsetNs));
+    this.fillLatNs = Math.max(hitLatencyNs, left - this.issueOffsetNs);
   }
 
   /**

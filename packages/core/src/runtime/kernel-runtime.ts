@@ -1,3 +1,4 @@
+import { onGrid } from '../engine/engine.js';
 import type { TaskGraph } from '../graph/task-graph.js';
 import { sameLayerTask } from './layer-repeat.js';
 import { TaskProgress } from './task-progress.js';
@@ -92,7 +93,7 @@ export class KernelRuntime extends TaskProgress {
     }
     const { eagerNs, graphNodeNs } = this.m.cost.launch;
     const now = this.m.engine.now;
-    const startAt = now + (this.opts.launchMode === 'eager' ? eagerNs : graphNodeNs);
+    const startAt = now + onGrid(this.opts.launchMode === 'eager' ? eagerNs : graphNodeNs);
     const k = this.graph.kernels[this.kernel]!;
     this.launches++;
     if (this.m.bus.active) this.m.bus.emit({ type: 'launch', t: now, kernel: k.id, name: k.name, mode: this.opts.launchMode, costNs: startAt - now });
@@ -283,6 +284,6 @@ export class KernelRuntime extends TaskProgress {
     if (this.m.bus.active) this.m.bus.emit({ type: 'kernel-end', t: now, kernel: k.id, writeBackBytes: this.writeBackBytes });
     this.writeBackBytes = 0;
     // The device-wide barrier, then the next launch.
-    this.m.engine.at(now + this.m.cost.endOfKernel.barrierNs, this.nextKind, 0);
+    this.m.engine.after(this.m.cost.endOfKernel.barrierNs, this.nextKind, 0);
   }
 }

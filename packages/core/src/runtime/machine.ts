@@ -1,4 +1,4 @@
-import type { Engine } from '../engine/engine.js';
+import { onGrid, type Engine } from '../engine/engine.js';
 import type { Task, TaskGraph, Tile } from '../graph/task-graph.js';
 import { MemorySystem, type MemoryCounters, type TileTraffic } from '../memory/memory-system.js';
 import { BandwidthResource } from '../memory/bandwidth-resource.js';
@@ -29,7 +29,9 @@ export class Machine {
   private readonly stepTile: (Tile | null)[];
   private readonly stepTask: (Task | null)[];
   private readonly nextStep: Int32Array;
-  private readonly computeEnd: Float64Array;
+  /** When each slot's operation started (a grid time) and how long its compute (or latency-bound reads) take, ns. */
+  private readonly opStart: Float64Array;
+  private readonly busyNs: Float64Array;
   private readonly extra: Float64Array;
   private readonly traffic: TileTraffic = { l2Bytes: 0, llcBytes: 0, hbmBytes: 0, latencyNs: 0, readLatencyByteNs: 0, dramReadLatencyByteNs: 0 };
   private readonly doneKind: number;
@@ -88,7 +90,8 @@ export class Machine {
     this.stepTile = new Array<Tile | null>(n).fill(null);
     this.stepTask = new Array<Task | null>(n).fill(null);
     this.nextStep = new Int32Array(n);
-    this.computeEnd = new Float64Array(n);
+    this.opStart = new Float64Array(n);
+    this.busyNs = new Float64Array(n);
     this.extra = new Float64Array(n);
     // Fills are recorded only where some tile waits on them.
     const tracksFills = pipeline.waitsOnFills === true || graph.tasks.some((t) => t.tiles.some((x) => x.pipeline?.waitsOnFills === true));
@@ -183,7 +186,7 @@ export class Machine {
       const inst = this.memory.l2Index(this.partitionOf[slot]!);
       const now = this.engine.now;
       const start = Math.max(now, this.writeBackFree[inst]!);
-      this.writeBackFree[inst] = start + fixedNs;
+      this.writeBackFree[inst] = start + onGrid(fixedNs);
       wait = start - now;
       this.releaseWaitNs += wait;
       bytes = this.memory.writeBackL2(inst, bucketOf(layer), t);
@@ -245,7 +248,8 @@ export class Machine {
     // Compute and the latency-bound read time overlap each other and the transfers, except
     // for the share the pipeline's contexts cannot hide.
     const memoryNs = latencyBoundNs(t.readLatencyByteNs, t.dramReadLatencyByteNs, pipe, dramReadBytes);
-    this.computeEnd[slot] = now + Math.max(computeNs, memoryNs);
+    this.opStart[slot] = now;
+    this.busyNs[slot] = Math.max(computeNs, memoryNs);
     this.extra[slot] = t.latencyNs + overheadNs + exposedStallNs(computeNs, memoryNs, pipe.overlap);
     const m = this.memory;
     const part = m.l2Index(this.partitionOf[slot]!);
@@ -315,9 +319,11 @@ export class Machine {
 
   /** The operation on `slot` has its bytes now. */
   private finish(slot: number): void {
-    const memoryDone = this.engine.now;
+    const now = this.engine.now;
     // Memory latency is paid once per operation (accesses pipeline); compute overlaps memory.
-    this.engine.nextTime = Math.max(memoryDone + this.extra[slot]!, this.computeEnd[slot]! + this.extra[slot]!);
+    // Relative to now (the start is a grid time, so `now - start` is exact): a shifted schedule ends alike.
+    const computeLeft = Math.max(0, this.busyNs[slot]! - (now - this.opStart[slot]!));
+    this.engine.nextTime = now + onGrid(computeLeft + this.extra[slot]!);
     this.engine.atNext(this.doneKind, slot);
   }
 }

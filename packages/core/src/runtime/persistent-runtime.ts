@@ -1,3 +1,4 @@
+import { onGrid } from '../engine/engine.js';
 import type { Task, TaskGraph } from '../graph/task-graph.js';
 import { addCounters, zeroCounters, type MemoryCounters } from '../memory/memory-system.js';
 import { coherenceScope, type CoherenceScope } from '../topology/topology.js';
@@ -176,7 +177,7 @@ export class PersistentRuntime extends TaskProgress {
         mixed: this.mixed,
       };
     }
-    this.m.engine.at(now + prepareNs, this.endOfGraphKind, 0);
+    this.m.engine.after(prepareNs, this.endOfGraphKind, 0);
   }
 
   private beginIteration(): void {
@@ -518,7 +519,7 @@ export class PersistentRuntime extends TaskProgress {
       if (task.partition !== null) s = this.opts.chipletAware ? task.partition : task.partition % S;
       else if (owner >= 0) s = owner;
       else s = this.opts.chipletAware ? k++ % S : Math.floor((k++ * S) / Math.max(1, cuTasks));
-      const free = Math.max(this.m.engine.now, this.schedFree[s]!) + this.m.cost.dispatchNs;
+      const free = Math.max(this.m.engine.now, this.schedFree[s]!) + onGrid(this.m.cost.dispatchNs);
       this.schedFree[s] = free;
       this.dispatches++;
       this.schedulerOf[id] = s;
