@@ -38,7 +38,7 @@ export * from './model/model-spec.js';
 export * from './model/index.js';
 /** One copy of inversify for every plugin: backends import these from here. */
 export { ContainerModule, Container, inject, injectable, multiInject, optional } from 'inversify';
-export { Engine, TICKS_PER_NS, type Handler } from './engine/engine.js';
+export { Engine, onGrid, TICKS_PER_NS, type Handler } from './engine/engine.js';
 export { EventQueue } from './engine/event-queue.js';
 export { Cache, type AccessResult } from './memory/cache.js';
 export { setIndex, homeHalf, lruVictim } from './memory/placement.js';

@@ -319,7 +319,7 @@ export class PersistentRuntime extends TaskProgress {
    * (as labelled, or up to a relabelling of interchangeable workers under which the earlier
    * iteration ran the rest equivariantly): the rest of it — its remaining layers and the head —
    * would repeat the earlier iteration's rest exactly, shifted in time (the graph and its
-   * events are the same in every iteration, the clock is translation-exact, see `Engine.at`).
+   * events are the same in every iteration, the clock is translation-exact, see `onGrid`).
    * Instead of running it the runtime finishes the launch where that rest leaves it: every
    * task done, the completion times, memory counters and schedule counts the earlier rest
    * added, added again. Only where nothing watches the run and the machine is quiescent; the

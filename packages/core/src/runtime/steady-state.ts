@@ -20,7 +20,7 @@ export interface BoundaryState {
  * the next layer could see, except what the state names); when boundary l's state equals
  * boundary l-1's, layer l-1 mapped one layer-relative state onto itself, so every later
  * layer with the same ops repeats it exactly (the simulation is deterministic and its clock
- * is translation-exact, see `Engine.at`).
+ * is translation-exact, see `onGrid`).
  *
  * Up to symmetry: when boundary l's state is boundary l-1's with the workers relabelled (the
  * canonical forms agree) and layer l-1 ran equivariantly, layer l is layer l-1 under that
