@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { Engine, TICKS_PER_NS } from '../src/engine/engine.js';
+import { Engine, onGrid, TICKS_PER_NS } from '../src/engine/engine.js';
 import { EventQueue } from '../src/engine/event-queue.js';
 import { mulberry32 } from './helpers.js';
 
@@ -280,6 +280,23 @@ describe('Engine time grid', () => {
     const a = relative(0);
     expect(a.every((t) => Number.isInteger(t * TICKS_PER_NS))).toBe(true);
     expect(relative(123456789 + 2 ** -10)).toEqual(a);
+  });
+
+  it('rounds the delay, not now + delay: a delay a hair under half a tick takes the same ticks late in a run', () => {
+    // 3.4998 ticks: at 2⁴⁰ ns a double holds quarter ticks, so now + delay would round to 3.5 and then to 4.
+    const delay = (3.5 - 2 ** -12) / TICKS_PER_NS;
+    const ticksTaken = (start: number) => {
+      const e = new Engine();
+      let at = -1;
+      const k = e.register('k', () => (at = e.now - start));
+      const go = e.register('go', () => e.after(delay, k));
+      e.at(start, go);
+      e.run();
+      return at * TICKS_PER_NS;
+    };
+    expect(onGrid(delay) * TICKS_PER_NS).toBe(3);
+    expect(ticksTaken(0)).toBe(3);
+    expect(ticksTaken(2 ** 40)).toBe(3);
   });
 });
 
