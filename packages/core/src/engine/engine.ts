@@ -66,7 +66,7 @@ export class Engine {
   }
 
   /**
-   * The time `atNext` schedules at and the delay `setTimerNext` sets, ns: fields, for the hot
+   * The time `atNext` schedules at and the delay `afterNext` and `setTimerNext` take, ns: fields, for the hot
    * callers, since a double passed to a call that is not inlined is boxed (an allocation per
    * event).
    */
@@ -88,7 +88,14 @@ export class Engine {
 
   /** Schedule `kind` after `delay` ns (rounded to the grid before it is added to now). */
   after(delay: number, kind: number, arg = 0): void {
-    this.at(this.nowNs + onGrid(delay), kind, arg);
+    this.nextDelay = delay;
+    this.afterNext(kind, arg);
+  }
+
+  /** `after(nextDelay, kind, arg)`. */
+  afterNext(kind: number, arg: number): void {
+    this.nextTime = this.nowNs + onGrid(this.nextDelay);
+    this.atNext(kind, arg);
   }
 
   /**

@@ -323,7 +323,7 @@ export class Machine {
     // Memory latency is paid once per operation (accesses pipeline); compute overlaps memory.
     // Relative to now (the start is a grid time, so `now - start` is exact): a shifted schedule ends alike.
     const computeLeft = Math.max(0, this.busyNs[slot]! - (now - this.opStart[slot]!));
-    this.engine.nextTime = now + onGrid(computeLeft + this.extra[slot]!);
-    this.engine.atNext(this.doneKind, slot);
+    this.engine.nextDelay = computeLeft + this.extra[slot]!;
+    this.engine.afterNext(this.doneKind, slot);
   }
 }

@@ -8,6 +8,7 @@ import { EventCounters } from './event-counters.js';
 import { schedulerLayout } from './scheduler-layout.js';
 import { equalStates, once, SteadyStateProbe, type BoundaryState } from './steady-state.js';
 import { sameLayerTask } from './layer-repeat.js';
+import { copyCounters } from '../simulation/memo.js';
 
 /** How a persistent megakernel is organised on the device. */
 export interface PersistentOptions {
@@ -172,7 +173,7 @@ export class PersistentRuntime extends TaskProgress {
       this.previousEnd = {
         ...this.markNow(now),
         layerEnd: [...this.layerEnd],
-        counters: this.countersNow(),
+        counters: copyCounters(this.m.memory.allCounters()),
         mixedSegments: this.mixedSegments,
         mixed: this.mixed,
       };
@@ -193,11 +194,7 @@ export class PersistentRuntime extends TaskProgress {
     this.marks.clear();
     if (this.iteration === this.iterations) this.previous = this.boundaries;
     this.boundaries = new Map();
-    this.countersAtStart = this.m.memory.allCounters().map((c) => {
-      const copy = zeroCounters();
-      addCounters(copy, c);
-      return copy;
-    });
+    this.countersAtStart = copyCounters(this.m.memory.allCounters());
     this.onReady(this.counters.initiallyReady());
   }
 
@@ -289,7 +286,8 @@ export class PersistentRuntime extends TaskProgress {
     };
     const mark = this.markNow(now);
     this.marks.set(b, mark);
-    if (this.iteration === this.iterations - 1) this.boundaries.set(b, { ...mark, state, counters: this.countersNow(), mixedSegments: this.mixedSegments });
+    if (this.iteration === this.iterations - 1)
+      this.boundaries.set(b, { ...mark, state, counters: copyCounters(this.m.memory.allCounters()), mixedSegments: this.mixedSegments });
     this.probe.offer(b, state);
     // The rest is replayed where this iteration proved its steady layer, or at the head, past which no proof can come.
     const head = b === this.graph.layers.length;
@@ -303,15 +301,6 @@ export class PersistentRuntime extends TaskProgress {
     // The layers skipped would have mixed work as the steady one did.
     if (!equivariant) this.mixed = true;
     return true;
-  }
-
-  /** Memory counters of every bucket as they stand (copies). */
-  private countersNow(): MemoryCounters[] {
-    return this.m.memory.allCounters().map((c) => {
-      const copy = zeroCounters();
-      addCounters(copy, c);
-      return copy;
-    });
   }
 
   /**

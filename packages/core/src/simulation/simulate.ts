@@ -279,7 +279,7 @@ function simulateFresh(backend: Backend, graph: TaskGraph, opts: SimulationOptio
     descriptorsFetched: runtime instanceof PersistentRuntime ? runtime.descriptorsFetched : 0,
     engineEvents: engine.eventCount,
     backendMetrics: contributed,
-    steadyFrom: runtime.abandoned ? null : runtime.steadyFrom,
+    steadyFrom: runtime.steadyFrom,
     abandoned: runtime.abandoned,
   };
 }
