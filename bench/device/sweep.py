@@ -1,7 +1,7 @@
 """Hopper sweeps for Fleet's library models: decode attention splits, linear shapes, the DRAM
 stream, MoE routing kernels, FP8 GEMMs, end-to-end dense decode; and low-bit comparators.
 
-Usage: python3 sweep.py OUT_DIR [--quick] [--only=env,launch,stream,attn,headdim,e2e,linear,tilus,fp8,moe] [--budget=SECONDS] [--extra | --families | --shards]
+Usage: python3 sweep.py OUT_DIR [--quick] [--only=env,launch,stream,attn,headdim,e2e,linear,tilus,fp8,moe] [--budget=SECONDS] [--extra | --families | --shards | --windows]
 
 Sections (each independent; a failure is recorded and the rest run; each stops adding points
 once the whole run's time budget is spent, and says so):
@@ -454,7 +454,10 @@ class Dense:
             k = k * cos + rot(k) * sin
             self.kc[li][:, :, pos] = k
             self.vc[li][:, :, pos] = v
-            kk, vv = self.kc[li][:, :, : pos + 1], self.vc[li][:, :, : pos + 1]
+            # a sliding-window layer attends to the last `window` positions only (as a paged or
+            # ring-buffer cache serves them: the same bytes read)
+            lo = max(0, pos + 1 - c["window"]) if c.get("window") and (c.get("windowLayers") == "all" or li % 2 == 0) else 0
+            kk, vv = self.kc[li][:, :, lo: pos + 1], self.vc[li][:, :, lo: pos + 1]
             if layout == "rows":
                 o = F.scaled_dot_product_attention(q.view(B, nkv, nh // nkv, hd), kk, vv)
             else:
@@ -502,6 +505,14 @@ E2E_FAMILIES = [(family("llama3.2-1b", 2048, 16, 32, 8, 64, 8192, 128256, 5e5, t
                 (family("llama3-8b", 4096, 32, 32, 8, 128, 14336, 128256, 5e5), FAMILY_POINTS),
                 (family("qwen2.5-7b", 3584, 28, 28, 4, 128, 18944, 152064, 1e6, qkvBias=True), FAMILY_POINTS),
                 (family("mistral-nemo-12b", 5120, 40, 32, 8, 128, 14336, 131072, 1e6), FAMILY_POINTS)]
+# sliding-window attention (`--windows`): Mistral-7B-v0.1 (a 4096-token window on every layer),
+# its shape with the window on the even layers only (Gemma 2's alternation), and its shape with
+# full attention (the control)
+WINDOW_POINTS = [("gqa", 1, 2048), ("gqa", 1, 8192), ("gqa", 1, 32768), ("gqa", 1, 65536), ("gqa", 4, 16384), ("gqa", 4, 32768), ("rows", 1, 32768),
+                 ("rows", 4, 8192)]
+E2E_WINDOWS = [(family("mistral-7b", 4096, 32, 32, 8, 128, 14336, 32000, 1e4, window=4096, windowLayers="all"), WINDOW_POINTS),
+               (family("mistral-7b-alternating", 4096, 32, 32, 8, 128, 14336, 32000, 1e4, window=4096, windowLayers="even"), WINDOW_POINTS),
+               (family("mistral-7b-full", 4096, 32, 32, 8, 128, 14336, 32000, 1e4), [("gqa", 1, 32768), ("gqa", 4, 32768), ("rows", 1, 32768)])]
 # one rank of a tensor-parallel step (`--shards`), on one GPU without its collectives: Qwen3-8B
 # and -32B split over 2 and 4 GPUs as bench/device/tp.py splits them (heads, KV heads and the
 # FFN over the ranks; the LM head stays whole here)
@@ -518,7 +529,7 @@ def e2e(deadline):
     probe_gqa()
     out = {"method": "one CUDA graph per decode step (embedding, all layers, final norm, LM head, argmax) of a Qwen3-shaped stack with random bf16 weights N(0, 0.02), fused QKV and gate+up weights, q/k RMSNorm (where the config has it; QKV bias where it has one; tied: the LM head is the embedding), rotate-half RoPE, KV-cache slice assignment, SDPA, SiLU-gated MLP; every request attends over kvLen tokens (kvLen-1 cached + the new one); median of 10 replays (CUDA events). layout rows: SDPA with q [B, Hkv, Hq/Hkv, 128] (PyTorch picks cuDNN); layout gqa: q [B, Hq, 1, 128], enable_gqa=True, under sdpa_kernel(FLASH_ATTENTION) (PyTorch's FlashAttention-2 with split-KV)",
            "models": {}}
-    plan = E2E_SHARDS if "--shards" in sys.argv else E2E_FAMILIES if "--families" in sys.argv else E2E_EXTRA if "--extra" in sys.argv else E2E_QUICK if QUICK else E2E_PLAN
+    plan = E2E_SHARDS if "--shards" in sys.argv else E2E_WINDOWS if "--windows" in sys.argv else E2E_FAMILIES if "--families" in sys.argv else E2E_EXTRA if "--extra" in sys.argv else E2E_QUICK if QUICK else E2E_PLAN
     for cfg, points in plan:
         if time.time() > deadline:
             out["truncated"] = True

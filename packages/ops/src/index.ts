@@ -58,6 +58,8 @@ export {
   withLibraryCollectivesOnly,
   backendCompileOptions,
   sameLayerOps,
+  layerKinds,
+  layersToSample,
   worseExtrapolation,
   PROOF_LAYERS,
   proofTries,

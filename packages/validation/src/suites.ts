@@ -178,6 +178,14 @@ export const SUITES: ValidationSuite[] = [
     run: (registry, tick) => familiesValidation(registry.get('h100'), 'h100-shards', { tick }),
   },
   {
+    name: 'h100-windows',
+    description:
+      'decode TPOT with sliding-window attention on an H100 (Mistral-7B-v0.1: a 4096-token window on every layer; its shape with the window on every other layer, and with none), batch 1 and 4, KV 2K–64K, one CUDA graph: every row a prediction',
+    backends: ['h100'],
+    points: familiesValidationPoints('h100-windows'),
+    run: (registry, tick) => familiesValidation(registry.get('h100'), 'h100-windows', { tick }),
+  },
+  {
     name: 'h200-linear',
     description:
       'H200 cuBLASLt GEMMs for the projections of nine model shapes at M = 1–256, cold weights (the H100 linear sweep rerun on an H200; every row held out)',

@@ -82,6 +82,11 @@ export interface AttentionOp extends OpBase {
    * Default 1.
    */
   queryLen?: number;
+  /**
+   * Sliding window, tokens: each query sees only the last `window` positions up to its own
+   * (set on prefill only where it cuts the causal span; a decode step's window is its `kvLen`).
+   */
+  window?: number;
   /** First row of these requests' queries in the step's activations (a mixed step stacks several kinds). Default 0. */
   rowOffset?: number;
   kCache: string;

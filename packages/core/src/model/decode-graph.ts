@@ -1,6 +1,6 @@
 import type { DType, LinearOp, OpGraph, OpNode, TensorKind, TensorSpec } from '../graph/op-graph.js';
 import { lineError, safeString } from './messages.js';
-import type { ModelSpec } from './model-spec.js';
+import { attentionWindow, type ModelSpec } from './model-spec.js';
 import { describeRouting, isMoeLayer, UNIFORM_ROUTING, type Routing } from './moe.js';
 import { mlaAttentionOps, moeFfnOps, type LayerContext } from './moe-graph.js';
 
@@ -180,12 +180,19 @@ export function buildStepGraph(spec: ModelSpec, segments: readonly StepSegment[]
         ops.push({ id: `${p}qk_norm`, kind: 'qk-norm', layer: l, rows: rows * (nh + nkv), cols: hd, inputs: ['qkv'], outputs: ['qkv'] });
       }
       ops.push({ id: `${p}rope`, kind: 'rope', layer: l, rows: rows * (nh + nkv), cols: hd, inputs: ['qkv'], outputs: ['qkv'] });
+      const window = attentionWindow(spec, l);
       const caches = segments.map((sg, i) => {
         const suffix = i === 0 ? '' : `.${i}`;
-        const kvLen = sg.contextLen + sg.queryLen;
+        const full = sg.contextLen + sg.queryLen;
+        // A decode token sees the window's last positions: its layer caches those alone (a
+        // ring buffer, as Hugging Face's sliding-window cache; a paged cache reads the same
+        // span). Prefill queries see different spans: their attention carries the window.
+        const cut = window !== null && full > window;
+        const kvLen = cut && sg.queryLen === 1 ? window : full;
         return {
           sg,
           kvLen,
+          ...(cut && sg.queryLen > 1 ? { window } : {}),
           k: tensor(`${p}k_cache${suffix}`, 'kv-cache', [sg.batch, nkv, kvLen, hd]),
           v: tensor(`${p}v_cache${suffix}`, 'kv-cache', [sg.batch, nkv, kvLen, hd]),
         };
@@ -211,6 +218,7 @@ export function buildStepGraph(spec: ModelSpec, segments: readonly StepSegment[]
           headDim: hd,
           kvLen: c.kvLen,
           ...(c.sg.queryLen > 1 ? { queryLen: c.sg.queryLen } : {}),
+          ...(c.window !== undefined ? { window: c.window } : {}),
           ...(rowOffset > 0 ? { rowOffset } : {}),
           kCache: c.k,
           vCache: c.v,

@@ -5,6 +5,7 @@ import { lineError, oneLine, showValue } from './messages.js';
 import { parameterCount } from './parameters.js';
 import { MOE_MODEL_TYPES, parseMla, parseMoe } from './moe-config.js';
 import { parseNumerics } from './hf-numerics.js';
+import { parseSlidingWindow } from './window-config.js';
 
 /**
  * Reading a Hugging Face `config.json` into a `ModelSpec`: the one reader of config files in
@@ -15,7 +16,7 @@ import { parseNumerics } from './hf-numerics.js';
  */
 
 /** `model_type` values whose layers match the op graph of `buildDecodeGraph`. */
-export const SUPPORTED_MODEL_TYPES = ['llama', 'mistral', 'qwen2', 'qwen3', 'gemma2', ...MOE_MODEL_TYPES] as const;
+export const SUPPORTED_MODEL_TYPES = ['llama', 'mistral', 'qwen2', 'qwen3', 'gemma2', 'gemma3_text', ...MOE_MODEL_TYPES] as const;
 
 /** `torch_dtype` / `dtype` values and the Fleet dtype they map to. */
 const HF_DTYPES: Record<string, DType> = { float32: 'fp32', bfloat16: 'bf16', float16: 'fp16' };
@@ -97,6 +98,9 @@ export function parseHfConfig(json: unknown, origin: string): ModelSpec {
     headDim = mla.nopeDim + mla.ropeDim;
   } else if (present(cfg, 'head_dim')) {
     headDim = dimension(cfg, 'head_dim', origin, MAX_DIMENSION);
+  } else if (modelType === 'gemma3_text') {
+    // Gemma3TextConfig's default: heads 256 wide whatever the hidden size.
+    headDim = 256;
   } else {
     if (hiddenSize % numHeads !== 0) {
       throw lineError(`${origin}: field 'num_attention_heads' (${numHeads}) must divide 'hidden_size' (${hiddenSize}) when 'head_dim' is absent`);
@@ -110,8 +114,8 @@ export function parseHfConfig(json: unknown, origin: string): ModelSpec {
   const vocabSize = dimension(cfg, 'vocab_size', origin, MAX_DIMENSION);
   const moe = (MOE_MODEL_TYPES as readonly string[]).includes(modelType) ? parseMoe(cfg, modelType, origin, numLayers, dim) : undefined;
 
-  const isGemma = modelType === 'gemma2';
-  // Gemma 2 ties embeddings by default and its MLP reads `hidden_activation`.
+  const isGemma = modelType === 'gemma2' || modelType === 'gemma3_text';
+  // Gemma ties embeddings by default and its MLP reads `hidden_activation`.
   const tieWordEmbeddings = optionalBoolean(cfg, 'tie_word_embeddings', origin, isGemma);
   const attentionBias = optionalBoolean(cfg, 'attention_bias', origin, false);
   if (mla && attentionBias) throw lineError(`${origin}: field 'attention_bias' (true) is not supported with latent attention (allowed: false)`);
@@ -134,7 +138,7 @@ export function parseHfConfig(json: unknown, origin: string): ModelSpec {
     headDim,
     intermediateSize,
     vocabSize,
-    qkNorm: modelType === 'qwen3' || modelType === 'qwen3_moe',
+    qkNorm: modelType === 'qwen3' || modelType === 'qwen3_moe' || modelType === 'gemma3_text',
     qkvBias: modelType === 'qwen2' || modelType === 'qwen2_moe' || attentionBias,
     tieWordEmbeddings,
     activation,
@@ -143,6 +147,8 @@ export function parseHfConfig(json: unknown, origin: string): ModelSpec {
     ...(moe ? { moe } : {}),
     ...(mla ? { mla } : {}),
   };
+  const window = parseSlidingWindow(cfg, modelType, origin, numLayers);
+  if (window) spec.slidingWindow = window;
   const params = parameterCount(spec);
   if (params > MAX_PARAMETERS) {
     throw lineError(`${origin}: total parameter count (${params.toExponential(2)}) is absurdly large (at most 1e13)`);

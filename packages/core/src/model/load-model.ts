@@ -69,6 +69,9 @@ export function describeModel(spec: ModelSpec): string {
     spec.qkvBias ? 'qkv-bias' : '',
     spec.tieWordEmbeddings ? 'tied embeddings' : '',
     spec.normsPerLayer === 4 ? 'pre+post norms' : '',
+    spec.slidingWindow
+      ? `${spec.slidingWindow.tokens}-token window on ${spec.slidingWindow.layers.length === spec.numLayers ? 'every layer' : `${spec.slidingWindow.layers.length} of ${spec.numLayers} layers`}`
+      : '',
     spec.mla ? `MLA (kv_lora ${spec.mla.kvLoraRank} + rope ${spec.mla.ropeDim}${spec.mla.qLoraRank !== null ? `, q_lora ${spec.mla.qLoraRank}` : ''})` : '',
     spec.moe
       ? `MoE ${spec.moe.numExperts} experts top-${spec.moe.expertsPerToken} × FFN ${spec.moe.expertIntermediateSize}` +

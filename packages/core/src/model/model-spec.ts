@@ -39,6 +39,27 @@ export interface ModelSpec {
   ropeTheta?: number;
   /** RMSNorm epsilon (`rms_norm_eps`) where the config states it; read as `ropeTheta` is. */
   rmsNormEps?: number;
+  /**
+   * Sliding-window attention: the listed layers' queries see only the last `tokens` positions
+   * (Mistral: every layer; Gemma 2: every other; Gemma 3: five of six; Qwen2/3 with
+   * `use_sliding_window`: those from `max_window_layers` on). Absent: every layer attends to the
+   * whole context.
+   */
+  slidingWindow?: SlidingWindow;
+}
+
+/** Layers that attend within a window of recent tokens (see `ModelSpec.slidingWindow`). */
+export interface SlidingWindow {
+  /** Positions a query sees, itself included. */
+  tokens: number;
+  /** Decoder layers (0-based, ascending) that use the window; the others attend to the whole context. */
+  layers: number[];
+}
+
+/** The window decoder layer `layer` attends within, tokens, or null where it sees the whole context. */
+export function attentionWindow(spec: Pick<ModelSpec, 'slidingWindow'>, layer: number): number | null {
+  const w = spec.slidingWindow;
+  return w?.layers.includes(layer) ? w.tokens : null;
 }
 
 /** A Mixture-of-Experts FFN (Qwen2/3-MoE, Mixtral, DeepSeek-V2/V3). */

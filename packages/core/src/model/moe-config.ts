@@ -1,4 +1,5 @@
 import { lineError, showValue } from './messages.js';
+import { bool, int, present, type Cfg } from './config-fields.js';
 import { MAX_EXPERTS, type MlaSpec, type MoeSpec } from './moe.js';
 
 /**
@@ -7,31 +8,8 @@ import { MAX_EXPERTS, type MlaSpec, type MoeSpec } from './moe.js';
  * (Field names and defaults are those of the transformers configuration classes.)
  */
 
-type Cfg = Record<string, unknown>;
-
 /** `model_type`s whose FFN is a Mixture of Experts. */
 export const MOE_MODEL_TYPES = ['qwen2_moe', 'qwen3_moe', 'mixtral', 'deepseek_v2', 'deepseek_v3'] as const;
-
-const present = (cfg: Cfg, f: string) => cfg[f] !== undefined && cfg[f] !== null;
-
-function int(cfg: Cfg, f: string, origin: string, min: number, max: number, dflt?: number): number {
-  if (!present(cfg, f)) {
-    if (dflt !== undefined) return dflt;
-    throw lineError(`${origin}: missing field '${f}' (an integer in ${min}..${max})`);
-  }
-  const v = cfg[f];
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
-    throw lineError(`${origin}: field '${f}' (${showValue(v)}) must be an integer in ${min}..${max}`);
-  }
-  return v;
-}
-
-function bool(cfg: Cfg, f: string, origin: string, dflt: boolean): boolean {
-  if (!present(cfg, f)) return dflt;
-  const v = cfg[f];
-  if (typeof v !== 'boolean') throw lineError(`${origin}: field '${f}' (${showValue(v)}) must be true or false`);
-  return v;
-}
 
 function positiveNumber(cfg: Cfg, f: string, origin: string, dflt: number): number {
   if (!present(cfg, f)) return dflt;

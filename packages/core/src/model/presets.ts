@@ -5,6 +5,9 @@ import type { ModelSpec } from './model-spec.js';
  * those of the official Hugging Face `config.json` of each model (repo id in a comment), so
  * a preset and the loaded `config.json` of the same model give the same `ModelSpec`.
  */
+/** Layers 0, step, 2·step… of `layers`. */
+const everyNth = (layers: number, step: number): number[] => Array.from({ length: Math.ceil(layers / step) }, (_, i) => i * step);
+
 export const MODEL_PRESETS: Readonly<Record<string, Readonly<ModelSpec>>> = {
   // Qwen/Qwen3-8B
   'qwen3-8b': {
@@ -107,6 +110,26 @@ export const MODEL_PRESETS: Readonly<Record<string, Readonly<ModelSpec>>> = {
     activation: 'gelu-tanh',
     normsPerLayer: 4,
     dtype: 'bf16',
+    // sliding_window 4096 on the even (local) layers; the odd ones are global.
+    slidingWindow: { tokens: 4096, layers: everyNth(42, 2) },
+  },
+  // mistralai/Mistral-7B-v0.1: every layer attends within a 4096-token window
+  'mistral-7b': {
+    name: 'mistral-7b',
+    hiddenSize: 4096,
+    numLayers: 32,
+    numHeads: 32,
+    numKvHeads: 8,
+    headDim: 128,
+    intermediateSize: 14336,
+    vocabSize: 32000,
+    qkNorm: false,
+    qkvBias: false,
+    tieWordEmbeddings: false,
+    activation: 'silu',
+    normsPerLayer: 2,
+    dtype: 'bf16',
+    slidingWindow: { tokens: 4096, layers: everyNth(32, 1) },
   },
   // Qwen/Qwen3-30B-A3B (config.json as published: qwen3_moe, 128 experts, top-8, norm_topk_prob
   // true, decoder_sparse_step 1, mlp_only_layers [] — written from the published config).

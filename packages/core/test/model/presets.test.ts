@@ -4,7 +4,7 @@ import { MODEL_PRESETS, buildDecodeGraph, describeModel, listPresets, loadModel,
 import { fleetErrorOf } from './fixtures.js';
 
 describe('model presets', () => {
-  it('lists the presets: six dense, four MoE', () => {
+  it('lists the presets: seven dense, four MoE', () => {
     expect(listPresets()).toEqual([
       'qwen3-8b',
       'llama2-7b',
@@ -12,6 +12,7 @@ describe('model presets', () => {
       'llama3-70b',
       'qwen2.5-32b',
       'gemma2-9b',
+      'mistral-7b',
       'qwen3-30b-a3b',
       'deepseek-v2-lite',
       'deepseek-v3',

@@ -98,7 +98,7 @@ export const DEFAULT_PREFILL_TILING: PrefillTiling = { queryRows: 128, kvCols: 1
 /**
  * Causal prefill attention as FlashAttention-2/3 runs it: one workgroup tile per (query
  * block, request, head) streams the K/V blocks its queries may see — every block up to the
- * diagonal, the diagonal one computed whole and masked — one step per KV block, and writes
+ * diagonal (from the block where a sliding window starts), the diagonal one computed whole and masked — one step per KV block, and writes
  * its output rows. The heads of a GQA group are consecutive, so their K/V reads meet in the
  * L2. Query blocks are handed out in the kernel's order.
  */
@@ -141,26 +141,29 @@ export function prefillAttentionTiles(op: AttentionOp, buf: AttentionBuffers, ti
   for (const [i, r, kvh, g] of items) {
     const q0 = i * tiling.queryRows;
     const rows = Math.min(tiling.queryRows, q - q0);
-    // KV the block's last query sees, in whole KV blocks (the diagonal one is computed whole).
+    // KV the block's last query sees, in whole KV blocks (the diagonal one is computed whole);
+    // with a sliding window, from the block holding the oldest position its first query sees.
     const visible = Math.min(op.kvLen, Math.ceil((context + q0 + rows) / tiling.kvCols) * tiling.kvCols);
-    const kv = (r * op.kvHeads + kvh) * op.kvLen * d * el;
+    const first = op.window === undefined ? 0 : Math.max(0, Math.floor((context + q0 + 1 - op.window) / tiling.kvCols) * tiling.kvCols);
+    const seen = visible - first;
+    const kv = ((r * op.kvHeads + kvh) * op.kvLen + first) * d * el;
     const head = kvh * group + g;
     out.push({
       name: `${op.id}.q${i}r${r}h${head}`,
       tile: {
         reads: [
           { buffer: buf.qkv, offset: ((row0 + r * q + q0) * qkvCols + head * d) * el, bytes: d * el, rows, strideBytes: qkvCols * el, policy: 'default' },
-          { buffer: buf.k, offset: kv, bytes: visible * d * el, policy: 'default' },
-          { buffer: buf.v, offset: kv, bytes: visible * d * el, policy: 'default' },
+          { buffer: buf.k, offset: kv, bytes: seen * d * el, policy: 'default' },
+          { buffer: buf.v, offset: kv, bytes: seen * d * el, policy: 'default' },
         ],
         writes: [
           { buffer: buf.out, offset: ((row0 + r * q + q0) * op.heads + head) * d * el, bytes: d * el, rows, strideBytes: op.heads * d * el, policy: 'default' },
         ],
         // QKᵀ and PV over every visible block: 2 FLOP per multiply-add, two matmuls.
-        flops: 4 * rows * visible * d,
+        flops: 4 * rows * seen * d,
         unit: 'matrix',
-        vectorFlops: tiling.softmaxFlopsPerScore * rows * visible,
-        steps: Math.ceil(visible / tiling.kvCols),
+        vectorFlops: tiling.softmaxFlopsPerScore * rows * seen,
+        steps: Math.ceil(seen / tiling.kvCols),
         ...(tiling.tileFixedNs ? { fixedNs: tiling.tileFixedNs } : {}),
         ...(tiling.pipeline ? { pipeline: tiling.pipeline } : {}),
       },

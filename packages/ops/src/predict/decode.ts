@@ -11,11 +11,10 @@ import {
   DTYPE_BYTES,
   parameterCount,
   activeExpertsOf,
-  isMoeLayer,
   kvElementsPerToken,
   tensorParallelProblem,
 } from '@fleet/core';
-import { proofTries, simulateStep, stepSimulation, worseExtrapolation, type LayerExtrapolation, type StepOptions } from './step.js';
+import { layerKinds, layersToSample, proofTries, simulateStep, stepSimulation, worseExtrapolation, type LayerExtrapolation, type StepOptions } from './step.js';
 import { NO_TRAFFIC, trafficOf, type StepTraffic } from './traffic.js';
 import { resolvePolicy } from '../policies/registry.js';
 import { fp8RefusalOn, refusedInPhase } from '../policies/options.js';
@@ -198,10 +197,10 @@ export function predictDecode(backend: Backend, model: ModelSpec, opts: DecodeOp
   if (perDevice > capacity) return unsupported(doesNotFit(backend.name, perDevice, capacity, par.tp));
   const nPos = Math.max(1, Math.min(opts.decode, opts.positions ?? 2));
   const positions = Array.from({ length: nPos }, (_, i) => opts.prompt + Math.floor(((i + 0.5) * opts.decode) / nPos));
-  // MoE models with dense first layers: sample past them, so that two MoE layers are simulated.
-  const firstMoe = model.moe ? (Array.from({ length: model.numLayers }, (_, l) => l).find((l) => isMoeLayer(model, l)) ?? 0) : 0;
+  // Every kind of layer sampled (MoE past dense first layers, global past windowed ones).
   const L = model.numLayers;
-  const S = Math.max(1, Math.min(L, Math.max(opts.layers ?? 3, firstMoe > 0 ? firstMoe + 2 : 0)));
+  const kvLen = positions[positions.length - 1]! + 1;
+  const S = layersToSample(layerKinds(model, kvLen), opts.layers ?? 3);
   sampling.positions = positions;
   const budget = opts.maxSimSteps ?? DEFAULT_MAX_SIM_STEPS;
 
@@ -229,7 +228,7 @@ export function predictDecode(backend: Backend, model: ModelSpec, opts: DecodeOp
           'maxSimSteps',
         );
       }
-      const r = simulateStep(backend, resolved, g, { ...stepSimulation(model, opts, layers), iterations: DECODE_ITERATIONS, proofOnly });
+      const r = simulateStep(backend, resolved, g, { ...stepSimulation(model, opts, layers, pos + 1), iterations: DECODE_ITERATIONS, proofOnly });
       if (typeof r === 'string') return r;
       acc.tasksPerLayer = r.tasksPerLayer;
       acc.timeNs += r.timeNs;

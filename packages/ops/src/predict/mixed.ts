@@ -2,7 +2,7 @@ import { buildMixedGraph, inputError, type Backend, type ModelSpec } from '@flee
 import { DEFAULT_MAX_SIM_STEPS, doesNotFit, residentBytes } from './decode.js';
 import { resolvePolicy } from '../policies/registry.js';
 import { fp8RefusalOn } from '../policies/options.js';
-import { simulateStep, stepSimulation, type StepOptions } from './step.js';
+import { layerKinds, layersToSample, simulateStep, stepSimulation, type StepOptions } from './step.js';
 import { NO_TRAFFIC, trafficOf, type StepTraffic } from './traffic.js';
 
 export interface MixedOptions extends StepOptions {
@@ -51,7 +51,8 @@ export function predictMixed(backend: Backend, model: ModelSpec, opts: MixedOpti
     residentBytes(model, 1, 0, opts.weights);
   const capacity = backend.topology.memory.hbm.capacityBytes;
   if (need > capacity) return unsupported(doesNotFit(backend.name, need, capacity, 1));
-  const S = Math.max(1, Math.min(model.numLayers, opts.layers ?? 3));
+  const kvLen = Math.max(opts.context + 1, chunkContext + opts.chunk);
+  const S = layersToSample(layerKinds(model, kvLen), opts.layers ?? 3);
   const budget = opts.maxSimSteps ?? DEFAULT_MAX_SIM_STEPS;
   const g = buildMixedGraph(model, { batch: opts.batch, contextLen: opts.context, chunk: opts.chunk, chunkContext, routing: opts.routing });
   const r = simulateStep(backend, resolved, g, {
@@ -59,6 +60,7 @@ export function predictMixed(backend: Backend, model: ModelSpec, opts: MixedOpti
       model,
       opts,
       Array.from({ length: S }, (_, i) => i),
+      kvLen,
     ),
     maxSimSteps: budget,
     tooLarge: (steps) =>

@@ -2,7 +2,16 @@ import { addCounters, buildPrefillGraph, inputError, zeroCounters, type Backend,
 import { DEFAULT_MAX_SIM_STEPS, doesNotFit, parallelismOf, parallelismProblem, residentBytes } from './decode.js';
 import { resolvePolicy } from '../policies/registry.js';
 import { fp8RefusalOn } from '../policies/options.js';
-import { simulateStep, stepSimulation, worseExtrapolation, type LayerExtrapolation, type StepOptions, type StepResult } from './step.js';
+import {
+  layerKinds,
+  layersToSample,
+  simulateStep,
+  stepSimulation,
+  worseExtrapolation,
+  type LayerExtrapolation,
+  type StepOptions,
+  type StepResult,
+} from './step.js';
 import { NO_TRAFFIC, trafficOf, type StepTraffic } from './traffic.js';
 
 export interface PrefillOptions extends StepOptions {
@@ -45,7 +54,7 @@ export interface PrefillPrediction extends StepTraffic {
 export function predictPrefill(backend: Backend, model: ModelSpec, opts: PrefillOptions): PrefillPrediction {
   const chunk = opts.chunk ?? opts.prompt;
   const nChunks = Math.ceil(opts.prompt / Math.max(1, chunk));
-  const S = Math.max(1, Math.min(model.numLayers, opts.layers ?? 3));
+  const S = layersToSample(layerKinds(model, opts.prompt), opts.layers ?? 3);
   const sampling = {
     chunks: nChunks,
     chunksSimulated: [] as number[],
@@ -86,6 +95,14 @@ export function predictPrefill(backend: Backend, model: ModelSpec, opts: Prefill
   const k = Math.min(nChunks, Math.max(2, opts.chunksSimulated ?? 2));
   // Evenly spaced chunk indices, first and last included when two or more are simulated.
   const picked = k === 1 ? [nChunks - 1] : Array.from({ length: k }, (_, i) => Math.round((i * (nChunks - 1)) / (k - 1)));
+  // A sliding window stops a chunk's attention growing once its queries' windows are full:
+  // the chunks either side of that bend are simulated too, so the interpolation follows it.
+  const window = model.slidingWindow?.tokens;
+  if (window !== undefined && window < opts.prompt && k > 1) {
+    const bends = [Math.floor(window / chunk) - 1, Math.floor(window / chunk), Math.ceil((window - 1) / chunk)];
+    for (const i of bends) if (i > 0 && i < nChunks - 1 && !picked.includes(i)) picked.push(i);
+    picked.sort((a, b) => a - b);
+  }
   sampling.chunksSimulated = picked.map((i) => i * chunk);
   const layers = Array.from({ length: S }, (_, i) => i);
   const budget = opts.maxSimSteps ?? DEFAULT_MAX_SIM_STEPS;
@@ -100,7 +117,7 @@ export function predictPrefill(backend: Backend, model: ModelSpec, opts: Prefill
       ...(par.tp > 1 ? { tp: par.tp } : {}),
     });
     const r = simulateStep(backend, resolved, g, {
-      ...stepSimulation(model, opts, layers),
+      ...stepSimulation(model, opts, layers, i * chunk + len),
       maxSimSteps: budget,
       tooLarge: (steps) =>
         inputError(

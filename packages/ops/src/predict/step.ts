@@ -21,7 +21,7 @@ import {
   type SimEvent,
   type TaskGraph,
 } from '@fleet/core';
-import { isMoeLayer, type ModelSpec } from '@fleet/core';
+import { attentionWindow, isMoeLayer, type ModelSpec } from '@fleet/core';
 import type { CompileOptions } from '../compile/lowering.js';
 import type { PolicyOverrides } from '../compile/schedule.js';
 import type { Policy } from '../policies/policy.js';
@@ -56,14 +56,41 @@ export interface StepOptions {
 
 /** How one forward step is simulated: which layers, in what detail. */
 /** What a prediction's options set for each step it simulates: weights, cache granularity, observers, the model's MoE layers. */
-export function stepSimulation(model: ModelSpec, opts: StepOptions, layers: number[]): StepSimulation {
+export function stepSimulation(model: ModelSpec, opts: StepOptions, layers: number[], kvLen: number): StepSimulation {
+  const kinds = layerKinds(model, kvLen);
   return {
     layers,
     weights: opts.weights,
     granularityBytes: opts.granularityBytes,
     observers: opts.observers,
-    isMoeLayer: (l) => isMoeLayer(model, l),
+    layerKind: (l) => kinds[l]!,
   };
+}
+
+/**
+ * Each decoder layer's kind in a step whose queries see up to `kvLen` positions: its FFN (MoE
+ * or dense) and whether a sliding window cuts its attention. Unsimulated layers repeat a
+ * sampled layer of their own kind.
+ */
+export function layerKinds(model: ModelSpec, kvLen: number): string[] {
+  return Array.from({ length: model.numLayers }, (_, l) => {
+    const w = attentionWindow(model, l);
+    return `${isMoeLayer(model, l) ? 'moe' : 'dense'}${w !== null && w < kvLen ? ` window ${w}` : ''}`;
+  });
+}
+
+/**
+ * Decoder layers to simulate, at least `asked`: past the first layer of every kind, and one
+ * more, so that each kind has a sampled layer that is neither layer 0 (which carries the
+ * step's start) nor the last (which the head may fuse into) wherever the model allows.
+ */
+export function layersToSample(kinds: readonly string[], asked: number): number {
+  let need = asked;
+  for (const k of new Set(kinds)) {
+    const first = kinds.indexOf(k);
+    if (first > 0) need = Math.max(need, first + 2);
+  }
+  return Math.max(1, Math.min(kinds.length, need));
 }
 
 export interface StepSimulation {
@@ -76,8 +103,8 @@ export interface StepSimulation {
   maxSimSteps?: number;
   /** Called with the compiled step's tile steps when it is over `maxSimSteps`. */
   tooLarge?: (steps: number) => Error;
-  /** Kind of a layer (MoE FFN or dense): unsimulated layers repeat a sampled layer of their own kind. */
-  isMoeLayer?: (layer: number) => boolean;
+  /** Kind of a layer (`layerKinds`): unsimulated layers repeat a sampled layer of their own kind. */
+  layerKind?: (layer: number) => string;
   /** Persistent policies: iterations the one launch runs; the step is the last (default 1). */
   iterations?: number;
   /**
@@ -248,11 +275,11 @@ export function simulateStep(backend: Backend, { policy, schedule }: ResolvedPol
   // Bucket b = layer + 1: 0 embedding, 1..S sampled layers, S+1 the head (layer L).
   const end = (b: number) => r.layerEndNs[b] ?? 0;
   const layerNs = (l: number) => end(l + 1) - end(l);
-  // Unsampled layers repeat the steady sampled layer of their kind (dense FFN or MoE): the
+  // Unsampled layers repeat the steady sampled layer of their kind (`layerKinds`): the
   // sampled layers of that kind after layer 0 (which carries the step's start), else all of them.
-  const kind = sim.isMoeLayer ?? (() => false);
-  const steadyOf = (moe: boolean) => {
-    const same = sim.layers.filter((l) => kind(l) === moe);
+  const kind = sim.layerKind ?? (() => '');
+  const steadyOf = (k: string) => {
+    const same = sim.layers.filter((l) => kind(l) === k);
     const pool = same.length > 1 ? same.filter((l) => l > 0) : same.length > 0 ? same : sim.layers.slice(S > 1 ? 1 : 0);
     return pool.length > 0 ? pool : [sim.layers[S - 1]!];
   };
@@ -270,10 +297,9 @@ export function simulateStep(backend: Backend, { policy, schedule }: ResolvedPol
     restNs = rest.length * layerNs(steady);
     addCounters(counters, r.counters[steady + 1] ?? zeroCounters(), rest.length);
   } else {
-    for (const moe of [false, true]) {
-      const n = rest.filter((l) => kind(l) === moe).length;
-      if (n === 0) continue;
-      const pool = steadyOf(moe);
+    for (const k of [...new Set(rest.map(kind))].sort()) {
+      const n = rest.filter((l) => kind(l) === k).length;
+      const pool = steadyOf(k);
       restNs += (n * pool.reduce((a, l) => a + layerNs(l), 0)) / pool.length;
       for (const l of pool) addCounters(counters, r.counters[l + 1] ?? zeroCounters(), n / pool.length);
     }

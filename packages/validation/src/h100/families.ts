@@ -11,19 +11,29 @@
  * - `h100-shards` (measured/h100-shards-ours.json, 2026-11-27): one rank of Qwen3-8B and -32B
  *   at TP 2 and 4 (its heads, KV heads and FFN share; the LM head whole) alone on one H100,
  *   without its all-reduces — the compute side of `h200-tp`'s rows.
+ * - `h100-windows` (measured/h100-windows-ours.json, 2026-11-28): sliding-window attention —
+ *   Mistral-7B-v0.1 (a 4096-token window on every layer), its shape with the window on the even
+ *   layers only (Gemma 2's alternation), and its shape with full attention — at KV 2K–64K.
  */
 import { loadModel, type Backend, type ModelSpec, type ValidationRow } from '@fleet/core';
 import * as ops from '@fleet/ops';
 import h200Families from '../h200/measured/h200-families-ours.json' with { type: 'json' };
 import h100Families from './measured/h100-families-ours.json' with { type: 'json' };
 import h100Shards from './measured/h100-shards-ours.json' with { type: 'json' };
+import h100Windows from './measured/h100-windows-ours.json' with { type: 'json' };
 import { GOAL_PCT, groupedRows, row, type H100ValidationOptions } from './validation.js';
 
-type FamiliesSweep = Pick<typeof h200Families, 'models'>;
-type FamilyConfig = FamiliesSweep['models'][number]['config'];
+/**
+ * A model the bench built: the families' fields, and where it has one, its sliding window
+ * (`windowLayers`: every layer, or the even ones as Gemma 2 alternates them).
+ */
+type FamilyConfig = Pick<typeof h200Families, 'models'>['models'][number]['config'] & { window?: number; windowLayers?: string };
+interface FamiliesSweep {
+  models: { config: FamilyConfig; rows: { layout: string; batch: number; kvLen: number; tpotMs: number }[] }[];
+}
 
-/** The measured sets: the families on each GPU, and one tensor-parallel rank alone on an H100. */
-export type FamiliesSet = 'h100' | 'h200' | 'h100-shards';
+/** The measured sets: the families on each GPU, one tensor-parallel rank alone on an H100, sliding windows on an H100. */
+export type FamiliesSet = 'h100' | 'h200' | 'h100-shards' | 'h100-windows';
 
 const SOURCES: Record<FamiliesSet, { suite: string; sweep: FamiliesSweep; source: string; what: string }> = {
   h100: {
@@ -47,6 +57,13 @@ const SOURCES: Record<FamiliesSet, { suite: string; sweep: FamiliesSweep; source
       'ours: bench/device/sweep.py --only=e2e --shards on an H100 80GB HBM3, 2026-11-27, no profiler session attached while timing (packages/validation/src/h100/measured/h100-shards-ours.json)',
     what: 'decode TPOT of one tensor-parallel rank alone (no collectives)',
   },
+  'h100-windows': {
+    suite: 'h100-windows',
+    sweep: h100Windows,
+    source:
+      'ours: bench/device/sweep.py --only=env,e2e --windows on an H100 80GB HBM3, 2026-11-28, no profiler session attached while timing (packages/validation/src/h100/measured/h100-windows-ours.json)',
+    what: 'decode TPOT',
+  },
 };
 
 /** The bench's model as a `ModelSpec`: the shape it built, bf16, SiLU, two norms per layer. */
@@ -64,6 +81,9 @@ export function familyModel(c: FamilyConfig): ModelSpec {
     qkNorm: c.qkNorm,
     qkvBias: c.qkvBias,
     tieWordEmbeddings: c.tied,
+    ...(c.window
+      ? { slidingWindow: { tokens: c.window, layers: Array.from({ length: c.layers }, (_, l) => l).filter((l) => c.windowLayers === 'all' || l % 2 === 0) } }
+      : {}),
   };
 }
 
