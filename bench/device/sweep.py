@@ -1,7 +1,7 @@
 """Hopper sweeps for Fleet's library models: decode attention splits, linear shapes, the DRAM
 stream, MoE routing kernels, FP8 GEMMs, end-to-end dense decode; and low-bit comparators.
 
-Usage: python3 sweep.py OUT_DIR [--quick] [--only=env,launch,stream,attn,headdim,e2e,linear,tilus,fp8,moe] [--budget=SECONDS] [--extra | --families | --shards | --windows]
+Usage: python3 sweep.py OUT_DIR [--quick] [--only=env,launch,stream,attn,headdim,e2e,linear,tilus,fp8,moe] [--budget=SECONDS] [--extra | --families | --shards | --windows | --long]
 
 Sections (each independent; a failure is recorded and the rest run; each stops adding points
 once the whole run's time budget is spent, and says so):
@@ -17,6 +17,7 @@ once the whole run's time budget is spent, and says so):
           -14B and -32B shapes, both attention layouts (--extra: Qwen3-4B and more 14B points; --families:
           Llama-3.2-1B/3B, Llama-3-8B, Qwen2.5-7B, Mistral-Nemo-12B shapes)
   linear  F.linear (cuBLASLt) for the projections of nine model shapes, M = 1..256, cold weights
+          (--long: Qwen3-8B's and Llama-3-8B's at M = 2048..65536, prefill's token rows)
   tilus   cuBLAS bf16/fp16 GEMM and a Triton W4A16 GEMM (int4, group-128 scales) comparators
   fp8     torch._scaled_mm e4m3/e5m2 W8A8, per-tensor and row-wise scales, vs bf16 F.linear
   moe     routing / sort / permutation kernels at batch 1..256 and torch._grouped_mm at few
@@ -587,6 +588,8 @@ FAMILIES = {
     "llama3-70b-tp8": proj_shapes(8192, 64, 8, 128, 28672, tp=8),
 }
 LINEAR_MS = [1, 2, 4, 8, 16, 32, 64, 128, 256]
+# prefill GEMMs (`--long`): the token rows of a prompt, up to 64K
+LINEAR_LONG_MS = [2048, 4096, 8192, 16384, 32768, 65536]
 
 
 def linear_point(n, k, m, dtype=torch.bfloat16, profile=True):
@@ -594,7 +597,8 @@ def linear_point(n, k, m, dtype=torch.bfloat16, profile=True):
     c = copies_for(wbytes)
     ws = [torch.empty(n, k, dtype=dtype, device=DEV).normal_(0, 0.02) for _ in range(c)]
     x = torch.randn(m, k, dtype=dtype, device=DEV)
-    reps = max(1, 16 // c)
+    # a prefill GEMM takes milliseconds: each copy once per replay is enough
+    reps = 1 if m >= 2048 else max(1, 16 // c)
 
     def body():
         for _ in range(reps):
@@ -612,10 +616,11 @@ def linear_point(n, k, m, dtype=torch.bfloat16, profile=True):
 
 def linear(deadline):
     rows = []
-    fams = {k: FAMILIES[k] for k in (["qwen3-14b", "llama3-70b-tp8", "qwen3-8b"] if QUICK else FAMILIES)}
+    long = "--long" in sys.argv
+    fams = {k: FAMILIES[k] for k in (["qwen3-8b", "llama3-8b"] if long else ["qwen3-14b", "llama3-70b-tp8", "qwen3-8b"] if QUICK else FAMILIES)}
     for fam, shapes in fams.items():
         for op, (n, k) in shapes.items():
-            for m in ([1, 8, 64, 256] if QUICK else LINEAR_MS):
+            for m in (LINEAR_LONG_MS if long else [1, 8, 64, 256] if QUICK else LINEAR_MS):
                 if time.time() > deadline:
                     return {"rows": rows, "truncated": True}
                 r = linear_point(n, k, m)

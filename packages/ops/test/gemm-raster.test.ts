@@ -1,12 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { addCounters, gemmRaster, simulateGraph, zeroCounters, type Backend, type GemmKernel } from '@fleet/core';
+import { addCounters, gemmRaster, gemmTileOrder, simulateGraph, zeroCounters, type Backend, type GemmKernel } from '@fleet/core';
 import { KERNEL_PER_OP_GRAPH } from '../src/index.js';
 import { mi350Backend, singleLinearGraph } from './helpers.js';
 
 /** The MI350 backend with a library whose GEMM is one fixed 128 × 128 tile walked in `raster` order. */
-function withRaster(raster: GemmKernel['raster']): Backend {
+function withRaster(raster: GemmKernel['raster'], swizzle?: number): Backend {
   const b = mi350Backend();
-  const gemm = (): GemmKernel => ({ name: 'tile128', tileRows: 128, tileCols: 128, splitK: 1, pipeline: { inFlightBytes: 64 * 1024, overlap: 2 }, raster });
+  const gemm = (): GemmKernel => ({
+    name: 'tile128',
+    tileRows: 128,
+    tileCols: 128,
+    splitK: 1,
+    pipeline: { inFlightBytes: 64 * 1024, overlap: 2 },
+    raster,
+    swizzle,
+  });
   return { ...b, kernelLibrary: { ...b.kernelLibrary!, gemm } };
 }
 
@@ -39,5 +47,42 @@ describe("a GEMM kernel's raster order", () => {
     expect(new Set(firstRows(heuristic)).size).toBe(1);
     expect(heuristic.hbmReadBytes).toBeLessThan(0.7 * alongM.hbmReadBytes);
     expect(heuristic.timeNs).toBeLessThanOrEqual(alongM.timeNs);
+  });
+
+  it('a swizzle walks bands of tiles across the raster, each tile once', () => {
+    // Along N (more row tiles): bands of 2 row tiles, a band's two tiles at each column.
+    expect(gemmTileOrder({ raster: 'along-n', swizzle: 2 }, 3, 2)).toEqual([
+      [0, 0],
+      [1, 0],
+      [0, 1],
+      [1, 1],
+      [2, 0],
+      [2, 1],
+    ]);
+    expect(gemmTileOrder({ raster: 'along-m', swizzle: 2 }, 2, 2)).toEqual([
+      [0, 0],
+      [0, 1],
+      [1, 0],
+      [1, 1],
+    ]);
+    // No swizzle: the plain raster.
+    expect(gemmTileOrder({ raster: 'along-n' }, 2, 3)).toEqual([
+      [0, 0],
+      [0, 1],
+      [0, 2],
+      [1, 0],
+      [1, 1],
+      [1, 2],
+    ]);
+    const order = gemmTileOrder({ raster: 'heuristic', swizzle: 8 }, 37, 11);
+    expect(new Set(order.map(([m, n]) => `${m},${n}`)).size).toBe(37 * 11);
+  });
+
+  it('with a weight larger than the cache, a band of row tiles streams it once, not once per row tile', () => {
+    // 16384 × 16384 × 8192 on MI350, walked along N: 128 row tiles × 128 column tiles, a 268 MB
+    // weight (more than the 256 MB last-level cache) swept once per row tile, or once per band.
+    const plain = run(withRaster('along-n'), 16384, 16384, 8192);
+    const banded = run(withRaster('along-n', 8), 16384, 16384, 8192);
+    expect(banded.hbmReadBytes).toBeLessThan(0.6 * plain.hbmReadBytes);
   });
 });

@@ -85,7 +85,7 @@ export const SUITES: ValidationSuite[] = [
   {
     name: 'h100-linear',
     description:
-      'H100 cuBLASLt GEMMs for the projections of nine model shapes (hidden 2048–8192, Llama3-70B TP4/TP8 shards) at M = 1–256, cold weights; Qwen3-8B calibrated, the rest held out',
+      'H100 cuBLASLt GEMMs for the projections of nine model shapes (hidden 2048–8192, Llama3-70B TP4/TP8 shards) at M = 1–256, cold weights; Qwen3-8B calibrated, the rest held out; and the prefill GEMMs of Qwen3-8B and Llama-3-8B at M = 2048–65536 (they calibrate the swizzle of the tile scheduler)',
     backends: ['h100'],
     points: linearShapesValidationPoints(),
     run: (registry, tick) => h100LinearShapesValidation(registry.get('h100'), { tick }),

@@ -51,6 +51,28 @@ export interface GemmKernel {
    * order decides which operand stays in the L2 while a wave runs. Default `along-m`.
    */
   raster?: 'along-m' | 'along-n' | 'heuristic';
+  /**
+   * Tiles across the raster the scheduler walks together (CUTLASS's swizzle): the raster sweeps
+   * a band of this many row tiles (along N) or column tiles (along M) at a time, so a wave
+   * shares both operands' tiles and the swept operand is streamed once per band, not once per
+   * tile across. Default 1 (no swizzle).
+   */
+  swizzle?: number;
+}
+
+/**
+ * The (row tile, column tile) pairs of a `rowTiles` × `colTiles` GEMM in the order the kernel's
+ * scheduler hands them out (`GemmKernel.raster` and `swizzle`): bands of `swizzle` tiles across
+ * the raster, each swept along it, a band's tiles together at each step.
+ */
+export function gemmTileOrder(kernel: Pick<GemmKernel, 'raster' | 'swizzle'> | undefined, rowTiles: number, colTiles: number): [number, number][] {
+  const alongM = gemmRaster(kernel, rowTiles, colTiles) === 'along-m';
+  const [minor, major] = alongM ? [colTiles, rowTiles] : [rowTiles, colTiles];
+  const band = Math.max(1, Math.min(kernel?.swizzle ?? 1, minor));
+  const out: [number, number][] = [];
+  for (let b0 = 0; b0 < minor; b0 += band)
+    for (let j = 0; j < major; j++) for (let i = b0; i < Math.min(minor, b0 + band); i++) out.push(alongM ? [j, i] : [i, j]);
+  return out;
 }
 
 /** The raster a GEMM kernel's tiles run in for `rowTiles` × `colTiles` tiles (see `GemmKernel.raster`). */

@@ -4,7 +4,7 @@
  * kernels where the backend models them, launched eagerly or replayed as one graph.
  */
 import {
-  gemmRaster,
+  gemmTileOrder,
   graphRows,
   sameData,
   type AccessPolicy,
@@ -103,13 +103,9 @@ export const kernelPerOpLowering: Lowering = {
         : 1;
     const drafts: Draft[] = [];
     const cols = colTiles(0, op.n, tileN);
-    // The tiles in the order the kernel's scheduler walks them: which operand a wave keeps in the L2.
-    const rows = Array.from({ length: bmt }, (_, m) => m);
-    const order =
-      gemmRaster(chosen, bmt, cols.length) === 'along-m'
-        ? cols.flatMap((n0) => rows.map((m) => [m, n0] as const))
-        : rows.flatMap((m) => cols.map((n0) => [m, n0] as const));
-    for (const [m, n0] of order) {
+    // The tiles in the order the kernel's scheduler walks them: which operands a wave keeps in the L2.
+    for (const [m, c] of gemmTileOrder(chosen, bmt, cols.length)) {
+      const n0 = cols[c]!;
       for (let s = 0; s < ks; s++) {
         const k0 = chunkBoundary(splitKBoundary(qw, op.k, s, ks), op.k);
         const k1 = chunkBoundary(splitKBoundary(qw, op.k, s + 1, ks), op.k);

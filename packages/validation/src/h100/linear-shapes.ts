@@ -4,11 +4,14 @@
  * M = 1–256, from our sweeps (bench/device/sweep.py): `h100-linear` (2026-11-25) and
  * `h200-linear` (the same script on an H200, 2026-11-27). The nvjet model was calibrated on
  * Qwen3-8B's shapes on the H100 alone; every other family, and every H200 row, is held out, and
- * none of these numbers sets a parameter.
+ * none of these numbers sets a parameter. `h100-linear` also lists the prefill GEMMs (Qwen3-8B's
+ * and Llama-3-8B's projections at M = 2048–65536, `sweep.py --long`), which set one parameter,
+ * the swizzle of nvjet's tile scheduler (`NVJET_SWIZZLE`): calibration rows.
  */
 import type { Backend, ValidationRow } from '@fleet/core';
 import h200Sweep from '../h200/measured/h200-linear-shapes-ours.json' with { type: 'json' };
 import h100Sweep from './measured/h100-linear-shapes-ours.json' with { type: 'json' };
+import prefillGemms from './measured/h100-prefill-gemms-ours.json' with { type: 'json' };
 import { gemmGraphCalls, GOAL_PCT, linearOpUs, row, type H100ValidationOptions } from './validation.js';
 
 type LinearSweep = typeof h100Sweep;
@@ -28,8 +31,13 @@ function shapeRows(sweep: LinearSweep, quick: boolean) {
   return sweep.rows.filter((r) => (quick ? r.family === 'qwen3-32b' && r.m === 1 : [1, 4, 16, 64, 256].includes(r.m)));
 }
 
+/** The prefill GEMMs (quick: the largest of one family's gate+up projection). */
+function prefillRows(quick: boolean) {
+  return prefillGemms.rows.filter((r) => !quick || (r.family === 'qwen3-8b' && r.op === 'gate_up_proj' && r.m === 65536));
+}
+
 export function linearShapesValidationPoints(quick = false): number {
-  return shapeRows(H100.sweep, quick).length;
+  return shapeRows(H100.sweep, quick).length + prefillRows(quick).length;
 }
 
 export function h200LinearShapesValidationPoints(quick = false): number {
@@ -37,7 +45,29 @@ export function h200LinearShapesValidationPoints(quick = false): number {
 }
 
 export function h100LinearShapesValidation(backend: Backend, opts: H100ValidationOptions = {}): ValidationRow[] {
-  return linearShapesValidation(backend, H100, opts);
+  const tick = opts.tick ?? (() => {});
+  const prefill = prefillRows(opts.quick ?? false).map((r) => {
+    tick(`prefill gemm ${r.family} ${r.op} m${r.m}`);
+    const picked = backend.kernelLibrary?.gemm({ m: r.m, n: r.n, k: r.k, weightBytes: 2 }).name ?? 'default';
+    return {
+      ...row(
+        `prefill GEMM bf16 ${r.family} ${r.op} M=${r.m} N=${r.n} K=${r.k} (picked ${picked.replace(/^nvjet_sm90_tst_/, '')}; cuBLAS ${shortNvjet(r.kernel)})`,
+        'calibration',
+        r.us,
+        linearOpUs(backend, r.m, r.n, r.k, 'bf16', backend.kernelLibrary, r.copies).us,
+        'µs',
+        GOAL_PCT,
+        `${prefillGemms.source} (packages/validation/src/h100/measured/h100-prefill-gemms-ours.json)`,
+      ),
+      suite: H100.suite,
+    };
+  });
+  return [...linearShapesValidation(backend, H100, opts), ...prefill];
+}
+
+/** An nvjet kernel's tile and stages, as its name gives them. */
+function shortNvjet(name: string): string {
+  return name.replace(/^nvjet_sm90_tst_/, '').replace(/_[vh]_bz.*$/, '');
 }
 
 export function h200LinearShapesValidation(backend: Backend, opts: H100ValidationOptions = {}): ValidationRow[] {
@@ -49,7 +79,7 @@ function linearShapesValidation(backend: Backend, data: typeof H100, opts: H100V
   return shapeRows(data.sweep, opts.quick ?? false).map((r) => {
     tick(`linear ${r.family} ${r.op} m${r.m}`);
     const picked = backend.kernelLibrary?.gemm({ m: r.m, n: r.n, k: r.k, weightBytes: 2 }).name ?? 'default';
-    const measured = r.kernels[0]?.name.replace(/^nvjet_sm90_tst_/, '').replace(/_[vh]_bz.*$/, '') ?? '?';
+    const measured = r.kernels[0] ? shortNvjet(r.kernels[0].name) : '?';
     return {
       ...row(
         `GEMM bf16 ${r.family} ${r.op} M=${r.m} N=${r.n} K=${r.k} (picked ${picked.replace(/^nvjet_sm90_tst_/, '')}; cuBLAS ${measured})`,
