@@ -186,9 +186,17 @@ export const SUITES: ValidationSuite[] = [
     run: (registry, tick) => familiesValidation(registry.get('h100'), 'h100-windows', { tick }),
   },
   {
+    name: 'h200-windows',
+    description:
+      'decode TPOT with sliding-window attention on an H200 (the h100-windows runs: Mistral-7B-v0.1, its shape with the window on every other layer, and with none), batch 1 and 4, KV 2K–64K, one CUDA graph: every row a prediction',
+    backends: ['h200'],
+    points: familiesValidationPoints('h200-windows'),
+    run: (registry, tick) => familiesValidation(registry.get('h200'), 'h200-windows', { tick }),
+  },
+  {
     name: 'h200-linear',
     description:
-      'H200 cuBLASLt GEMMs for the projections of nine model shapes at M = 1–256, cold weights (the H100 linear sweep rerun on an H200; every row held out)',
+      'H200 cuBLASLt GEMMs for the projections of nine model shapes at M = 1–256, cold weights, and the prefill GEMMs of Qwen3-8B and Llama-3-8B at M = 2048–65536 (the H100 linear sweeps rerun on an H200; every row held out)',
     backends: ['h200'],
     points: h200LinearShapesValidationPoints(),
     run: (registry, tick) => h200LinearShapesValidation(registry.get('h200'), { tick }),

@@ -13,7 +13,8 @@
  *   without its all-reduces — the compute side of `h200-tp`'s rows.
  * - `h100-windows` (measured/h100-windows-ours.json, 2026-11-28): sliding-window attention —
  *   Mistral-7B-v0.1 (a 4096-token window on every layer), its shape with the window on the even
- *   layers only (Gemma 2's alternation), and its shape with full attention — at KV 2K–64K.
+ *   layers only (Gemma 2's alternation), and its shape with full attention — at KV 2K–64K;
+ *   `h200-windows` the same on an H200.
  */
 import { loadModel, type Backend, type ModelSpec, type ValidationRow } from '@fleet/core';
 import * as ops from '@fleet/ops';
@@ -21,6 +22,7 @@ import h200Families from '../h200/measured/h200-families-ours.json' with { type:
 import h100Families from './measured/h100-families-ours.json' with { type: 'json' };
 import h100Shards from './measured/h100-shards-ours.json' with { type: 'json' };
 import h100Windows from './measured/h100-windows-ours.json' with { type: 'json' };
+import h200Windows from '../h200/measured/h200-windows-ours.json' with { type: 'json' };
 import { GOAL_PCT, groupedRows, row, type H100ValidationOptions } from './validation.js';
 
 /**
@@ -32,8 +34,8 @@ interface FamiliesSweep {
   models: { config: FamilyConfig; rows: { layout: string; batch: number; kvLen: number; tpotMs: number }[] }[];
 }
 
-/** The measured sets: the families on each GPU, one tensor-parallel rank alone on an H100, sliding windows on an H100. */
-export type FamiliesSet = 'h100' | 'h200' | 'h100-shards' | 'h100-windows';
+/** The measured sets: the families on each GPU, one tensor-parallel rank alone on an H100, sliding windows on each GPU. */
+export type FamiliesSet = 'h100' | 'h200' | 'h100-shards' | 'h100-windows' | 'h200-windows';
 
 const SOURCES: Record<FamiliesSet, { suite: string; sweep: FamiliesSweep; source: string; what: string }> = {
   h100: {
@@ -62,6 +64,13 @@ const SOURCES: Record<FamiliesSet, { suite: string; sweep: FamiliesSweep; source
     sweep: h100Windows,
     source:
       'ours: bench/device/sweep.py --only=env,e2e --windows on an H100 80GB HBM3, 2026-11-28, no profiler session attached while timing (packages/validation/src/h100/measured/h100-windows-ours.json)',
+    what: 'decode TPOT',
+  },
+  'h200-windows': {
+    suite: 'h200-windows',
+    sweep: h200Windows,
+    source:
+      'ours: bench/device/sweep.py --only=env,e2e --windows on an H200, 2026-11-28, no profiler session attached while timing (packages/validation/src/h200/measured/h200-windows-ours.json)',
     what: 'decode TPOT',
   },
 };
