@@ -3,7 +3,7 @@ import { syntheticGraph } from '../src/conformance/synthetic-graph.js';
 import type { TaskGraph } from '../src/graph/task-graph.js';
 import type { PersistentOptions } from '../src/runtime/persistent-runtime.js';
 import { sameGraph } from '../src/simulation/memo.js';
-import { setSimulationMemo, simulateGraph } from '../src/simulation/simulate.js';
+import { setSimulationMemo, simulateGraph, simulationMemoStats } from '../src/simulation/simulate.js';
 import { testBackend } from './helpers.js';
 
 const persistent: PersistentOptions = { workersPerPartition: 4, chipletAware: true, schedulers: 1, twoLevelCounting: true };
@@ -49,5 +49,31 @@ describe('simulateGraph: results of equal unobserved simulations', () => {
     expect(sameGraph(g, slower)).toBe(false);
     // A different result too, not a remembered one.
     expect(simulateGraph(b, slower, { persistent }).timeNs).not.toBe(simulateGraph(b, g, { persistent }).timeNs);
+  });
+
+  it("a kernel-per-op run in the other launch mode is the remembered run with each launch's gap changed, to the bit", () => {
+    const b = testBackend();
+    for (const [first, second, scale] of [
+      ['eager', 'graph', 1],
+      ['graph', 'eager', 2],
+    ] as const) {
+      // A graph of its own each way round (more compute in one tile), so the first run is fresh.
+      const g = syntheticGraph(b.topology, 'kernel-per-op');
+      g.tasks[0]!.tiles[0]!.flops *= scale;
+      const seen = simulateGraph(b, copy(g, `first-${first}`), { launchMode: first });
+      const shifted = simulationMemoStats().shifted;
+      const derived = simulateGraph(b, copy(g, `then-${second}`), { launchMode: second });
+      expect(simulationMemoStats().shifted).toBe(shifted + 1);
+      setSimulationMemo(false);
+      try {
+        const fresh = simulateGraph(b, copy(g, 'fresh'), { launchMode: second });
+        expect(JSON.stringify(derived)).toBe(JSON.stringify(fresh));
+        // The two modes do differ, by the launches' gaps alone.
+        expect(derived.timeNs).not.toBe(seen.timeNs);
+        expect(derived.counters).toEqual(seen.counters);
+      } finally {
+        setSimulationMemo(true);
+      }
+    }
   });
 });

@@ -90,6 +90,11 @@ export class FillTimes {
     this.regroup(nowNs);
   }
 
+  /** Whether every recorded fill has landed by `nowNs`. */
+  landedBy(nowNs: number): boolean {
+    return this.cur.maxReady <= nowNs && this.old.maxReady <= nowNs;
+  }
+
   /** The fills still in flight at `nowNs`, as (block, sector, ns left) triples. */
   inFlight(nowNs: number): number[] {
     const out: number[] = [];

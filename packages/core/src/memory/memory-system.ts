@@ -271,6 +271,17 @@ export class MemorySystem {
   }
 
   /**
+   * Whether every fill recorded has landed: a later hit on any line sees the hit latency,
+   * however long from now it comes. (Stricter than `canSkipLayers`'s test, and O(1).)
+   */
+  fillsLanded(): boolean {
+    const now = this.engine.now;
+    if (!this.llcFillReady.landedBy(now)) return false;
+    for (const f of this.fillReady) if (!f.landedBy(now)) return false;
+    return true;
+  }
+
+  /**
    * The memory system as it stands after `layers` more decoder layers that each repeat the
    * last one exactly (a proven steady state, see `SteadyStateProbe`): every cached block of a
    * per-layer buffer renamed to the same role that many layers later, the last layer's counters

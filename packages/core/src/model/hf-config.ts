@@ -78,6 +78,11 @@ function optionalChoice<T>(cfg: Record<string, unknown>, fields: readonly string
 export function parseHfConfig(json: unknown, origin: string): ModelSpec {
   if (!isObject(json)) throw lineError(`${origin}: must be a JSON object, found ${showValue(json)}`);
   const cfg = json;
+  // Gemma 3's multimodal checkpoints wrap their language model's config in `text_config`
+  // (written sparsely, on Gemma3TextConfig's defaults): a decode step is that model's.
+  if (cfg.model_type === 'gemma3' && isObject(cfg.text_config)) {
+    return parseHfConfig({ torch_dtype: cfg.torch_dtype, ...cfg.text_config, model_type: 'gemma3_text' }, origin);
+  }
   const supported = SUPPORTED_MODEL_TYPES.join(', ');
   if (!present(cfg, 'model_type')) throw lineError(`${origin}: missing field 'model_type' (supported: ${supported})`);
   const modelType = cfg.model_type;
@@ -111,7 +116,8 @@ export function parseHfConfig(json: unknown, origin: string): ModelSpec {
     throw lineError(`${origin}: field 'num_key_value_heads' (${numKvHeads}) must divide 'num_attention_heads' (${numHeads})`);
   }
   const intermediateSize = dimension(cfg, 'intermediate_size', origin, MAX_DIMENSION);
-  const vocabSize = dimension(cfg, 'vocab_size', origin, MAX_DIMENSION);
+  // Gemma3TextConfig's default vocabulary, which Gemma 3's multimodal configs leave out.
+  const vocabSize = modelType === 'gemma3_text' && !present(cfg, 'vocab_size') ? 262_208 : dimension(cfg, 'vocab_size', origin, MAX_DIMENSION);
   const moe = (MOE_MODEL_TYPES as readonly string[]).includes(modelType) ? parseMoe(cfg, modelType, origin, numLayers, dim) : undefined;
 
   const isGemma = modelType === 'gemma2' || modelType === 'gemma3_text';

@@ -48,6 +48,14 @@ export class KernelRuntime extends TaskProgress {
   private writeBackBytes = 0;
   launches = 0;
   readonly layerEnd: number[] = [];
+  /** Launches issued before each bucket's last task completed (parallel to `layerEnd`). */
+  readonly layerLaunches: number[] = [];
+  /**
+   * Whether every launch found the machine quiescent, no fill in flight: then the kernels ran
+   * from the same states whatever the gaps between them, and another launch mode's run is this
+   * one with each launch's gap changed (`launchGapShift`).
+   */
+  quiescentLaunches = true;
   /** When the last kernel (and its barrier) completed, ns. */
   finishedAt = 0;
   /**
@@ -91,6 +99,7 @@ export class KernelRuntime extends TaskProgress {
         return;
       }
     }
+    if (this.quiescentLaunches && !this.m.memory.fillsLanded()) this.quiescentLaunches = false;
     const { eagerNs, graphNodeNs } = this.m.cost.launch;
     const now = this.m.engine.now;
     const startAt = now + onGrid(this.opts.launchMode === 'eager' ? eagerNs : graphNodeNs);
@@ -148,7 +157,11 @@ export class KernelRuntime extends TaskProgress {
       }
       this.launches++;
     }
-    for (let j = 1; j <= n; j++) this.layerEnd[s + 1 + j] = this.layerEnd[s + 1]! + j * layerNs;
+    const launchesPerLayer = (k - this.kernel) / n;
+    for (let j = 1; j <= n; j++) {
+      this.layerEnd[s + 1 + j] = this.layerEnd[s + 1]! + j * layerNs;
+      this.layerLaunches[s + 1 + j] = this.layerLaunches[s + 1]! + j * launchesPerLayer;
+    }
     this.m.skipLayers(n, layerNs, s + 1);
     this.kernel = k;
   }
@@ -236,6 +249,7 @@ export class KernelRuntime extends TaskProgress {
     this.finished++;
     this.completedFlags[task.id] = 1;
     this.layerEnd[task.layer + 1] = now;
+    this.layerLaunches[task.layer + 1] = this.launches;
     this.current[slot] = -1;
     this.take(slot);
     if (--this.remaining === 0) this.kernelDone();

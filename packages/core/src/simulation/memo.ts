@@ -9,7 +9,7 @@ import type { Backend } from '../plugin/contract.js';
  */
 const ENTRIES = 8;
 /** Graphs larger than this many tiles are not remembered (their copy would be held while the next one runs). */
-const MAX_TILES = 12_000;
+const MAX_TILES = 40_000;
 
 interface Entry<R> {
   backend: Backend;

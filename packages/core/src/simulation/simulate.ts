@@ -1,5 +1,5 @@
 import { merge, toArray } from 'rxjs';
-import { Engine } from '../engine/engine.js';
+import { Engine, onGrid } from '../engine/engine.js';
 import { DeadlockError, FleetError } from '../errors/fleet-error.js';
 import type { TaskGraph } from '../graph/task-graph.js';
 import type { MemoryCounters } from '../memory/memory-system.js';
@@ -109,13 +109,49 @@ function unitPartitions(backend: Backend, perUnit = 1): number[] {
  */
 export function simulateGraph(backend: Backend, graph: TaskGraph, opts: SimulationOptions = {}): GraphSimulationResult {
   // Nothing observes the run: an equal graph simulated before on this backend with the same
-  // options gives its result again (a copy: callers may change theirs).
+  // options gives its result again (a copy: callers may change theirs). Kernel-per-op graphs
+  // are remembered whatever their launch mode: a run whose launches all found the machine
+  // quiescent gives another mode's result by changing each launch's gap (`launchGapShift`).
   const unobserved = memoOn && !opts.observers?.length && backend.streamContributions.length === 0;
-  const key = unobserved ? JSON.stringify({ ...opts, observers: undefined }) : '';
-  const seen = unobserved ? memo.find(backend, graph, key) : null;
-  const r = seen ?? simulateFresh(backend, graph, opts);
-  if (unobserved && !seen) memo.remember(backend, graph, key, r);
-  return unobserved ? { ...r, layerEndNs: [...r.layerEndNs], counters: copyCounters(r.counters), backendMetrics: [...r.backendMetrics] } : r;
+  if (!unobserved) return simulateFresh(backend, graph, opts).result;
+  const kernels = graph.style !== 'persistent';
+  const mode = opts.launchMode ?? 'eager';
+  const key = JSON.stringify({ ...opts, observers: undefined, launchMode: kernels ? undefined : opts.launchMode });
+  const seen = memo.find(backend, graph, key);
+  let r: GraphSimulationResult;
+  if (seen && seen.mode === mode) {
+    memoStats.reused++;
+    r = seen.result;
+  } else if (seen?.layerLaunches) {
+    memoStats.shifted++;
+    r = launchGapShift(seen, mode, backend);
+  } else {
+    const fresh = simulateFresh(backend, graph, opts);
+    memo.remember(backend, graph, key, { mode, ...fresh });
+    r = fresh.result;
+  }
+  return { ...r, layerEndNs: [...r.layerEndNs], counters: copyCounters(r.counters), backendMetrics: [...r.backendMetrics] };
+}
+
+/** A remembered run: its result, its launch mode and, where its launches were all quiescent, the launches before each bucket's end. */
+interface RememberedRun {
+  result: GraphSimulationResult;
+  mode: 'eager' | 'graph';
+  layerLaunches: number[] | null;
+}
+
+/**
+ * A kernel-per-op run in another launch mode, from one whose every launch found the machine
+ * quiescent: each kernel ran from the same state after either gap, so each launch moves every
+ * later time by the difference of the two gaps (whole ticks of the clock's grid: exact).
+ */
+function launchGapShift(run: RememberedRun, mode: 'eager' | 'graph', backend: Backend): GraphSimulationResult {
+  const { eagerNs, graphNodeNs } = backend.costModel.launch;
+  const gap = (m: 'eager' | 'graph') => onGrid(m === 'eager' ? eagerNs : graphNodeNs);
+  const delta = gap(mode) - gap(run.mode);
+  const r = run.result;
+  const launches = run.layerLaunches!;
+  return { ...r, timeNs: r.timeNs + r.launches * delta, layerEndNs: r.layerEndNs.map((t, b) => t + launches[b]! * delta) };
 }
 
 /**
@@ -133,7 +169,13 @@ export function repetitionProvable(backend: Backend, graph: TaskGraph, opts: Sim
   return cursorsCanRepeat(graph, layout);
 }
 
-const memo = new SimulationMemo<GraphSimulationResult>();
+const memo = new SimulationMemo<RememberedRun>();
+const memoStats = { reused: 0, shifted: 0 };
+
+/** How many `simulateGraph` calls gave a remembered result as it was, and how many in another launch mode (diagnostics). */
+export function simulationMemoStats(): Readonly<typeof memoStats> {
+  return { ...memoStats };
+}
 let memoOn = true;
 
 /**
@@ -144,7 +186,7 @@ export function setSimulationMemo(on: boolean): void {
   memoOn = on;
 }
 
-function simulateFresh(backend: Backend, graph: TaskGraph, opts: SimulationOptions): GraphSimulationResult {
+function simulateFresh(backend: Backend, graph: TaskGraph, opts: SimulationOptions): Omit<RememberedRun, 'mode'> {
   const P = backend.topology.partitions.computeUnits.length;
   checkTaskGraph(graph, P);
   const engine = new Engine();
@@ -267,7 +309,7 @@ function simulateFresh(backend: Backend, graph: TaskGraph, opts: SimulationOptio
   const end = runtime.finishedAt;
   bus.emit({ type: 'step-end', t: end });
   bus.complete();
-  return {
+  const result: GraphSimulationResult = {
     timeNs: end - (runtime instanceof PersistentRuntime ? runtime.iterationStartNs : 0),
     layerEndNs: runtime.layerEnd,
     counters,
@@ -282,4 +324,5 @@ function simulateFresh(backend: Backend, graph: TaskGraph, opts: SimulationOptio
     steadyFrom: runtime.steadyFrom,
     abandoned: runtime.abandoned,
   };
+  return { result, layerLaunches: runtime instanceof KernelRuntime && runtime.quiescentLaunches ? runtime.layerLaunches : null };
 }

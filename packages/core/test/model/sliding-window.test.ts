@@ -46,6 +46,40 @@ describe('sliding-window attention in config.json', () => {
     expect(windowed({ ...MISTRAL_7B, model_type: 'llama' })).toBeUndefined();
   });
 
+  it("reads a Gemma 3 multimodal config's language model (google/gemma-3-12b-it)", () => {
+    const spec = parseHfConfig(
+      {
+        architectures: ['Gemma3ForConditionalGeneration'],
+        model_type: 'gemma3',
+        torch_dtype: 'bfloat16',
+        text_config: {
+          hidden_size: 3840,
+          intermediate_size: 15360,
+          model_type: 'gemma3_text',
+          num_attention_heads: 16,
+          num_hidden_layers: 48,
+          num_key_value_heads: 8,
+          rope_scaling: { factor: 8.0, rope_type: 'linear' },
+          sliding_window: 1024,
+        },
+        vision_config: { model_type: 'siglip_vision_model' },
+      },
+      'gemma-3-12b-it',
+    );
+    expect(spec).toMatchObject({
+      hiddenSize: 3840,
+      numLayers: 48,
+      headDim: 256,
+      vocabSize: 262208,
+      qkNorm: true,
+      normsPerLayer: 4,
+      tieWordEmbeddings: true,
+      dtype: 'bf16',
+    });
+    expect(spec.slidingWindow?.tokens).toBe(1024);
+    expect(spec.slidingWindow?.layers).toHaveLength(40);
+  });
+
   it('takes an explicit layer_types list over the rule', () => {
     const types = Array.from({ length: 32 }, (_, l) => (l % 4 === 3 ? 'full_attention' : 'sliding_attention'));
     expect(windowed({ ...MISTRAL_7B, layer_types: types })?.layers).toHaveLength(24);
