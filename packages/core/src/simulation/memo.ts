@@ -8,14 +8,18 @@ import type { Backend } from '../plugin/contract.js';
  * compiles to fleet-mtile's graph six simulations later).
  */
 const ENTRIES = 8;
-/** Graphs larger than this many tiles are not remembered (their copy would be held while the next one runs). */
-const MAX_TILES = 40_000;
+/**
+ * The most tiles the remembered graphs hold together (each is held while later ones run): a
+ * few batch-32 steps of three layers (32k tiles each), or the last several smaller ones.
+ */
+const MAX_HELD_TILES = 48_000;
 
 interface Entry<R> {
   backend: Backend;
   options: string;
   graph: TaskGraph;
   result: R;
+  tiles: number;
 }
 
 /**
@@ -35,13 +39,16 @@ export class SimulationMemo<R> {
     return null;
   }
 
-  /** Remember a result (graphs too large to hold are skipped). */
+  /** Remember a result, forgetting the oldest ones past `ENTRIES` or `MAX_HELD_TILES` (a graph larger than that is not remembered). */
   remember(backend: Backend, graph: TaskGraph, options: string, result: R): void {
     let tiles = 0;
     for (const t of graph.tasks) tiles += t.tiles.length;
-    if (tiles > MAX_TILES) return;
-    this.entries.unshift({ backend, options, graph, result });
-    if (this.entries.length > ENTRIES) this.entries.pop();
+    if (tiles > MAX_HELD_TILES) return;
+    this.entries.unshift({ backend, options, graph, result, tiles });
+    let held = 0;
+    let keep = 0;
+    while (keep < this.entries.length && keep < ENTRIES && held + this.entries[keep]!.tiles <= MAX_HELD_TILES) held += this.entries[keep++]!.tiles;
+    this.entries.length = keep;
   }
 }
 
