@@ -98,8 +98,8 @@ export const DEFAULT_PREFILL_TILING: PrefillTiling = { queryRows: 128, kvCols: 1
 /**
  * Causal prefill attention as FlashAttention-2/3 runs it: one workgroup tile per (query
  * block, request, head) streams the K/V blocks its queries may see — every block up to the
- * diagonal (from the block where a sliding window starts), the diagonal one computed whole and masked — one step per KV block, and writes
- * its output rows. The heads of a GQA group are consecutive, so their K/V reads meet in the
+ * diagonal (from the one where a sliding window starts), the diagonal one computed whole and
+ * masked — one step per KV block, and writes its output rows. The heads of a GQA group are consecutive, so their K/V reads meet in the
  * L2. Query blocks are handed out in the kernel's order.
  */
 export function prefillAttentionTiles(op: AttentionOp, buf: AttentionBuffers, tiling: PrefillTiling): { name: string; tile: Tile }[] {

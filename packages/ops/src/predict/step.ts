@@ -54,8 +54,7 @@ export interface StepOptions {
   observers?: ((events: readonly SimEvent[]) => void)[];
 }
 
-/** How one forward step is simulated: which layers, in what detail. */
-/** What a prediction's options set for each step it simulates: weights, cache granularity, observers, the model's MoE layers. */
+/** What a prediction's options set for each step it simulates (queries seeing up to `kvLen` positions): weights, cache granularity, observers, the model's layer kinds. */
 export function stepSimulation(model: ModelSpec, opts: StepOptions, layers: number[], kvLen: number): StepSimulation {
   const kinds = layerKinds(model, kvLen);
   return {
@@ -93,6 +92,7 @@ export function layersToSample(kinds: readonly string[], asked: number): number 
   return Math.max(1, Math.min(kinds.length, need));
 }
 
+/** How one forward step is simulated: which layers, in what detail. */
 export interface StepSimulation {
   /** Decoder layers simulated (0..S-1); the others repeat the steady-state layer. */
   layers: number[];
