@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildPrefillGraph, loadBackend, loadModel, type AttentionOp, type ModelSpec } from '@fleet/core';
 import h100 from '@fleet/backend-h100';
-import { DEFAULT_PREFILL_TILING, layerKinds, layersToSample, predictDecode, predictPrefill, prefillAttentionTiles } from '../src/index.js';
+import { DEFAULT_PREFILL_TILING, layerKinds, layersToSample, predictDecode, predictPrefill, prefillAttentionTiles, residentBytes } from '../src/index.js';
 
 const backend = loadBackend(h100, 'h100');
 const mistral = loadModel('mistral-7b');
@@ -30,6 +30,14 @@ describe('sliding-window layers in the sampled step', () => {
     expect(at32k.tpotMs).toBe(at8k.tpotMs);
     expect(at32k.hbmReadBytes).toBe(at8k.hbmReadBytes);
     expect(tpot(global(mistral), 32767).tpotMs).toBeGreaterThan(at32k.tpotMs * 1.1);
+  });
+
+  it("a windowed layer's cache holds its window: device memory stops growing with the context there", () => {
+    expect(residentBytes(mistral, 4, 32768, undefined)).toBe(residentBytes(mistral, 4, 4096, undefined));
+    // Gemma 2: only the 21 global layers' caches grow (8 KV heads × 256 wide, K and V, bf16).
+    const perToken = 2 * 8 * 256 * 2;
+    expect(residentBytes(gemma, 1, 8192, undefined) - residentBytes(gemma, 1, 4096, undefined)).toBe(21 * 4096 * perToken);
+    expect(residentBytes(global(gemma), 1, 8192, undefined) - residentBytes(global(gemma), 1, 4096, undefined)).toBe(42 * 4096 * perToken);
   });
 
   it('alternating local and global layers: the global half keeps growing with the context', () => {

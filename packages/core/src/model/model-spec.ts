@@ -62,6 +62,17 @@ export function attentionWindow(spec: Pick<ModelSpec, 'slidingWindow'>, layer: n
   return w?.layers.includes(layer) ? w.tokens : null;
 }
 
+/**
+ * Token slots the KV cache holds over all decoder layers for a request of `tokens` tokens: a
+ * windowed layer keeps its window's (a ring buffer, or a hybrid allocator's pages), the others
+ * every token.
+ */
+export function cachedTokenLayers(spec: Pick<ModelSpec, 'slidingWindow' | 'numLayers'>, tokens: number): number {
+  const w = spec.slidingWindow;
+  if (!w) return spec.numLayers * tokens;
+  return (spec.numLayers - w.layers.length) * tokens + w.layers.length * Math.min(tokens, w.tokens);
+}
+
 /** A Mixture-of-Experts FFN (Qwen2/3-MoE, Mixtral, DeepSeek-V2/V3). */
 export interface MoeSpec {
   /** Routed experts per MoE layer. */

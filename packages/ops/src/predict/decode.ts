@@ -11,6 +11,7 @@ import {
   DTYPE_BYTES,
   parameterCount,
   activeExpertsOf,
+  cachedTokenLayers,
   kvElementsPerToken,
   tensorParallelProblem,
 } from '@fleet/core';
@@ -138,13 +139,13 @@ export function residentBytes(model: ModelSpec, batch: number, tokens: number, w
   const el = DTYPE_BYTES[model.dtype];
   if (model.moe || model.mla) {
     // Every expert is resident (any may be routed to); MLA caches one latent per token and layer.
-    return parameterCount(model) * el + model.numLayers * batch * tokens * kvElementsPerToken(model) * el;
+    return parameterCount(model) * el + batch * cachedTokenLayers(model, tokens) * kvElementsPerToken(model) * el;
   }
   const layerLinear = decoderLinearBytes({ ...model, numLayers: 1 }, weights ?? DENSE_BF16).total * (weights ? 1 : el / 2);
   const norms = model.numLayers * model.normsPerLayer * model.hiddenSize + model.hiddenSize + (model.qkNorm ? 2 * model.numLayers * model.headDim : 0);
   const rest = (parameterCount(model) - decoderLinearElements(model) - norms) * el;
   const kvHeads = tp > 1 ? Math.max(1, model.numKvHeads / tp) : model.numKvHeads;
-  const kv = 2 * model.numLayers * batch * kvHeads * model.headDim * tokens * el;
+  const kv = 2 * batch * kvHeads * model.headDim * cachedTokenLayers(model, tokens) * el;
   return (layerLinear * model.numLayers + rest) / tp + norms * el + kv;
 }
 
