@@ -419,7 +419,8 @@ class Dense:
         one = lambda *s: torch.ones(*s, dtype=torch.bfloat16, device=DEV)
         self.embed = r(v, h)
         self.layers = [{"ln1": one(h), "wqkv": r((nh + 2 * nkv) * hd, h), "wo": r(h, nh * hd), "ln2": one(h), "wgu": r(2 * inter, h), "wd": r(h, inter),
-                        "qn": one(hd), "kn": one(hd), "bqkv": r((nh + 2 * nkv) * hd) if cfg.get("qkvBias") else None} for _ in range(cfg["layers"])]
+                        "qn": one(hd), "kn": one(hd), "bqkv": r((nh + 2 * nkv) * hd) if cfg.get("qkvBias") else None,
+                        "pn1": one(h), "pn2": one(h)} for _ in range(cfg["layers"])]
         self.lnf = one(h)
         # tied embeddings: the LM head reads the embedding matrix, as the released models do
         self.lm_head = self.embed if cfg.get("tied") else r(v, h)
@@ -463,10 +464,18 @@ class Dense:
                 o = F.scaled_dot_product_attention(q.view(B, nkv, nh // nkv, hd), kk, vv)
             else:
                 o = gqa_flash(q.view(B, nh, 1, hd), kk, vv)
-            h = h + F.linear(o.reshape(B, nh * hd), L["wo"])
+            o = F.linear(o.reshape(B, nh * hd), L["wo"])
+            # Gemma 2: a norm after attention and after the MLP too, and a tanh-GELU gate
+            if c.get("postNorms"):
+                o = F.rms_norm(o, (h_,), L["pn1"], eps)
+            h = h + o
             x = F.rms_norm(h, (h_,), L["ln2"], eps)
             gu = F.linear(x, L["wgu"])
-            h = h + F.linear(F.silu(gu[:, :inter]) * gu[:, inter:], L["wd"])
+            gate = F.gelu(gu[:, :inter], approximate="tanh") if c.get("gelu") else F.silu(gu[:, :inter])
+            d = F.linear(gate * gu[:, inter:], L["wd"])
+            if c.get("postNorms"):
+                d = F.rms_norm(d, (h_,), L["pn2"], eps)
+            h = h + d
         x = F.rms_norm(h, (h_,), self.lnf, eps)
         return F.linear(x, self.lm_head).argmax(dim=-1)
 
@@ -513,7 +522,11 @@ WINDOW_POINTS = [("gqa", 1, 2048), ("gqa", 1, 8192), ("gqa", 1, 32768), ("gqa", 
                  ("rows", 4, 8192)]
 E2E_WINDOWS = [(family("mistral-7b", 4096, 32, 32, 8, 128, 14336, 32000, 1e4, window=4096, windowLayers="all"), WINDOW_POINTS),
                (family("mistral-7b-alternating", 4096, 32, 32, 8, 128, 14336, 32000, 1e4, window=4096, windowLayers="even"), WINDOW_POINTS),
-               (family("mistral-7b-full", 4096, 32, 32, 8, 128, 14336, 32000, 1e4), [("gqa", 1, 32768), ("gqa", 4, 32768), ("rows", 1, 32768)])]
+               (family("mistral-7b-full", 4096, 32, 32, 8, 128, 14336, 32000, 1e4), [("gqa", 1, 32768), ("gqa", 4, 32768), ("rows", 1, 32768)]),
+               # google/gemma-2-9b's shape: head dim 256, pre and post norms, tanh-GELU, tied 256K vocabulary, the
+               # window on the even layers (its logit soft-capping is left out: SDPA has none)
+               (family("gemma2-9b", 3584, 42, 16, 8, 256, 14336, 256000, 1e4, tied=True, gelu=True, postNorms=True, window=4096, windowLayers="even"),
+                [("gqa", 1, 2048), ("gqa", 1, 8192), ("gqa", 1, 32768), ("gqa", 4, 16384), ("rows", 1, 32768), ("rows", 4, 8192)])]
 # one rank of a tensor-parallel step (`--shards`), on one GPU without its collectives: Qwen3-8B
 # and -32B split over 2 and 4 GPUs as bench/device/tp.py splits them (heads, KV heads and the
 # FFN over the ranks; the LM head stays whole here)

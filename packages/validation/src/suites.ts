@@ -180,7 +180,7 @@ export const SUITES: ValidationSuite[] = [
   {
     name: 'h100-windows',
     description:
-      'decode TPOT with sliding-window attention on an H100 (Mistral-7B-v0.1: a 4096-token window on every layer; its shape with the window on every other layer, and with none), batch 1 and 4, KV 2K–64K, one CUDA graph: every row a prediction',
+      "decode TPOT with sliding-window attention on an H100 (Mistral-7B-v0.1: a 4096-token window on every layer; its shape with the window on every other layer, and with none; Gemma-2-9B's shape), batch 1 and 4, KV 2K–64K, one CUDA graph: every row a prediction",
     backends: ['h100'],
     points: familiesValidationPoints('h100-windows'),
     run: (registry, tick) => familiesValidation(registry.get('h100'), 'h100-windows', { tick }),
@@ -188,7 +188,7 @@ export const SUITES: ValidationSuite[] = [
   {
     name: 'h200-windows',
     description:
-      'decode TPOT with sliding-window attention on an H200 (the h100-windows runs: Mistral-7B-v0.1, its shape with the window on every other layer, and with none), batch 1 and 4, KV 2K–64K, one CUDA graph: every row a prediction',
+      "decode TPOT with sliding-window attention on an H200 (the h100-windows runs: Mistral-7B-v0.1, its shape with the window on every other layer, and with none; Gemma-2-9B's shape), batch 1 and 4, KV 2K–64K, one CUDA graph: every row a prediction",
     backends: ['h200'],
     points: familiesValidationPoints('h200-windows'),
     run: (registry, tick) => familiesValidation(registry.get('h200'), 'h200-windows', { tick }),

@@ -13,8 +13,9 @@
  *   without its all-reduces — the compute side of `h200-tp`'s rows.
  * - `h100-windows` (measured/h100-windows-ours.json, 2026-11-28): sliding-window attention —
  *   Mistral-7B-v0.1 (a 4096-token window on every layer), its shape with the window on the even
- *   layers only (Gemma 2's alternation), and its shape with full attention — at KV 2K–64K;
- *   `h200-windows` the same on an H200.
+ *   layers only (Gemma 2's alternation), its shape with full attention, and Gemma-2-9B's shape
+ *   (head dim 256, post-norms, tanh-GELU, tied 256K vocabulary) — at KV 2K–64K; `h200-windows`
+ *   the same on an H200.
  */
 import { loadModel, type Backend, type ModelSpec, type ValidationRow } from '@fleet/core';
 import * as ops from '@fleet/ops';
@@ -26,10 +27,16 @@ import h200Windows from '../h200/measured/h200-windows-ours.json' with { type: '
 import { GOAL_PCT, groupedRows, row, type H100ValidationOptions } from './validation.js';
 
 /**
- * A model the bench built: the families' fields, and where it has one, its sliding window
- * (`windowLayers`: every layer, or the even ones as Gemma 2 alternates them).
+ * A model the bench built: the families' fields, and where it has them, its sliding window
+ * (`windowLayers`: every layer, or the even ones as Gemma 2 alternates them) and Gemma 2's
+ * tanh-GELU gate and post-norms.
  */
-type FamilyConfig = Pick<typeof h200Families, 'models'>['models'][number]['config'] & { window?: number; windowLayers?: string };
+type FamilyConfig = Pick<typeof h200Families, 'models'>['models'][number]['config'] & {
+  window?: number;
+  windowLayers?: string;
+  gelu?: boolean;
+  postNorms?: boolean;
+};
 interface FamiliesSweep {
   models: { config: FamilyConfig; rows: { layout: string; batch: number; kvLen: number; tpotMs: number }[] }[];
 }
@@ -90,6 +97,8 @@ export function familyModel(c: FamilyConfig): ModelSpec {
     qkNorm: c.qkNorm,
     qkvBias: c.qkvBias,
     tieWordEmbeddings: c.tied,
+    ...(c.gelu ? { activation: 'gelu-tanh' as const } : {}),
+    ...(c.postNorms ? { normsPerLayer: 4 as const } : {}),
     ...(c.window
       ? { slidingWindow: { tokens: c.window, layers: Array.from({ length: c.layers }, (_, l) => l).filter((l) => c.windowLayers === 'all' || l % 2 === 0) } }
       : {}),
