@@ -6,7 +6,7 @@ import type { SafetensorsHeader } from './safetensors.js';
 /**
  * Checking a checkpoint's tensors against its `config.json`: a config that disagrees with
  * the weights beside it would make every simulated byte count wrong, so it is refused.
- * Names and shapes are those of the Hugging Face Llama/Qwen/Gemma 2 implementations.
+ * Names and shapes are those of the Hugging Face Llama/Qwen/Gemma/Phi-3 implementations.
  */
 
 /** A tensor found in a checkpoint, with the file it came from. */
@@ -63,12 +63,17 @@ function attentionTensors(spec: ModelSpec, p: string): Expected {
       { name: `${a}.o_proj.weight`, shape: [h, nh * vDim] },
     ];
   }
-  const out: Expected = [
-    { name: `${a}.q_proj.weight`, shape: [nh * hd, h] },
-    { name: `${a}.k_proj.weight`, shape: [nkv * hd, h] },
-    { name: `${a}.v_proj.weight`, shape: [nkv * hd, h] },
-    { name: `${a}.o_proj.weight`, shape: [h, nh * hd] },
-  ];
+  const out: Expected = spec.fusedCheckpoint
+    ? [
+        { name: `${a}.qkv_proj.weight`, shape: [(nh + 2 * nkv) * hd, h] },
+        { name: `${a}.o_proj.weight`, shape: [h, nh * hd] },
+      ]
+    : [
+        { name: `${a}.q_proj.weight`, shape: [nh * hd, h] },
+        { name: `${a}.k_proj.weight`, shape: [nkv * hd, h] },
+        { name: `${a}.v_proj.weight`, shape: [nkv * hd, h] },
+        { name: `${a}.o_proj.weight`, shape: [h, nh * hd] },
+      ];
   if (spec.qkvBias) {
     out.push({ name: `${a}.q_proj.bias`, shape: [nh * hd] }, { name: `${a}.k_proj.bias`, shape: [nkv * hd] }, { name: `${a}.v_proj.bias`, shape: [nkv * hd] });
   }
@@ -98,7 +103,14 @@ function mlpTensors(prefix: string, h: number, inter: number, mixtral: boolean):
 function ffnTensors(spec: ModelSpec, p: string, l: number): Expected {
   const h = spec.hiddenSize;
   const moe = spec.moe;
-  if (!moe || !isMoeLayer(spec, l)) return mlpTensors(`${p}.mlp`, h, spec.intermediateSize, false);
+  if (!moe || !isMoeLayer(spec, l)) {
+    if (!spec.fusedCheckpoint) return mlpTensors(`${p}.mlp`, h, spec.intermediateSize, false);
+    const inter = spec.intermediateSize;
+    return [
+      { name: `${p}.mlp.gate_up_proj.weight`, shape: [2 * inter, h] },
+      { name: `${p}.mlp.down_proj.weight`, shape: [h, inter] },
+    ];
+  }
   const mixtral = moe.module === 'block_sparse_moe';
   const m = mixtral ? `${p}.block_sparse_moe` : `${p}.mlp`;
   const out: Expected = [{ name: `${m}.gate.weight`, shape: [moe.numExperts, h] }];

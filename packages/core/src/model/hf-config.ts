@@ -16,7 +16,7 @@ import { parseSlidingWindow } from './window-config.js';
  */
 
 /** `model_type` values whose layers match the op graph of `buildDecodeGraph`. */
-export const SUPPORTED_MODEL_TYPES = ['llama', 'mistral', 'qwen2', 'qwen3', 'gemma2', 'gemma3_text', ...MOE_MODEL_TYPES] as const;
+export const SUPPORTED_MODEL_TYPES = ['llama', 'mistral', 'qwen2', 'qwen3', 'gemma2', 'gemma3_text', 'phi3', 'granite', ...MOE_MODEL_TYPES] as const;
 
 /** `torch_dtype` / `dtype` values and the Fleet dtype they map to. */
 const HF_DTYPES: Record<string, DType> = { float32: 'fp32', bfloat16: 'bf16', float16: 'fp16' };
@@ -155,6 +155,7 @@ export function parseHfConfig(json: unknown, origin: string): ModelSpec {
   };
   const window = parseSlidingWindow(cfg, modelType, origin, numLayers);
   if (window) spec.slidingWindow = window;
+  if (modelType === 'phi3') spec.fusedCheckpoint = true;
   const params = parameterCount(spec);
   if (params > MAX_PARAMETERS) {
     throw lineError(`${origin}: total parameter count (${params.toExponential(2)}) is absurdly large (at most 1e13)`);

@@ -46,6 +46,11 @@ export interface ModelSpec {
    * whole context.
    */
   slidingWindow?: SlidingWindow;
+  /**
+   * The checkpoint stores q, k and v as one `qkv_proj` and gate and up as one `gate_up_proj`
+   * (Phi-3). The step is the same; only the names a checkpoint is checked against differ.
+   */
+  fusedCheckpoint?: boolean;
 }
 
 /** Layers that attend within a window of recent tokens (see `ModelSpec.slidingWindow`). */

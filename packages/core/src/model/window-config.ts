@@ -40,6 +40,8 @@ export function parseSlidingWindow(cfg: Cfg, modelType: string, origin: string, 
       // MistralConfig's default window is 4096; later checkpoints write null (full attention).
       return make(windowTokens(cfg, origin, 4096), range);
     case 'mixtral':
+    case 'phi3':
+      // Phi-3-mini-4k writes a 2047-token window; Phi-3.5 and Phi-4 write null.
       return make(windowTokens(cfg, origin, null), range);
     case 'qwen2':
     case 'qwen2_moe':
