@@ -1,7 +1,7 @@
 """Hopper sweeps for Fleet's library models: decode attention splits, linear shapes, the DRAM
 stream, MoE routing kernels, FP8 GEMMs, end-to-end dense decode; and low-bit comparators.
 
-Usage: python3 sweep.py OUT_DIR [--quick] [--only=env,launch,stream,attn,headdim,e2e,linear,tilus,fp8,moe] [--budget=SECONDS] [--extra | --families | --shards | --windows | --long]
+Usage: python3 sweep.py OUT_DIR [--quick] [--only=env,launch,stream,attn,headdim,e2e,linear,tilus,fp8,moe] [--budget=SECONDS] [--extra | --families | --shards | --windows | --long] [--models=NAME,...] [--headdims=D,...]
 
 Sections (each independent; a failure is recorded and the rest run; each stops adding points
 once the whole run's time budget is spent, and says so):
@@ -12,7 +12,7 @@ once the whole run's time budget is spent, and says so):
           'rows' layout (the group's queries as rows of their KV head: cuDNN), 'gqa' layout
           (q [B, Hq, 1, D], enable_gqa) under the FLASH backend (PyTorch's FlashAttention-2, split-KV)
           and the default backend; batch x KV length x (query, KV) heads; kernel names and grids
-  headdim decode attention at head dims 64, 128 and 256, both layouts
+  headdim decode attention at head dims 64, 128 and 256 (--headdims=96,80: others), both layouts
   e2e     Qwen3-style dense decode steps (random weights, one CUDA graph per step) for Qwen3-8B,
           -14B and -32B shapes, both attention layouts (--extra: Qwen3-4B and more 14B points; --families:
           Llama-3.2-1B/3B, Llama-3-8B, Qwen2.5-7B, Mistral-Nemo-12B shapes)
@@ -381,10 +381,11 @@ def attn(deadline):
 
 
 def headdim(deadline):
-    """Decode attention at head dims 64, 128 and 256 (32 query / 8 KV heads), both layouts."""
+    """Decode attention at head dims 64, 128 and 256 (`--headdims=`: others), 32 query / 8 KV heads, both layouts."""
     probe_gqa()
     rows = []
-    for D in (64, 128, 256):
+    dims = next((tuple(int(x) for x in a.split("=", 1)[1].split(",")) for a in sys.argv if a.startswith("--headdims=")), (64, 128, 256))
+    for D in dims:
         for layout, backend in (("rows", "default"), ("gqa", "flash")):
             for B in (1, 2, 8, 32):
                 for L in (4096, 32768):
@@ -526,7 +527,10 @@ E2E_WINDOWS = [(family("mistral-7b", 4096, 32, 32, 8, 128, 14336, 32000, 1e4, wi
                # google/gemma-2-9b's shape: head dim 256, pre and post norms, tanh-GELU, tied 256K vocabulary, the
                # window on the even layers (its logit soft-capping is left out: SDPA has none)
                (family("gemma2-9b", 3584, 42, 16, 8, 256, 14336, 256000, 1e4, tied=True, gelu=True, postNorms=True, window=4096, windowLayers="even"),
-                [("gqa", 1, 2048), ("gqa", 1, 8192), ("gqa", 1, 32768), ("gqa", 4, 16384), ("rows", 1, 32768), ("rows", 4, 8192)])]
+                [("gqa", 1, 2048), ("gqa", 1, 8192), ("gqa", 1, 32768), ("gqa", 4, 16384), ("rows", 1, 32768), ("rows", 4, 8192)]),
+               # microsoft/Phi-3-mini-4k's shape: head dim 96, 32 KV heads (MHA), a 2047-token window on every layer
+               (family("phi3-mini", 3072, 32, 32, 32, 96, 8192, 32064, 1e4, window=2047, windowLayers="all"),
+                [("gqa", 1, 1024), ("gqa", 1, 8192), ("gqa", 4, 8192), ("gqa", 16, 4096), ("rows", 1, 8192), ("rows", 4, 4096)])]
 # one rank of a tensor-parallel step (`--shards`), on one GPU without its collectives: Qwen3-8B
 # and -32B split over 2 and 4 GPUs as bench/device/tp.py splits them (heads, KV heads and the
 # FFN over the ranks; the LM head stays whole here)
@@ -544,7 +548,10 @@ def e2e(deadline):
     out = {"method": "one CUDA graph per decode step (embedding, all layers, final norm, LM head, argmax) of a Qwen3-shaped stack with random bf16 weights N(0, 0.02), fused QKV and gate+up weights, q/k RMSNorm (where the config has it; QKV bias where it has one; tied: the LM head is the embedding), rotate-half RoPE, KV-cache slice assignment, SDPA, SiLU-gated MLP; every request attends over kvLen tokens (kvLen-1 cached + the new one); median of 10 replays (CUDA events). layout rows: SDPA with q [B, Hkv, Hq/Hkv, 128] (PyTorch picks cuDNN); layout gqa: q [B, Hq, 1, 128], enable_gqa=True, under sdpa_kernel(FLASH_ATTENTION) (PyTorch's FlashAttention-2 with split-KV)",
            "models": {}}
     plan = E2E_SHARDS if "--shards" in sys.argv else E2E_WINDOWS if "--windows" in sys.argv else E2E_FAMILIES if "--families" in sys.argv else E2E_EXTRA if "--extra" in sys.argv else E2E_QUICK if QUICK else E2E_PLAN
+    models = next((a.split("=", 1)[1].split(",") for a in sys.argv if a.startswith("--models=")), None)
     for cfg, points in plan:
+        if models and cfg["name"] not in models:
+            continue
         if time.time() > deadline:
             out["truncated"] = True
             break

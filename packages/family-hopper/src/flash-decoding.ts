@@ -112,6 +112,31 @@ export const FLASH_FWD_DRAM_BYTES_PER_NS = Math.round((2 * 32768 * 128 * 2 * 2) 
 const FLASH_FWD_CALIBRATION_BLOCK_BYTES = 64 * 128 * 2;
 
 /**
+ * DS (flash-attention's `flash_fwd_hdim*` instantiations, which PyTorch bundles): the head dims
+ * FlashAttention-2 is compiled for; a model's head dim runs in the next one up, its extra
+ * columns masked. MEAS ours (bench/results/h100-headdim96): head dim 80 takes head dim 96's
+ * time in both kernels (1353 against 1355 µs unsplit at batch 32, KV 32K).
+ */
+const FLASH_HEAD_DIMS = [32, 64, 96, 128, 160, 192, 224, 256];
+
+/**
+ * CAL ours (bench/results/h100-headdim96, batch 32, KV 4K and 32K, unsplit): below the
+ * calibration block the unsplit kernel's stream rate falls only as bytes^0.25 — head dim 96's
+ * 12 KB blocks stream at 0.93 of head dim 128's 16 KB rate (1355 µs for three quarters of the
+ * bytes, where a rate proportional to the block would take 1692). Above it the rate stays
+ * proportional (head dim 256's 32 KB blocks: the HBM's rate on an H100, and more on an H200).
+ */
+const FLASH_FWD_SMALL_BLOCK_RATE_EXPONENT = 0.25;
+
+/** The unsplit kernel's DRAM rate per CTA for `block`-token K blocks at `headDim`, bytes/ns: its padded block sets the pace, its own bytes move. */
+function flashFwdDramBytesPerNs(block: number, headDim: number): number {
+  const kernelDim = FLASH_HEAD_DIMS.find((d) => d >= headDim) ?? headDim;
+  const ratio = (block * kernelDim * 2) / FLASH_FWD_CALIBRATION_BLOCK_BYTES;
+  const pace = ratio < 1 ? ratio ** FLASH_FWD_SMALL_BLOCK_RATE_EXPONENT : ratio;
+  return FLASH_FWD_DRAM_BYTES_PER_NS * pace * (headDim / kernelDim);
+}
+
+/**
  * The kernel FlashAttention-2 runs: `flash_fwd_splitkv_kernel` + combine when it splits, else
  * `flash_fwd_kernel`; both stream 128-token K and V blocks through cp.async (sm80 code: no TMA,
  * no wgmma), 4 warps, two CTAs per SM.
@@ -132,7 +157,7 @@ export function selectFlashDecode(s: DecodeAttentionShape): DecodeAttentionKerne
       inFlightBytes: 2 * blockBytes,
       overlap: 2,
       residentTiles: resident,
-      ...(splits === 1 ? { dramBytesPerNs: (FLASH_FWD_DRAM_BYTES_PER_NS * blockBytes) / FLASH_FWD_CALIBRATION_BLOCK_BYTES } : {}),
+      ...(splits === 1 ? { dramBytesPerNs: flashFwdDramBytesPerNs(block, s.headDim) } : {}),
     },
     tileFixedNs: FLASH_SPLIT_TILE_FIXED_NS,
     combineNsPerSplit: FLASH_COMBINE_NS_PER_SPLIT,

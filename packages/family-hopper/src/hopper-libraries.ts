@@ -602,18 +602,28 @@ const CUDNN_DECODE_BLOCK_NS: readonly (readonly [number, number])[] = [...new Se
  */
 export function cudnnDecodeVectorFlopsPerScore(headDim: number): number {
   const pts = CUDNN_DECODE_BLOCK_NS;
-  const j = pts.findIndex(([d]) => d >= headDim);
+  // A head dim between the kernel's own runs on the next one up (`CUDNN_DECODE_HEAD_DIMS`).
+  const kernelDim = CUDNN_DECODE_HEAD_DIMS.find((d) => d >= headDim) ?? headDim;
+  const j = pts.findIndex(([d]) => d >= kernelDim);
   let blockNs: number;
   if (j === 0 || j < 0) {
     const [d, ns] = pts[j === 0 ? 0 : pts.length - 1]!;
-    blockNs = ns + ((headDim - d) / d) * wgmmaBlockNs(64, d);
+    blockNs = ns + ((kernelDim - d) / d) * wgmmaBlockNs(64, d);
   } else {
     const [d0, t0] = pts[j - 1]!;
     const [d1, t1] = pts[j]!;
-    blockNs = t0 + ((headDim - d0) / (d1 - d0)) * (t1 - t0);
+    blockNs = t0 + ((kernelDim - d0) / (d1 - d0)) * (t1 - t0);
   }
   return ((blockNs - wgmmaBlockNs(64, headDim)) * topology.computeUnit.vectorFlopsPerNs * VECTOR_EFFICIENCY) / (64 * FLASH_BLOCK);
 }
+
+/**
+ * MEAS ours (bench/results/h100-headdim96, `sweep.py --only=headdim --headdims=96,80`): cuDNN's
+ * grouped-rows decode kernel takes head dim 128's time at head dims 80 and 96 (374–380 µs for
+ * 32K tokens on 8 CTAs, against 373 at 128 and 276 at 64): it runs kernels built for 64, 128
+ * and 256, a head dim between them on the next one up.
+ */
+const CUDNN_DECODE_HEAD_DIMS = [64, 128, 256];
 
 /** The wgmma of a flash block of `rows` queries × 128 KV tokens at head dim `d` (QKᵀ and PV), ns at the GEMMs' efficiency. */
 function wgmmaBlockNs(rows: number, d: number): number {

@@ -21,6 +21,7 @@ import h200Sweep from '../h200/measured/h200-decode-ours.json' with { type: 'jso
 import h100Sweep from './measured/h100-decode-ours.json' with { type: 'json' };
 import h200HeadDim from '../h200/measured/h200-headdim-ours.json' with { type: 'json' };
 import h100HeadDim from './measured/h100-headdim-ours.json' with { type: 'json' };
+import h100HeadDim96 from './measured/h100-headdim96-ours.json' with { type: 'json' };
 import { GOAL_PCT, graphLaunchShareNs, groupedRows, rotatedCopies, row, type H100ValidationOptions } from './validation.js';
 
 type DecodeSweep = typeof h100Sweep;
@@ -31,8 +32,15 @@ interface DecodeData {
   sweep: DecodeSweep;
   source: string;
   calibration: ReadonlySet<string>;
-  /** The head-dim sweep on the same GPU (head dims 64 and 256 are used; 128 is in `sweep`). */
-  headDim: { rows: readonly Omit<(typeof h100HeadDim.rows)[number], 'usPerCallRepeat'>[]; source: string };
+  /**
+   * The head-dim sweeps on the same GPU (head dims 64, 256 and others; 128 is in `sweep`), each
+   * row with its source; rows at `calibrationDims` set parameters.
+   */
+  headDim: {
+    rows: readonly (Omit<(typeof h100HeadDim.rows)[number], 'usPerCallRepeat'> & { source?: string })[];
+    source: string;
+    calibrationDims?: ReadonlySet<number>;
+  };
 }
 
 const H100: DecodeData = {
@@ -43,9 +51,18 @@ const H100: DecodeData = {
   // the points that set flash-decoding.ts's parameters
   calibration: new Set(['32/8 b1 kv1024', '32/8 b1 kv4096', '32/8 b32 kv32768']),
   headDim: {
-    rows: h100HeadDim.rows,
+    rows: [
+      ...h100HeadDim.rows,
+      ...h100HeadDim96.rows.map((r) => ({
+        ...r,
+        source:
+          'ours: bench/device/sweep.py --headdims=96,80 on an H100 80GB HBM3, 2026-11-28, no profiler session attached while timing (packages/validation/src/h100/measured/h100-headdim96-ours.json)',
+      })),
+    ],
     source:
       'ours: bench/device/sweep.py (headdim) on an H100 80GB HBM3, 2026-11-27, no profiler session attached while timing (packages/validation/src/h100/measured/h100-headdim-ours.json)',
+    // which kernels head dims 80 and 96 run, and the unsplit kernel's block-rate exponent
+    calibrationDims: new Set([80, 96]),
   },
 };
 
@@ -110,7 +127,7 @@ function e2eRows(sweep: DecodeSweep, quick: boolean) {
   return sweep.e2e.rows.filter((r) => !quick || (r.model === 'qwen3-8b' && r.layout === 'gqa' && r.batch === 1 && r.kvLen === 32768));
 }
 
-/** The head-dim sweep's head dims 64 and 256 (128 is in the main sweep). */
+/** The head-dim sweeps' head dims other than 128 (which is in the main sweep). */
 function headDimRows(data: DecodeData, quick: boolean) {
   return data.headDim.rows.filter((r) => r.headDim !== 128 && (!quick || (r.headDim === 64 && r.batch === 1 && r.kvLen === 32768)));
 }
@@ -160,7 +177,7 @@ function decodeValidation(backend: Backend, data: DecodeData, opts: H100Validati
     rows.push(
       row(
         `decode attention, head dim ${a.headDim}, 32/8 heads, ${how}, batch ${a.batch}, KV ${a.kvLen} (kernels + graph gaps)`,
-        'measurement',
+        data.headDim.calibrationDims?.has(a.headDim) ? 'calibration' : 'measurement',
         a.usPerCall,
         decodeAttentionUs(
           asRows ? grouped : backend,
@@ -173,7 +190,7 @@ function decodeValidation(backend: Backend, data: DecodeData, opts: H100Validati
         ),
         'µs',
         GOAL_PCT,
-        data.headDim.source,
+        a.source ?? data.headDim.source,
       ),
     );
   }
