@@ -33,6 +33,24 @@ export interface StopOptions {
 }
 
 /**
+ * Jobs whose policies run one compiled graph (kernel-per-op launched eagerly or as one graph):
+ * the same key for the same configuration, null for any other policy.
+ */
+function sharedGraphKey(j: SweepJob): string | null {
+  return j.policy === 'kernel-per-op' || j.policy === 'kernel-per-op-graph' ? `${j.backend}|${j.batch}|${j.prompt}|${j.tp ?? 1}` : null;
+}
+
+/**
+ * The next job for a worker whose last job had graph key `last`: a pending job with the same
+ * key first (the worker's simulation memo then gives it from the last one, exactly), else the
+ * first pending job. Output order does not depend on it: rows are placed by index.
+ */
+function takeNext(pending: SweepJob[], last: string | null): SweepJob | undefined {
+  const i = last === null ? -1 : pending.findIndex((j) => sharedGraphKey(j) === last);
+  return i >= 0 ? pending.splice(i, 1)[0] : pending.shift();
+}
+
+/**
  * Run sweep jobs on `jobs` worker threads (in-process when 1, unless `isolate`): each worker
  * loads the model and backends once and takes jobs one at a time. Results come back in job
  * order, so the output does not depend on scheduling. `tick` is called as each job completes.
@@ -60,7 +78,7 @@ export async function runSweep(
     }
     return out;
   }
-  let next = 0;
+  const pending = [...work];
   let failure: { message: string; exitCode?: number } | null = null;
   await Promise.all(
     Array.from(
@@ -68,15 +86,19 @@ export async function runSweep(
       () =>
         new Promise<void>((resolve, reject) => {
           const w = new Worker(workerPath(), { workerData: spec });
+          // The graph of this worker's last job, where the next one could share it.
+          let last: string | null = null;
           const end = () => void w.terminate();
           signal?.addEventListener('abort', end, { once: true });
           w.on('exit', () => signal?.removeEventListener('abort', end));
           const feed = () => {
-            if (failure || next >= work.length || signal?.aborted) {
+            const job = failure || signal?.aborted ? undefined : takeNext(pending, last);
+            if (!job) {
               w.postMessage(null);
               return;
             }
-            w.postMessage(work[next++]);
+            last = sharedGraphKey(job);
+            w.postMessage(job);
           };
           w.on('message', (m: { ready?: boolean; index?: number; row?: CompareRow; error?: string; exitCode?: number }) => {
             if (m.ready) return feed();
