@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { parseWeightType, type PolicyOverrides } from '@fleet/ops';
+import { layerKinds, layersToSample, parseWeightType, type PolicyOverrides } from '@fleet/ops';
 import { inputError, listPresets, loadModel, parseRouting, expertPopularity, type ModelSpec } from '@fleet/core';
 import { policyNames } from '@fleet/ops';
 import { ATTENTION_MAPPINGS } from '@fleet/attention-study';
@@ -147,7 +147,10 @@ export async function resolveCompareOptions(o: Record<string, string | undefined
     throw inputError(`--phase mixed simulates one device: --tp and --ep must be 1 (got --tp ${o.tp ?? '1'}, --ep ${o.ep ?? '1'})`);
   // A histogram must have one count per expert of this model: refuse it before any simulation.
   if (model.moe) expertPopularity(opts.routing!, model.moe.numExperts, 0);
-  const simulated = Math.min(opts.layers, model.numLayers);
+  // Every kind of layer is sampled (MoE past dense first layers, global past windowed ones):
+  // as many as the longest context asks for.
+  const longest = Math.max(...prompts) + (phase === 'decode' ? opts.decode : phase === 'mixed' ? (opts.chunk ?? 512) : 0);
+  const simulated = layersToSample(layerKinds(model, longest), Math.min(opts.layers, model.numLayers));
   const layersNote =
     simulated < model.numLayers
       ? `${simulated} of ${model.numLayers} layers simulated, the rest repeat the steady-state layer (exactly where layersExtrapolated is 'proven': the layer started and ended in the same machine state)`
@@ -160,7 +163,7 @@ export async function resolveCompareOptions(o: Record<string, string | undefined
       phase === 'mixed'
         ? `one serving step: the batch's decode requests (each at the prompt's length) and one ${opts.chunk ?? 512}-token prefill chunk; ${layersNote}`
         : phase === 'prefill'
-          ? `TTFT covers the whole prompt${opts.chunk ? ` in chunks of ${opts.chunk} tokens, ${Math.max(2, opts.positions)} chunks simulated (first and last included) and the rest interpolated` : ' in one step'}; ${layersNote}`
+          ? `TTFT covers the whole prompt${opts.chunk ? ` in chunks of ${opts.chunk} tokens, ${Math.max(2, opts.positions)} chunks simulated (first and last included, and those either side of where a sliding window fills) and the rest interpolated` : ' in one step'}; ${layersNote}`
           : `TPOT is the mean over ${opts.decode} decode positions, estimated from ${Math.min(opts.positions, opts.decode)} simulated position(s); ${layersNote}`,
   };
   return { model, opts, sampling, overrides: opts.overrides };
